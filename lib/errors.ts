@@ -1,0 +1,87 @@
+/**
+ * The one registry of coded errors. Every error a client can see has a stable `RG_ERR_*` code,
+ * an HTTP status and the Java-style exception name the original gateway's clients read
+ * (`exceptionName`). Messages are written where the error is raised and must name the bad input.
+ *
+ * Keep README.md's error table in sync: test/errors.test.ts checks that every code here is documented.
+ */
+
+export interface ErrorSpec {
+  readonly status: number;
+  readonly exceptionName: string;
+  /** One line for the docs: when this error is raised. */
+  readonly when: string;
+}
+
+export const ERRORS = {
+  // 400: bad input in a request parameter or body.
+  RG_ERR_BAD_ENTITY_ID: { status: 400, exceptionName: 'EntityIdException', when: 'an entity id is malformed or does not fit the table key format' },
+  RG_ERR_WILDCARD_NOT_ALLOWED: { status: 400, exceptionName: 'EntityIdException', when: 'a wildcard [] component is used where only a complete entity id is accepted' },
+  RG_ERR_BAD_ROW_KEY: { status: 400, exceptionName: 'EntityIdException', when: 'a row key (hex or escaped text) is malformed or cannot be decoded with the table key format' },
+  RG_ERR_ROW_KEY_TOO_LONG: { status: 400, exceptionName: 'EntityIdException', when: 'a row key is longer than the store accepts' },
+  RG_ERR_BAD_LAYOUT: { status: 400, exceptionName: 'InvalidLayoutException', when: 'a table layout is malformed or invalid' },
+  RG_ERR_BAD_COLUMNS: { status: 400, exceptionName: 'IllegalArgumentException', when: 'the cols parameter is malformed or names an unknown family or column' },
+  RG_ERR_BAD_VERSIONS: { status: 400, exceptionName: 'IllegalArgumentException', when: 'versions is not a positive integer or "all"' },
+  RG_ERR_BAD_TIMERANGE: { status: 400, exceptionName: 'IllegalArgumentException', when: 'timerange is not min..max with min < max' },
+  RG_ERR_BAD_LIMIT: { status: 400, exceptionName: 'IllegalArgumentException', when: 'limit is not an integer >= -1, or exceeds the configured maximum' },
+  RG_ERR_BAD_TIMESTAMP: { status: 400, exceptionName: 'IllegalArgumentException', when: 'a timestamp is not a non-negative integer of milliseconds' },
+  RG_ERR_BAD_PARAMETER: { status: 400, exceptionName: 'IllegalArgumentException', when: 'a query parameter is unknown to the served revision, repeated, or malformed' },
+  RG_ERR_AMBIGUOUS_REQUEST: { status: 400, exceptionName: 'IllegalArgumentException', when: 'more than one of eid, eids and start_eid/end_eid is given, or none where one is required' },
+  RG_ERR_BAD_BODY: { status: 400, exceptionName: 'JsonParseException', when: 'the request body is not valid JSON or not the expected shape' },
+  RG_ERR_UNKNOWN_COLUMN: { status: 400, exceptionName: 'IllegalArgumentException', when: 'a written cell names a family or column the layout does not have' },
+  RG_ERR_BAD_VALUE: { status: 400, exceptionName: 'AvroTypeException', when: 'a cell value does not match its writer schema' },
+  RG_ERR_BAD_SCHEMA: { status: 400, exceptionName: 'SchemaParseException', when: 'a writer schema is not a valid Avro schema, or cannot be read with the column schema' },
+  RG_ERR_UNKNOWN_SCHEMA_ID: { status: 400, exceptionName: 'IllegalArgumentException', when: 'a writer_schema id is not in the instance schema table' },
+  RG_ERR_BAD_COUNTER: { status: 400, exceptionName: 'IllegalArgumentException', when: 'a counter value or increment is not a 64-bit integer, or an increment carries a timestamp' },
+  RG_ERR_BAD_CONFIG: { status: 400, exceptionName: 'ConfigurationException', when: 'the configuration file or a command-line flag is invalid' },
+  // 401/403: access.
+  RG_ERR_UNAUTHORIZED: { status: 401, exceptionName: 'NotAuthorizedException', when: 'no bearer token, or an unknown one, was given where tokens are configured' },
+  RG_ERR_FORBIDDEN: { status: 403, exceptionName: 'ForbiddenException', when: 'the token lacks the scope, or the server is read-only' },
+  // 404/405/409.
+  RG_ERR_INSTANCE_NOT_FOUND: { status: 404, exceptionName: 'KijiNotInstalledException', when: 'the instance does not exist or is not visible' },
+  RG_ERR_TABLE_NOT_FOUND: { status: 404, exceptionName: 'KijiTableNotFoundException', when: 'the table does not exist in the instance' },
+  RG_ERR_ROUTE_NOT_FOUND: { status: 404, exceptionName: 'NotFoundException', when: 'no route of the served revision matches the path' },
+  RG_ERR_METHOD_NOT_ALLOWED: { status: 405, exceptionName: 'MethodNotAllowedException', when: 'the route exists but not for this method' },
+  RG_ERR_INSTANCE_EXISTS: { status: 409, exceptionName: 'KijiAlreadyExistsException', when: 'creating an instance that already exists' },
+  RG_ERR_TABLE_EXISTS: { status: 409, exceptionName: 'KijiAlreadyExistsException', when: 'creating a table that already exists' },
+  // 413/414/415.
+  RG_ERR_BODY_TOO_LARGE: { status: 413, exceptionName: 'RequestEntityTooLargeException', when: 'the request body exceeds the configured limit' },
+  RG_ERR_URL_TOO_LONG: { status: 414, exceptionName: 'RequestUriTooLongException', when: 'the request URL exceeds the configured limit' },
+  RG_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, exceptionName: 'UnsupportedMediaTypeException', when: 'a body is sent with a content type other than application/json' },
+  // 5xx: never the client's fault.
+  RG_ERR_TOO_MANY_SCANS: { status: 503, exceptionName: 'ServiceUnavailableException', when: 'the configured maximum of concurrent scans is reached (retry later)' },
+  RG_ERR_STORE_UNAVAILABLE: { status: 503, exceptionName: 'ServiceUnavailableException', when: 'the store cannot be reached or timed out (retry later)' },
+  RG_ERR_INTERNAL: { status: 500, exceptionName: 'InternalServerError', when: 'a bug: the gateway failed in a way it did not foresee' },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** An error with a stable code; everything thrown towards a client should be one of these. */
+export class RowgateError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly exceptionName: string;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    const spec: ErrorSpec = ERRORS[code];
+    this.name = 'RowgateError';
+    this.code = code;
+    this.status = spec.status;
+    this.exceptionName = spec.exceptionName;
+  }
+
+  /** The JSON error body (DESIGN.md 4.2): the original's fields plus the stable code; never a stack. */
+  toBody(): { exceptionName: string; exception: string; status: number; code: ErrorCode } {
+    return { exceptionName: this.exceptionName, exception: this.message, status: this.status, code: this.code };
+  }
+}
+
+/** Shorthand used at raise sites: `throw rgError('RG_ERR_BAD_LIMIT', 'limit must be ...')`. */
+export function rgError(code: ErrorCode, message: string, cause?: unknown): RowgateError {
+  return new RowgateError(code, message, cause === undefined ? undefined : { cause });
+}
+
+export function isRowgateError(e: unknown): e is RowgateError {
+  return e instanceof RowgateError;
+}
