@@ -1,0 +1,149 @@
+/**
+ * LMDB key of one cell:
+ *
+ *   esc(rowKey) 00 00 | family 00 | esc(qualifier) 00 00 | be64(2^64 - 1 - timestamp)
+ *
+ * `esc` writes 00 as 00 FF, so the 00 00 terminator sorts before any continuation: keys keep
+ * row-key byte order (a key that is a prefix of another sorts first), a row's cells are contiguous,
+ * and each column's versions sort newest first. Family names never contain 00 (name pattern).
+ */
+
+const TS_BYTES = 8;
+const TWO_32 = 0x1_0000_0000;
+
+/** Bytes `esc(bytes) 00 00` takes. */
+function escapedLength(bytes: Uint8Array): number {
+  let n = bytes.length + 2;
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] === 0) n++;
+  return n;
+}
+
+function writeEscaped(out: Buffer, pos: number, bytes: Uint8Array): number {
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    out[pos++] = b;
+    if (b === 0) out[pos++] = 0xff;
+  }
+  out[pos++] = 0;
+  out[pos++] = 0;
+  return pos;
+}
+
+/** `esc(rowKey) 00 00`: the prefix of every cell of the row. */
+export function rowPrefix(rowKey: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(escapedLength(rowKey));
+  writeEscaped(out, 0, rowKey);
+  return out;
+}
+
+/** The prefix of every cell of one family of a row. */
+export function familyPrefix(rowKey: Uint8Array, family: string): Buffer {
+  const fam = Buffer.from(family, 'utf8');
+  const out = Buffer.allocUnsafe(escapedLength(rowKey) + fam.length + 1);
+  let pos = writeEscaped(out, 0, rowKey);
+  pos += fam.copy(out, pos);
+  out[pos] = 0;
+  return out;
+}
+
+/** The prefix of every version of one column of a row. */
+export function columnPrefix(rowKey: Uint8Array, family: string, qualifier: string): Buffer {
+  const fam = Buffer.from(family, 'utf8');
+  const qual = Buffer.from(qualifier, 'utf8');
+  const out = Buffer.allocUnsafe(escapedLength(rowKey) + fam.length + 1 + escapedLength(qual));
+  let pos = writeEscaped(out, 0, rowKey);
+  pos += fam.copy(out, pos);
+  out[pos++] = 0;
+  writeEscaped(out, pos, qual);
+  return out;
+}
+
+export function cellKey(rowKey: Uint8Array, family: string, qualifier: string, timestamp: number): Buffer {
+  const prefix = columnPrefix(rowKey, family, qualifier);
+  const out = Buffer.allocUnsafe(prefix.length + TS_BYTES);
+  prefix.copy(out, 0);
+  writeInvertedTimestamp(out, prefix.length, timestamp);
+  return out;
+}
+
+/** The length of the whole cell key, to check against LMDB's key limit before writing. */
+export function cellKeyLength(rowKey: Uint8Array, family: string, qualifier: string): number {
+  return escapedLength(rowKey) + Buffer.byteLength(family) + 1 + escapedLength(Buffer.from(qualifier, 'utf8')) + TS_BYTES;
+}
+
+function writeInvertedTimestamp(out: Buffer, pos: number, timestamp: number): void {
+  const hi = Math.floor(timestamp / TWO_32);
+  const lo = timestamp - hi * TWO_32;
+  out.writeUInt32BE(0xffffffff - hi, pos);
+  out.writeUInt32BE(0xffffffff - lo, pos + 4);
+}
+
+export function readInvertedTimestamp(key: Uint8Array, pos: number): number {
+  const hi = 0xffffffff - ((key[pos]! << 24) | (key[pos + 1]! << 16) | (key[pos + 2]! << 8) | key[pos + 3]!) >>> 0;
+  const lo = 0xffffffff - (((key[pos + 4]! << 24) | (key[pos + 5]! << 16) | (key[pos + 6]! << 8) | key[pos + 7]!) >>> 0);
+  return (hi >>> 0) * TWO_32 + lo;
+}
+
+/** Smallest key greater than every key starting with `prefix` (prefix + 1 at its last byte below FF). */
+export function prefixEnd(prefix: Uint8Array): Buffer | undefined {
+  const out = Buffer.from(prefix);
+  for (let i = out.length - 1; i >= 0; i--) {
+    if (out[i]! < 0xff) {
+      out[i]!++;
+      return out.subarray(0, i + 1);
+    }
+  }
+  return undefined;
+}
+
+/** Where the escaped row key of a cell key ends: the index just past its 00 00 terminator. */
+export function rowKeyEnd(key: Uint8Array): number {
+  let i = 0;
+  for (;;) {
+    const b = key[i++];
+    if (b === 0) {
+      if (key[i] === 0) return i + 1;
+      i++; // 00 FF = escaped 00
+    } else if (b === undefined) {
+      throw new Error('corrupt cell key: no row terminator');
+    }
+  }
+}
+
+/** Removes the escaping of `key[start, end - 2)` (the escaped part before a 00 00 terminator). */
+export function unescape(key: Uint8Array, start: number, end: number): Buffer {
+  let zeros = 0;
+  for (let i = start; i < end - 2; i++) if (key[i] === 0) zeros++;
+  const src = Buffer.from(key.buffer, key.byteOffset, key.byteLength);
+  if (zeros === 0) return Buffer.from(src.subarray(start, end - 2));
+  const out = Buffer.allocUnsafe(end - 2 - start - zeros);
+  let o = 0;
+  for (let i = start; i < end - 2; i++) {
+    const b = key[i]!;
+    out[o++] = b;
+    if (b === 0) i++;
+  }
+  return out;
+}
+
+/** Parsed tail of a cell key after the row part. */
+export interface CellKeyTail {
+  family: string;
+  qualifier: string;
+  timestamp: number;
+}
+
+/** Decodes family, qualifier and timestamp of a cell key whose row part ends at `rowEnd`. */
+export function parseCellTail(key: Uint8Array, rowEnd: number): CellKeyTail {
+  const buf = Buffer.from(key.buffer, key.byteOffset, key.byteLength);
+  let i = rowEnd;
+  while (key[i] !== 0) i++;
+  const family = buf.toString('latin1', rowEnd, i);
+  const qualStart = i + 1;
+  const tsPos = key.length - TS_BYTES;
+  let qualifier: string;
+  let hasZero = false;
+  for (let j = qualStart; j < tsPos - 2; j++) if (key[j] === 0) { hasZero = true; break; }
+  qualifier = hasZero ? unescape(key, qualStart, tsPos).toString('utf8') : buf.toString('utf8', qualStart, tsPos - 2);
+  return { family, qualifier, timestamp: readInvertedTimestamp(key, tsPos) };
+}

@@ -1,0 +1,71 @@
+/**
+ * LMDB value of one cell. The value is kept in its wire JSON so that reads copy text and never
+ * decode Avro (validation and rendering happened once, at write time):
+ *
+ *   01 | varint(schemaId) | UTF-8 JSON text      an Avro-typed value
+ *   02 | int64 big-endian                         a counter (8 bytes, so increments are exact)
+ */
+import type { CellOut } from '../../model/types.js';
+
+const KIND_VALUE = 1;
+const KIND_COUNTER = 2;
+/** Schema-table id of "long": what counters report as writer_schema (the original's REST-67). */
+export const COUNTER_SCHEMA_ID = 3;
+
+export function encodeValueCell(schemaId: number, json: string): Buffer {
+  const jsonBytes = Buffer.byteLength(json);
+  const out = Buffer.allocUnsafe(1 + varintLength(schemaId) + jsonBytes);
+  out[0] = KIND_VALUE;
+  const pos = writeVarint(out, 1, schemaId);
+  out.write(json, pos, 'utf8');
+  return out;
+}
+
+export function encodeCounterCell(value: bigint): Buffer {
+  const out = Buffer.allocUnsafe(9);
+  out[0] = KIND_COUNTER;
+  out.writeBigInt64BE(value, 1);
+  return out;
+}
+
+/** The counter value of a stored cell, or 0 when the cell holds no counter. */
+export function counterValue(value: Uint8Array | undefined): bigint {
+  if (!value || value[0] !== KIND_COUNTER || value.length !== 9) return 0n;
+  return Buffer.from(value.buffer, value.byteOffset, value.byteLength).readBigInt64BE(1);
+}
+
+export function decodeCell(family: string, qualifier: string, timestamp: number, value: Uint8Array): CellOut {
+  const buf = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  if (buf[0] === KIND_COUNTER) {
+    return { family, qualifier, timestamp, schemaId: COUNTER_SCHEMA_ID, json: buf.readBigInt64BE(1).toString() };
+  }
+  let schemaId = 0;
+  let shift = 0;
+  let pos = 1;
+  for (;;) {
+    const b = buf[pos++]!;
+    schemaId += (b & 0x7f) * 2 ** shift;
+    if (b < 0x80) break;
+    shift += 7;
+  }
+  return { family, qualifier, timestamp, schemaId, json: buf.toString('utf8', pos) };
+}
+
+function varintLength(n: number): number {
+  let len = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 128);
+    len++;
+  }
+  return len;
+}
+
+/** Unsigned LEB128, as Kiji's UID storage writes schema ids (kiji-data-model.md 4.3). */
+function writeVarint(out: Buffer, pos: number, n: number): number {
+  while (n >= 0x80) {
+    out[pos++] = (n & 0x7f) | 0x80;
+    n = Math.floor(n / 128);
+  }
+  out[pos++] = n;
+  return pos;
+}

@@ -1,0 +1,80 @@
+/**
+ * The Store interface: what the HTTP layer and the command line need from a wide-column store.
+ * Both backends (lmdb = embedded default, bigtable) implement it, and one conformance suite
+ * (test/store/conformance.ts) pins its behaviour, so the layers above never know which one runs.
+ */
+import type { ReadSpec, RowOut, RowWrite, SchemaEntry, SchemaTable, TableLayout } from '../model/types.js';
+
+/** The data version every instance reports, as the original's system table did (kiji-data-model.md 6.1). */
+export const DATA_VERSION = 'system-2.0';
+
+export interface InstanceMetadata {
+  readonly name: string;
+  readonly dataVersion: string;
+  readonly schemaTable: readonly SchemaEntry[];
+  readonly tables: readonly { readonly name: string; readonly layout: Record<string, unknown> }[];
+}
+
+/** Keeps only rows whose key matches (wildcard entity ids); `prefix` narrows the scanned range. */
+export interface RowKeyFilter {
+  readonly prefix?: Buffer;
+  matches(rowKey: Buffer): boolean;
+}
+
+export interface ScanRequest {
+  /** Inclusive start row key; undefined = first row. */
+  readonly start?: Buffer;
+  /** Exclusive end row key; undefined = past the last row. */
+  readonly end?: Buffer;
+  readonly filter?: RowKeyFilter;
+  /** Rows to return at most; -1 = all. */
+  readonly limit: number;
+  readonly read: ReadSpec;
+}
+
+/**
+ * A scan: batches of rows in row-key byte order. Only rows with at least one selected cell are
+ * returned. Reading is lazy (a batch is read when asked for); `return()` releases everything at once.
+ */
+export type RowScan = AsyncIterableIterator<RowOut[]> & { return(): Promise<IteratorResult<RowOut[]>> };
+
+/** A delete: the whole row, a family, or one column; all versions, or those at or before a timestamp. */
+export interface RowDelete {
+  readonly rowKey: Buffer;
+  readonly family?: string;
+  readonly qualifier?: string;
+  readonly upToTimestamp?: number;
+}
+
+export interface Store {
+  readonly kind: 'lmdb' | 'bigtable';
+
+  createInstance(name: string): Promise<void>;
+  listInstances(): Promise<string[]>;
+  instanceMetadata(instance: string): Promise<InstanceMetadata>;
+  /** The instance's schema table (RG_ERR_INSTANCE_NOT_FOUND when the instance does not exist). */
+  schemaTable(instance: string): Promise<SchemaTable>;
+
+  createTable(instance: string, layout: TableLayout): Promise<void>;
+  listTables(instance: string): Promise<string[]>;
+  /** RG_ERR_INSTANCE_NOT_FOUND / RG_ERR_TABLE_NOT_FOUND when absent. */
+  getLayout(instance: string, table: string): Promise<TableLayout>;
+
+  /** Point gets: one RowOut per key, in the order given; a missing row has no cells. */
+  get(instance: string, table: string, rowKeys: readonly Buffer[], read: ReadSpec): Promise<RowOut[]>;
+  scan(instance: string, table: string, request: ScanRequest): RowScan;
+
+  /**
+   * Writes a batch of rows (cells already validated and encoded). Cells without a timestamp get
+   * the server time, taken once per row. Acknowledged (resolved) only once durable; on the embedded
+   * store the whole batch commits atomically.
+   */
+  write(instance: string, table: string, rows: readonly RowWrite[]): Promise<void>;
+  delete(instance: string, table: string, deletes: readonly RowDelete[]): Promise<void>;
+
+  /** Scans started and not yet finished or returned (for tests and the metrics endpoint). */
+  readonly openScans: number;
+  /** Largest row key the store accepts, in bytes. */
+  readonly maxRowKeyBytes: number;
+  close(): Promise<void>;
+}
