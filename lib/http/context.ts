@@ -1,0 +1,52 @@
+/** What every handler needs: the configuration, the store, the logger and shared counters. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { rgError } from '../errors.js';
+import type { TableLayout } from '../model/types.js';
+import type { Store } from '../store/store.js';
+import type { Query } from './query.js';
+
+export interface AppContext {
+  readonly config: Config;
+  readonly store: Store;
+  readonly log: Logger;
+  /** Streaming responses in flight (bounded by limits.maxScans). */
+  activeScans: number;
+}
+
+/** Per-request facts a handler can report for the access log. */
+export interface RequestInfo {
+  route: string;
+  rows: number;
+}
+
+export type Params = Record<string, string | undefined>;
+
+export type Handler = (
+  ctx: AppContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: Params,
+  query: Query,
+  info: RequestInfo,
+) => Promise<void>;
+
+/** Instances clients may see: all when the configuration lists none, else those listed (DESIGN.md 4.7). */
+export async function visibleInstances(ctx: AppContext): Promise<string[]> {
+  const all = await ctx.store.listInstances();
+  const allowed = ctx.config.instances;
+  return allowed === undefined ? all : all.filter((name) => allowed.includes(name));
+}
+
+export function requireVisible(ctx: AppContext, instance: string): void {
+  const allowed = ctx.config.instances;
+  if (allowed !== undefined && !allowed.includes(instance)) throw rgError('RG_ERR_INSTANCE_NOT_FOUND', `instance ${instance} not found`);
+}
+
+/** The layout of a visible table (404 for an unknown or invisible instance or table). */
+export async function tableLayout(ctx: AppContext, params: Params): Promise<TableLayout> {
+  const instance = params.instance!;
+  requireVisible(ctx, instance);
+  return ctx.store.getLayout(instance, params.table!);
+}

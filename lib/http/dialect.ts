@@ -1,0 +1,76 @@
+/**
+ * What differs between the three revisions of the row operations (interface-spec.md, Versioning):
+ * how entity ids are written in URLs and bodies, the range parameters, and the POST target form.
+ * Everything else is shared, so one code base serves all three.
+ */
+import type { Revision } from '../config.js';
+import { rgError } from '../errors.js';
+import { fromHex, toHex } from '../model/binary-text.js';
+import { entityIdFromBody, parseEntityIdText, parseShellEntityId, resolveEntityId } from '../model/entity-id.js';
+import type { EntityIdInput, JsonValue, RowKeyFormat } from '../model/types.js';
+
+export interface Dialect {
+  readonly revision: Revision;
+  readonly startParam: string;
+  readonly endParam: string;
+  readonly scanParams: ReadonlySet<string>;
+  /** The `eid` parameter. */
+  parseEid(text: string, format: RowKeyFormat, allowWildcards: boolean): EntityIdInput;
+  /** A range bound parameter, as a row key. */
+  parseBound(text: string, format: RowKeyFormat, name: string): Buffer;
+  /** One element of `eids`. */
+  bulkItem(item: JsonValue, format: RowKeyFormat): EntityIdInput;
+  /** `entityId` of a POSTed row. */
+  bodyEntityId(value: JsonValue | undefined, format: RowKeyFormat): EntityIdInput;
+  /** The POST response's reference to a written row. */
+  target(instance: string, table: string, input: EntityIdInput, rowKey: Buffer, shell: string): string;
+}
+
+const READ_PARAMS = ['limit', 'cols', 'versions', 'timerange'];
+
+const revision3: Dialect = {
+  revision: 3,
+  startParam: 'start_eid',
+  endParam: 'end_eid',
+  scanParams: new Set(['eid', 'eids', 'start_eid', 'end_eid', ...READ_PARAMS]),
+  parseEid: (text, _format, allowWildcards) => parseEntityIdText(text, { allowWildcards }),
+  // A row key bound is a byte position: it need not be a whole key of the table's format.
+  parseBound: (text, format) => {
+    const input = parseEntityIdText(text, { allowWildcards: false });
+    return input.kind === 'rowKey' ? input.rowKey : resolveEntityId(format, input);
+  },
+  bulkItem: (item) => (typeof item === 'string' ? parseEntityIdText(item, { allowWildcards: false }) : entityIdFromBody(item)),
+  bodyEntityId: (value) => {
+    if (value === undefined) throw rgError('RG_ERR_BAD_ENTITY_ID', 'EntityId was not specified: every row needs an entityId');
+    return entityIdFromBody(value);
+  },
+  target: (instance, table, input) => `/v1/instances/${instance}/tables/${table}/rows?eid=${encodeURIComponent(input.text)}`,
+};
+
+function shellDialect(revision: 1 | 2): Dialect {
+  return {
+    revision,
+    startParam: 'start_rk',
+    endParam: 'end_rk',
+    scanParams: new Set(['eid', 'eids', 'start_rk', 'end_rk', ...READ_PARAMS]),
+    // Wildcards came with REST-32 in 0.6.0 (revision 2); revision 1 has none.
+    parseEid: (text, format, allowWildcards) => parseShellEntityId(text, format, { allowWildcards: allowWildcards && revision === 2 }),
+    parseBound: (text, _format, name) => fromHex(text, name),
+    bulkItem: (item, format) => (typeof item === 'string' ? parseShellEntityId(item, format) : entityIdFromBody(item)),
+    bodyEntityId: (value, format) => {
+      if (value === undefined) throw rgError('RG_ERR_BAD_ENTITY_ID', 'EntityId was not specified: every row needs an entityId');
+      if (typeof value !== 'string') {
+        throw rgError('RG_ERR_BAD_ENTITY_ID', `revision ${revision} entityId must be a string such as "[12345]" or "['a', 'b']"`);
+      }
+      return parseShellEntityId(value, format);
+    },
+    target: (instance, table, _input, rowKey, shell) =>
+      revision === 1 ? `/v1/instances/${instance}/tables/${table}/rows/${toHex(rowKey)}` : `/v1/instances/${instance}/tables/${table}/rows?eid=${shell}`,
+  };
+}
+
+const DIALECTS: Record<Revision, Dialect> = { 1: shellDialect(1), 2: shellDialect(2), 3: revision3 };
+
+export function dialectOf(revision: Revision): Dialect {
+  return DIALECTS[revision];
+}

@@ -1,0 +1,121 @@
+/**
+ * GET rows: a point get (`eid`), a bulk get (`eids`), a wildcard scan (`eid` with `[]`), or a range
+ * scan (`start_eid`/`end_eid`, revisions 1-2 `start_rk`/`end_rk`), streamed as CR LF framed rows.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream';
+import { rgError } from '../../errors.js';
+import { compileWildcard, resolveEntityId } from '../../model/entity-id.js';
+import { parseExactJson } from '../../model/exact-json.js';
+import { parseLimit, parseReadSpec } from '../../model/read-request.js';
+import { WILDCARD, type EntityIdInput, type RowOut, type TableLayout } from '../../model/types.js';
+import type { ScanRequest } from '../../store/store.js';
+import { tableLayout, type AppContext, type Handler, type Params, type RequestInfo } from '../context.js';
+import { dialectOf } from '../dialect.js';
+import { allowOnly, type Query } from '../query.js';
+import { rowSerializer, ROW_TERMINATOR } from '../row-format.js';
+import { RowStream } from '../row-stream.js';
+
+export const getRows: Handler = async (ctx, req, res, params, query, info) => {
+  const dialect = dialectOf(ctx.config.revision);
+  allowOnly(query, dialect.scanParams, ctx.config.revision);
+  const layout = await tableLayout(ctx, params);
+  const read = parseReadSpec(layout, { cols: query.get('cols'), versions: query.get('versions'), timerange: query.get('timerange') });
+  const limit = parseLimit(query.get('limit'));
+  // -1 (everything) stays allowed: bulk export is what scans are for; maxLimit bounds explicit counts.
+  if (limit > ctx.config.limits.maxLimit) throw rgError('RG_ERR_BAD_LIMIT', `limit ${limit} exceeds the configured maximum of ${ctx.config.limits.maxLimit} rows (use -1 for all rows)`);
+
+  const eid = query.get('eid');
+  const eids = query.get('eids');
+  const start = query.get(dialect.startParam);
+  const end = query.get(dialect.endParam);
+  const modes = [eid !== undefined, eids !== undefined, start !== undefined || end !== undefined].filter(Boolean).length;
+  if (modes > 1) {
+    throw rgError('RG_ERR_AMBIGUOUS_REQUEST', `Ambiguous request: give only one of eid, eids, or ${dialect.startParam}/${dialect.endParam}`);
+  }
+
+  if (eid !== undefined) {
+    const input = dialect.parseEid(eid, layout.keyFormat, true);
+    if (input.kind === 'components' && input.components.includes(WILDCARD)) {
+      const filter = compileWildcard(layout.keyFormat, input.components);
+      return streamScan(ctx, req, res, params, layout, { filter, limit, read }, info);
+    }
+    const rows = limit === 0 ? [] : await ctx.store.get(params.instance!, params.table!, [resolveEntityId(layout.keyFormat, input)], read);
+    return sendRows(ctx, res, layout, rows, info);
+  }
+  if (eids !== undefined) {
+    const keys = bulkKeys(ctx, layout, eids);
+    const wanted = limit < 0 ? keys : keys.slice(0, limit);
+    const rows = wanted.length === 0 ? [] : await ctx.store.get(params.instance!, params.table!, wanted, read);
+    return sendRows(ctx, res, layout, rows, info);
+  }
+  const scan: ScanRequest = {
+    start: start === undefined ? undefined : dialect.parseBound(start, layout.keyFormat, dialect.startParam),
+    end: end === undefined ? undefined : dialect.parseBound(end, layout.keyFormat, dialect.endParam),
+    limit,
+    read,
+  };
+  return streamScan(ctx, req, res, params, layout, scan, info);
+};
+
+/** `eids`: a JSON array of entity ids, each an array of components or a row key string form. */
+function bulkKeys(ctx: AppContext, layout: TableLayout, text: string): Buffer[] {
+  const list = parseExactJson(text, 'eids');
+  if (!Array.isArray(list)) throw rgError('RG_ERR_BAD_ENTITY_ID', 'eids must be a JSON array of entity ids');
+  if (list.length > ctx.config.limits.maxEids) {
+    throw rgError('RG_ERR_BAD_PARAMETER', `eids has ${list.length} entity ids; at most ${ctx.config.limits.maxEids} are allowed per request`);
+  }
+  const dialect = dialectOf(ctx.config.revision);
+  const seen = new Set<string>();
+  const keys: Buffer[] = [];
+  for (const item of list) {
+    const input: EntityIdInput = dialect.bulkItem(item, layout.keyFormat);
+    const key = resolveEntityId(layout.keyFormat, input);
+    const id = key.toString('latin1');
+    if (!seen.has(id)) {
+      seen.add(id);
+      keys.push(key);
+    }
+  }
+  return keys;
+}
+
+function sendRows(ctx: AppContext, res: ServerResponse, layout: TableLayout, rows: readonly RowOut[], info: RequestInfo): void {
+  const serialize = rowSerializer(layout.keyFormat, ctx.config.revision);
+  let body = '';
+  for (const row of rows) body += serialize(row) + ROW_TERMINATOR;
+  info.rows = rows.length;
+  const bytes = Buffer.from(body, 'utf8');
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(bytes.length) });
+  res.end(bytes);
+}
+
+async function streamScan(
+  ctx: AppContext, req: IncomingMessage, res: ServerResponse, params: Params, layout: TableLayout, request: ScanRequest, info: RequestInfo,
+): Promise<void> {
+  if (ctx.activeScans >= ctx.config.limits.maxScans) {
+    throw Object.assign(rgError('RG_ERR_TOO_MANY_SCANS', `${ctx.activeScans} scans are running, the configured maximum; retry shortly`), { retryAfter: 1 });
+  }
+  ctx.activeScans++;
+  const scan = ctx.store.scan(params.instance!, params.table!, request);
+  let first: IteratorResult<RowOut[]>;
+  try {
+    // The first batch is read before the headers go out, so an early failure is a proper error response.
+    first = await scan.next();
+  } catch (e) {
+    ctx.activeScans--;
+    await scan.return();
+    throw e;
+  }
+  const stream = new RowStream(scan, rowSerializer(layout.keyFormat, ctx.config.revision), first.done ? [] : first.value);
+  res.writeHead(200, { 'content-type': 'application/json' });
+  await new Promise<void>((resolve) => {
+    pipeline(stream, res, (err) => {
+      ctx.activeScans--;
+      info.rows = stream.rowsSent;
+      if (err && !res.destroyed) res.destroy(err);
+      if (err && err.code !== 'ERR_STREAM_PREMATURE_CLOSE') ctx.log.error({ err, url: req.url }, 'scan failed mid-stream');
+      resolve();
+    });
+  });
+}

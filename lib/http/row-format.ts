@@ -1,0 +1,53 @@
+/**
+ * Serializes rows to the JSON documents of each revision. Cell values arrive as stored wire JSON,
+ * so a row is assembled by concatenation rather than through an object tree (a scan writes
+ * millions of them). Every piece is compact JSON in which CR and LF can only appear escaped, so
+ * the CR LF frame terminator never occurs inside a document (DESIGN.md 4, row stream).
+ */
+import type { Revision } from '../config.js';
+import { formatEntityIdJson, formatShellEntityId } from '../model/entity-id.js';
+import type { RowKeyFormat, RowOut } from '../model/types.js';
+
+/** Rows are framed by CR LF, after every row including the last. */
+export const ROW_TERMINATOR = '\r\n';
+
+export type RowSerializer = (row: RowOut) => string;
+
+export function rowSerializer(format: RowKeyFormat, revision: Revision): RowSerializer {
+  const entityId: (rowKey: Buffer) => string =
+    revision === 3 ? (k) => formatEntityIdJson(format, k) : (k) => JSON.stringify(formatShellEntityId(format, k));
+  // Revision 1 cells have no writer_schema (it came with REST-45, after 0.4.0).
+  const withSchema = revision !== 1;
+  const keyCache = new Map<string, string>();
+  const jsonKey = (name: string): string => {
+    let k = keyCache.get(name);
+    if (k === undefined) {
+      k = JSON.stringify(name);
+      if (keyCache.size < 10_000) keyCache.set(name, k);
+    }
+    return k;
+  };
+
+  return (row) => {
+    let out = `{"entityId":${entityId(row.rowKey)},"cells":{`;
+    let family: string | undefined;
+    let qualifier: string | undefined;
+    for (const cell of row.cells) {
+      if (cell.family !== family) {
+        if (family !== undefined) out += ']},';
+        out += `${jsonKey(cell.family)}:{${JSON.stringify(cell.qualifier)}:[`;
+        family = cell.family;
+        qualifier = cell.qualifier;
+      } else if (cell.qualifier !== qualifier) {
+        out += `],${JSON.stringify(cell.qualifier)}:[`;
+        qualifier = cell.qualifier;
+      } else {
+        out += ',';
+      }
+      out += `{"timestamp":${cell.timestamp},"value":${cell.json}`;
+      out += withSchema ? `,"writer_schema":${cell.schemaId}}` : '}';
+    }
+    if (family !== undefined) out += ']}';
+    return out + '}}';
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * Starts a real gateway on 127.0.0.1 (random port) over a fresh LMDB store, with the fixture
+ * tables of the original's tests: `sample_table` (one LONG component) and `players` (two STRINGs).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { buildConfig, type Config } from '../../lib/config.js';
+import { createGateway, type Gateway } from '../../lib/http/server.js';
+import { parseLayout } from '../../lib/model/layout.js';
+import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
+import type { Store } from '../../lib/store/store.js';
+
+export const SAMPLE_LAYOUT = `{
+  name: "sample_table",
+  keys_format: {encoding: "FORMATTED", salt: {hash_size: 2}, components: [{name: "id", type: "LONG"}]},
+  locality_groups: [{
+    name: "default", in_memory: false, max_versions: 10, ttl_seconds: 2147483647, compression_type: "NONE",
+    families: [
+      {name: "group_family", columns: [
+        {name: "string_qualifier", column_schema: {storage: "UID", type: "INLINE", value: '"string"'}},
+        {name: "long_qualifier", column_schema: {storage: "UID", type: "INLINE", value: '"long"'}},
+        {name: "union_qualifier", column_schema: {storage: "UID", type: "INLINE", value: '["string", "null"]'}},
+        {name: "inline_record", column_schema: {storage: "UID", type: "INLINE",
+          value: '{"type": "record", "name": "Rec", "fields": [{"name": "username", "type": "string"}, {"name": "num_purchases", "type": "long"}, {"name": "nick", "type": ["null", "string"], "default": null}]}'}},
+        {name: "counter", column_schema: {type: "COUNTER", storage: "FINAL"}}
+      ]},
+      {name: "strings", map_schema: {storage: "UID", type: "INLINE", value: '"string"'}},
+      {name: "longs", map_schema: {storage: "UID", type: "INLINE", value: '"long"'}}
+    ]
+  }],
+  version: "layout-1.3.0"
+}`;
+
+export const PLAYERS_LAYOUT = `{
+  name: "players",
+  keys_format: {encoding: "FORMATTED", salt: {hash_size: 2}, components: [{name: "name", type: "STRING"}, {name: "domain", type: "STRING"}]},
+  locality_groups: [{
+    name: "default", in_memory: false, max_versions: 3, ttl_seconds: 2147483647, compression_type: "NONE",
+    families: [{name: "info", columns: [
+      {name: "email", column_schema: {storage: "UID", type: "INLINE", value: '"string"'}},
+      {name: "logins", column_schema: {type: "COUNTER", storage: "FINAL"}}
+    ]}]
+  }],
+  version: "layout-1.3.0"
+}`;
+
+export interface Harness {
+  readonly base: string;
+  readonly store: Store;
+  readonly gateway: Gateway;
+  close(): Promise<void>;
+}
+
+export async function startGateway(file: Record<string, unknown> = {}): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), 'rowgate-http-'));
+  const store = new LmdbStore({ path: dir });
+  await store.createInstance('default');
+  await store.createInstance('hidden');
+  await store.createTable('default', parseLayout(SAMPLE_LAYOUT));
+  await store.createTable('default', parseLayout(PLAYERS_LAYOUT));
+  const config: Config = buildConfig({ port: 0, host: '127.0.0.1', ...file });
+  const gateway = createGateway(config, store, pino({ level: 'silent' }));
+  const address = await gateway.listen();
+  return {
+    base: `http://127.0.0.1:${address.port}`,
+    store,
+    gateway,
+    close: async () => {
+      await gateway.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** A request with the exact path given (no URL normalization), over a real socket. */
+export function raw(base: string, method: string, path: string, body?: string | Buffer, headers: Record<string, string> = {}): Promise<RawResponse> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, method, path, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (body !== undefined) req.end(body);
+    else req.end();
+  });
+}
+
+export const json = { 'content-type': 'application/json' };
+
+/** Splits a row stream body into parsed rows, checking the CR LF framing on the way. */
+export function rowsOf(body: string): unknown[] {
+  if (body === '') return [];
+  if (!body.endsWith('\r\n')) throw new Error(`row stream does not end with CR LF: ${JSON.stringify(body.slice(-20))}`);
+  return body.slice(0, -2).split('\r\n').map((line) => JSON.parse(line) as unknown);
+}

@@ -1,0 +1,87 @@
+import t from 'tap';
+import { ERRORS } from '../../lib/errors.js';
+import { json, raw, startGateway } from './harness.js';
+
+t.test('root, version, instances, metadata, tables and layouts', async (t) => {
+  const h = await startGateway();
+  t.teardown(() => h.close());
+  const body = async (path: string) => {
+    const res = await raw(h.base, 'GET', path);
+    t.equal(res.status, 200, `${path}: ${res.body}`);
+    t.equal(res.headers['content-type'], 'application/json');
+    return JSON.parse(res.body) as Record<string, unknown> & unknown[];
+  };
+  t.same(await body('/v1'), { resources: ['version', 'instances'], service: 'rowgate' });
+  const version = await body('/v1/version');
+  t.same(version['service-client-data-version'], { majorVersion: 2, minorVersion: 0, revision: 0, protocolName: 'system' });
+  t.match(version['rest-version'], /^\d+\.\d+\.\d+$/);
+  t.match(version['service-software-version'], /^\d+\.\d+\.\d+$/);
+  t.same(await body('/v1/instances'), [{ name: 'default', uri: '/v1/instances/default' }, { name: 'hidden', uri: '/v1/instances/hidden' }]);
+  const meta = await body('/v1/instances/default');
+  t.equal(meta.layout_version, 'system-2.0');
+  t.same((meta.schema_table as { entries: { id: number; avro_schema: string }[] }).entries.slice(0, 2).map((e) => [e.id, e.avro_schema]), [[0, '"string"'], [1, '"bytes"']]);
+  t.same(Object.keys((meta.meta_table as { tables: object }).tables).sort(), ['players', 'sample_table']);
+  t.same(await body('/v1/instances/default/tables'), [
+    { name: 'players', uri: '/v1/instances/default/tables/players' },
+    { name: 'sample_table', uri: '/v1/instances/default/tables/sample_table' },
+  ]);
+  const layout = await body('/v1/instances/default/tables/sample_table');
+  t.equal(layout.name, 'sample_table');
+  t.same(Object.keys(layout.keys_format as object), ['org.kiji.schema.avro.RowKeyFormat2'], 'served in the Avro JSON encoding');
+  t.same(await body('/v1/instances/default/tables/sample_table/'), layout, 'a trailing slash is the same resource');
+});
+
+t.test('visible instances: a configured list hides the rest (404), an empty list hides all', async (t) => {
+  const h = await startGateway({ instances: ['default'] });
+  t.teardown(() => h.close());
+  t.same(JSON.parse((await raw(h.base, 'GET', '/v1/instances')).body), [{ name: 'default', uri: '/v1/instances/default' }]);
+  for (const path of ['/v1/instances/hidden', '/v1/instances/hidden/tables', '/v1/instances/hidden/tables/x/rows']) {
+    const res = await raw(h.base, 'GET', path);
+    t.equal(res.status, 404, path);
+    t.equal(JSON.parse(res.body).code, 'RG_ERR_INSTANCE_NOT_FOUND');
+  }
+  const none = await startGateway({ instances: [] });
+  t.teardown(() => none.close());
+  t.same(JSON.parse((await raw(none.base, 'GET', '/v1/instances')).body), []);
+  t.equal((await raw(none.base, 'GET', '/v1/instances/default/tables')).status, 404);
+});
+
+t.test('routing and protocol errors are coded 4xx JSON errors', async (t) => {
+  const h = await startGateway({ limits: { bodyBytes: 1000, urlBytes: 2000 } });
+  t.teardown(() => h.close());
+  const check = async (method: string, path: string, status: number, code: string, body?: string, headers: Record<string, string> = {}) => {
+    const res = await raw(h.base, method, path, body, headers);
+    t.equal(res.status, status, `${method} ${path}: ${res.body}`);
+    const err = JSON.parse(res.body) as { code: string; status: number; exceptionName: string; exception: string };
+    t.equal(err.code, code);
+    t.equal(err.status, status);
+    t.equal(err.exceptionName, ERRORS[code as keyof typeof ERRORS].exceptionName);
+    t.notMatch(res.body, /\bat \w+ \(/, 'no stack trace');
+    return res;
+  };
+  await check('GET', '/v2', 404, 'RG_ERR_ROUTE_NOT_FOUND');
+  await check('GET', '/v1/instances/nosuch', 404, 'RG_ERR_INSTANCE_NOT_FOUND');
+  await check('GET', '/v1/instances/default/tables/nosuch', 404, 'RG_ERR_TABLE_NOT_FOUND');
+  await check('GET', '/v1/instances/default/tables/nosuch/rows', 404, 'RG_ERR_TABLE_NOT_FOUND');
+  await check('GET', '/v1/instances/default/tables/sample_table/entityId?eid=[1]', 404, 'RG_ERR_ROUTE_NOT_FOUND');
+  await check('GET', '/v1/instances/default/tables/sample_table/rows/4401', 404, 'RG_ERR_ROUTE_NOT_FOUND');
+  const put = await check('PUT', '/v1/instances/default/tables/sample_table/rows', 405, 'RG_ERR_METHOD_NOT_ALLOWED');
+  t.equal(put.headers.allow, 'GET, POST, DELETE');
+  await check('POST', '/v1/version', 405, 'RG_ERR_METHOD_NOT_ALLOWED');
+  await check('POST', '/v1/instances/default/tables/sample_table/rows', 415, 'RG_ERR_UNSUPPORTED_MEDIA_TYPE', '{}', { 'content-type': 'text/plain' });
+  await check('POST', '/v1/instances/default/tables/sample_table/rows', 413, 'RG_ERR_BODY_TOO_LARGE', JSON.stringify({ entityId: [1], cells: { strings: { a: [{ value: 'x'.repeat(2000) }] } } }), json);
+  await check('GET', `/v1?${'a'.repeat(3000)}`, 414, 'RG_ERR_URL_TOO_LONG');
+  await check('GET', '/v1?unknown=1', 400, 'RG_ERR_BAD_PARAMETER');
+  const after = await raw(h.base, 'GET', '/v1');
+  t.equal(after.status, 200, 'the server keeps serving');
+});
+
+t.test('CORS: headers on every response and preflight answered when enabled', async (t) => {
+  const h = await startGateway({ cors: true });
+  t.teardown(() => h.close());
+  const res = await raw(h.base, 'GET', '/v1', undefined, { origin: 'http://example.test' });
+  t.equal(res.headers['access-control-allow-origin'], '*');
+  const pre = await raw(h.base, 'OPTIONS', '/v1/instances/default/tables/sample_table/rows', undefined, { origin: 'http://example.test', 'access-control-request-method': 'DELETE' });
+  t.equal(pre.status, 204);
+  t.match(pre.headers['access-control-allow-methods'], /DELETE/);
+});
