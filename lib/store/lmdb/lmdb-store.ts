@@ -224,9 +224,9 @@ export class LmdbStore implements Store {
           const prefix = columnPrefix(row.rowKey, cell.family, cell.qualifier);
           touched.set(prefix.toString('latin1'), { prefix, maxVersions: family.maxVersions });
           if (cell.kind === 'value') {
-            t.db.put(cellKey(row.rowKey, cell.family, cell.qualifier, cell.timestamp ?? now), encodeValueCell(cell.schemaId, cell.json));
+            t.db.putSync(cellKey(row.rowKey, cell.family, cell.qualifier, cell.timestamp ?? now), encodeValueCell(cell.schemaId, cell.json));
           } else if (cell.kind === 'counter-set') {
-            t.db.put(cellKey(row.rowKey, cell.family, cell.qualifier, cell.timestamp ?? now), encodeCounterCell(cell.value));
+            t.db.putSync(cellKey(row.rowKey, cell.family, cell.qualifier, cell.timestamp ?? now), encodeCounterCell(cell.value));
           } else {
             this.incrementCounter(t, row.rowKey, cell.family, cell.qualifier, cell.delta, now);
           }
@@ -251,13 +251,13 @@ export class LmdbStore implements Store {
     if (next > INT64_MAX || next < INT64_MIN) {
       throw rgError('RG_ERR_BAD_COUNTER', `incrementing counter ${family}:${qualifier} by ${delta} overflows a 64-bit integer`);
     }
-    t.db.put(cellKey(rowKey, family, qualifier, timestamp), encodeCounterCell(next));
+    t.db.putSync(cellKey(rowKey, family, qualifier, timestamp), encodeCounterCell(next));
   }
 
   /** Removes the versions of one column beyond the locality group's max_versions. */
   private trimVersions(t: OpenTable, prefix: Buffer, maxVersions: number): void {
     if (maxVersions >= 2147483647) return;
-    for (const key of t.db.getKeys({ start: prefix, end: prefixEnd(prefix), offset: maxVersions })) t.db.remove(key);
+    for (const key of t.db.getKeys({ start: prefix, end: prefixEnd(prefix), offset: maxVersions })) t.db.removeSync(key);
   }
 
   async delete(instance: string, table: string, deletes: readonly RowDelete[]): Promise<void> {
@@ -275,7 +275,7 @@ export class LmdbStore implements Store {
           : columnPrefix(d.rowKey, d.family, d.qualifier);
         const rowEnd = rowPrefix(d.rowKey).length;
         for (const key of t.db.getKeys({ start: prefix, end: prefixEnd(prefix) })) {
-          if (d.upToTimestamp === undefined || parseCellTail(key, rowEnd).timestamp <= d.upToTimestamp) t.db.remove(key);
+          if (d.upToTimestamp === undefined || parseCellTail(key, rowEnd).timestamp <= d.upToTimestamp) t.db.removeSync(key);
         }
       }
     });

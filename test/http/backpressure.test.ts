@@ -1,0 +1,76 @@
+/**
+ * Backpressure and disconnects on a 1,000,000-row scan: a client that stops reading makes the
+ * server stop pulling rows from the store (bounded memory), and a client that goes away mid-scan
+ * releases the store scan at once.
+ */
+import { request } from 'node:http';
+import t from 'tap';
+import { encodeRowKey } from '../../lib/model/row-key.js';
+import type { RowWrite } from '../../lib/model/types.js';
+import type { Store } from '../../lib/store/store.js';
+import { startGateway } from './harness.js';
+
+const ROWS = 1_000_000;
+
+/** Counts rows the gateway pulled from the store (instrumentation around the real LMDB store). */
+function countPulledRows(store: Store): { pulled: number } {
+  const counter = { pulled: 0 };
+  const scan = store.scan.bind(store);
+  store.scan = (instance, table, req) => {
+    const it = scan(instance, table, req);
+    const next = it.next.bind(it);
+    it.next = async () => {
+      const r = await next();
+      if (!r.done) counter.pulled += r.value.length;
+      return r;
+    };
+    return it;
+  };
+  return counter;
+}
+
+t.test('a paused client keeps the server from reading ahead; a disconnect closes the scan', async (t) => {
+  const h = await startGateway();
+  t.teardown(() => h.close());
+  const value = JSON.stringify('x'.repeat(200));
+  const layout = await h.store.getLayout('default', 'sample_table');
+  for (let start = 0; start < ROWS; start += 50_000) {
+    const batch: RowWrite[] = [];
+    for (let i = start; i < start + 50_000; i++) {
+      batch.push({ rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]), cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: value }] });
+    }
+    await h.store.write('default', 'sample_table', batch);
+  }
+  const counter = countPulledRows(h.store);
+  const heapBefore = process.memoryUsage().heapUsed;
+  const url = new URL(`${h.base}/v1/instances/default/tables/sample_table/rows?limit=-1`);
+  const received = await new Promise<number>((resolve, reject) => {
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search }, (res) => {
+      let bytes = 0;
+      res.once('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        res.pause();
+        setTimeout(() => resolve(bytes), 1500);
+      });
+      res.on('error', () => undefined);
+    });
+    req.on('error', reject);
+    req.end();
+    t.teardown(() => req.destroy());
+    (globalThis as { lastReq?: typeof req }).lastReq = req;
+  });
+  t.ok(received > 0, 'the client got the first chunk');
+  t.equal(h.store.openScans, 1, 'the scan is pending');
+  t.ok(counter.pulled < ROWS / 20, `only ${counter.pulled} of ${ROWS} rows were pulled while the client was paused`);
+  const heapGrowth = process.memoryUsage().heapUsed - heapBefore;
+  t.ok(heapGrowth < 50 * 1024 * 1024, `heap grew by ${Math.round(heapGrowth / 1048576)} MB while ${ROWS} rows (~${Math.round((ROWS * 260) / 1048576)} MB of JSON) are pending`);
+
+  (globalThis as { lastReq?: { destroy(): void } }).lastReq!.destroy();
+  const deadline = Date.now() + 2000;
+  while (h.store.openScans > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  t.equal(h.store.openScans, 0, 'the disconnect released the store scan');
+  t.equal(h.gateway.context.activeScans, 0, 'and the gateway scan slot');
+  const pulledAtClose = counter.pulled;
+  await new Promise((r) => setTimeout(r, 200));
+  t.equal(counter.pulled, pulledAtClose, 'nothing more is read after the disconnect');
+});
