@@ -4,7 +4,7 @@
  * Everything else is shared, so one code base serves all three.
  */
 import type { Revision } from '../config.js';
-import { rgError } from '../errors.js';
+import { isRowgateError, rgError } from '../errors.js';
 import { fromHex, toHex } from '../model/binary-text.js';
 import { entityIdFromBody, parseEntityIdText, parseShellEntityId, resolveEntityId } from '../model/entity-id.js';
 import type { EntityIdInput, JsonValue, RowKeyFormat } from '../model/types.js';
@@ -54,7 +54,16 @@ function shellDialect(revision: 1 | 2): Dialect {
     endParam: 'end_rk',
     scanParams: new Set(['eid', 'eids', 'start_rk', 'end_rk', ...READ_PARAMS]),
     // Wildcards came with REST-32 in 0.6.0 (revision 2); revision 1 has none.
-    parseEid: (text, format, allowWildcards) => parseShellEntityId(text, format, { allowWildcards: allowWildcards && revision === 2 }),
+    parseEid: (text, format, allowWildcards) => {
+      try {
+        return parseShellEntityId(text, format, { allowWildcards: allowWildcards && revision === 2 });
+      } catch (e) {
+        if (revision === 1 && allowWildcards && isRowgateError(e) && e.code === 'RG_ERR_WILDCARD_NOT_ALLOWED') {
+          throw rgError('RG_ERR_WILDCARD_NOT_ALLOWED', `${e.message} (wildcards came with revision 2; the server speaks revision 1)`);
+        }
+        throw e;
+      }
+    },
     parseBound: (text, _format, name) => fromHex(text, name),
     bulkItem: (item, format) => (typeof item === 'string' ? parseShellEntityId(item, format) : entityIdFromBody(item)),
     bodyEntityId: (value, format) => {

@@ -4,6 +4,7 @@ import type { Handler } from './context.js';
 import { getInstance, getInstances, getRoot, getTable, getTables, getVersion } from './handlers/info.js';
 import { getRows } from './handlers/rows-read.js';
 import { deleteRows, postRows } from './handlers/rows-write.js';
+import { getEntityId, getRow, putRow } from './handlers/legacy-rows.js';
 
 export interface Route {
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -25,12 +26,22 @@ const COMMON: Route[] = [
   { method: 'DELETE', path: `${TABLE}/rows`, handler: deleteRows },
 ];
 
+/** Revisions 1 and 2: entity id conversion (removed in revision 3 by REST-60). */
+const ENTITY_ID: Route[] = [{ method: 'GET', path: `${TABLE}/entityId`, handler: getEntityId }];
+
+/** Revision 1 only: the single-row resource (removed in revision 2 by REST-53). */
+const SINGLE_ROW: Route[] = [
+  { method: 'GET', path: `${TABLE}/rows/:hexEntityId`, handler: getRow },
+  { method: 'PUT', path: `${TABLE}/rows/:hexEntityId`, handler: putRow },
+];
+
+const TABLES: Record<Revision, Route[]> = {
+  1: [...COMMON, ...ENTITY_ID, ...SINGLE_ROW],
+  2: [...COMMON, ...ENTITY_ID],
+  3: COMMON,
+};
+
+/** Routes of other revisions are simply absent, so they are a 404 (RG_ERR_ROUTE_NOT_FOUND). */
 export function routesFor(revision: Revision): Route[] {
-  switch (revision) {
-    case 3:
-      return COMMON;
-    case 2:
-    case 1:
-      return COMMON;
-  }
+  return TABLES[revision];
 }
