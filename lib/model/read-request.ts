@@ -1,0 +1,146 @@
+/**
+ * Query parameters of a row read -> ReadSpec (DESIGN.md 4.4, kijirest-behaviour.md 2.10, 3.5),
+ * and the matchers stores use to skip unselected cells without decoding them.
+ */
+
+import { rgError } from '../errors.js';
+import { FOREVER, type ColumnSelector, type ReadSpec, type TableLayout } from './types.js';
+
+export const DEFAULT_LIMIT = 100;
+
+/** The time-range bound meaning "no upper bound" (the original's Long.MAX_VALUE). */
+export const END_OF_TIME = Number.MAX_SAFE_INTEGER;
+
+export interface ReadParams {
+  readonly cols?: string;
+  readonly versions?: string;
+  readonly timerange?: string;
+}
+
+export function parseReadSpec(layout: TableLayout, params: ReadParams): ReadSpec {
+  const [minTimestamp, maxTimestamp] = parseTimerange(params.timerange);
+  const columns = parseCols(layout, params.cols);
+  return { ...(columns && { columns }), maxVersions: parseVersions(params.versions), minTimestamp, maxTimestamp };
+}
+
+/**
+ * `cols`: comma-separated `*`, `family` or `family:qualifier` (split at the first ':'; `f:` is
+ * the family). Unknown families and undeclared group columns are a 400 naming them (the original
+ * silently dropped them). Duplicates collapse; a family absorbs its own columns. Sorted.
+ * undefined = every column.
+ */
+export function parseCols(layout: TableLayout, cols: string | undefined): readonly ColumnSelector[] | undefined {
+  if (cols === undefined) return undefined;
+  const families = new Map<string, Set<string> | null>(); // null = the whole family
+  for (const raw of cols.split(',')) {
+    const item = raw.trim();
+    if (item === '') continue; // tolerate "a,,b" and a trailing comma
+    if (item === '*') return undefined;
+    const colon = item.indexOf(':');
+    const family = colon < 0 ? item : item.slice(0, colon);
+    const qualifier = colon < 0 ? '' : item.slice(colon + 1);
+    const fam = layout.families.get(family);
+    if (fam === undefined) throw rgError('RG_ERR_BAD_COLUMNS', `cols names an unknown family: ${JSON.stringify(family)} (in ${JSON.stringify(item)})`);
+    if (qualifier === '') {
+      families.set(family, null);
+      continue;
+    }
+    if (fam.mapSchema === undefined && !fam.columns.some((c) => c.name === qualifier)) {
+      throw rgError('RG_ERR_BAD_COLUMNS', `cols names an unknown column: ${JSON.stringify(item)}`);
+    }
+    const quals = families.get(family);
+    if (quals === null) continue;
+    if (quals === undefined) families.set(family, new Set([qualifier]));
+    else quals.add(qualifier);
+  }
+  if (families.size === 0) throw rgError('RG_ERR_BAD_COLUMNS', `cols selects no column: ${JSON.stringify(cols)}`);
+  const out: ColumnSelector[] = [];
+  for (const family of [...families.keys()].sort()) {
+    const quals = families.get(family);
+    if (quals === null || quals === undefined) out.push({ family });
+    else for (const qualifier of [...quals].sort()) out.push({ family, qualifier });
+  }
+  return out;
+}
+
+/** `versions`: a positive integer (larger than FOREVER means all) or all/ALL. Default 1. */
+export function parseVersions(text: string | undefined): number {
+  if (text === undefined) return 1;
+  if (text.toLowerCase() === 'all') return FOREVER;
+  if (/^[0-9]+$/.test(text)) {
+    const n = Number(text);
+    if (n >= 1) return Math.min(n, FOREVER);
+  }
+  throw rgError('RG_ERR_BAD_VERSIONS', `versions must be a positive integer or "all", got ${JSON.stringify(text)}`);
+}
+
+/**
+ * `timerange`: `min..max`, half-open [min, max); either side may be empty (0, END_OF_TIME);
+ * both non-negative integers with min < max. A max beyond END_OF_TIME means END_OF_TIME.
+ * The original ignored malformed ranges and failed with a 500 on min >= max; both are a 400 here.
+ */
+export function parseTimerange(text: string | undefined): [number, number] {
+  if (text === undefined) return [0, END_OF_TIME];
+  const m = /^([0-9]*)\.\.([0-9]*)$/.exec(text);
+  if (m === null) {
+    throw rgError('RG_ERR_BAD_TIMERANGE', `timerange must be min..max with non-negative integer bounds (one side may be empty), got ${JSON.stringify(text)}`);
+  }
+  const min = m[1] === '' ? 0 : Number(m[1]);
+  const max = m[2] === '' ? END_OF_TIME : Math.min(Number(m[2]), END_OF_TIME);
+  if (!(min < max)) throw rgError('RG_ERR_BAD_TIMERANGE', `timerange min must be less than max, got ${JSON.stringify(text)}`);
+  return [min, max];
+}
+
+/** `limit`: an integer >= -1 (-1 = all rows), default 100; with `max`, at most max (and not -1). */
+export function parseLimit(text: string | undefined, max?: number): number {
+  if (text === undefined) return max === undefined ? DEFAULT_LIMIT : Math.min(DEFAULT_LIMIT, max);
+  const n = /^-?[0-9]+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(n) || n < -1) throw rgError('RG_ERR_BAD_LIMIT', `limit must be an integer >= -1, got ${JSON.stringify(text)}`);
+  if (max !== undefined && (n === -1 || n > max)) {
+    throw rgError('RG_ERR_BAD_LIMIT', `limit ${text} exceeds the maximum of ${max} rows per request`);
+  }
+  return n;
+}
+
+// ---------------------------------------------------------------- matchers for stores
+
+export type ColumnFilter = (family: string, qualifier: string) => boolean;
+
+const everyColumn: ColumnFilter = () => true;
+const filterCache = new WeakMap<ReadSpec, ColumnFilter>();
+
+/** A fast test of whether a cell's column is selected by `spec` (compiled once per spec). */
+export function compileColumnFilter(spec: ReadSpec): ColumnFilter {
+  if (spec.columns === undefined) return everyColumn;
+  let filter = filterCache.get(spec);
+  if (filter === undefined) {
+    const byFamily = new Map<string, Set<string> | null>();
+    for (const { family, qualifier } of spec.columns) {
+      const quals = byFamily.get(family);
+      if (qualifier === undefined) byFamily.set(family, null);
+      else if (quals === undefined) byFamily.set(family, new Set([qualifier]));
+      else if (quals !== null) quals.add(qualifier);
+    }
+    filter = (family, qualifier) => {
+      const quals = byFamily.get(family);
+      return quals === null || (quals !== undefined && quals.has(qualifier));
+    };
+    filterCache.set(spec, filter);
+  }
+  return filter;
+}
+
+/** Whether spec selects family:qualifier; for many cells use compileColumnFilter. */
+export function selectsCell(spec: ReadSpec, family: string, qualifier: string): boolean {
+  return compileColumnFilter(spec)(family, qualifier);
+}
+
+/** The families any cell may be read from; undefined = all (a store can skip other families). */
+export function selectedFamilies(spec: ReadSpec): ReadonlySet<string> | undefined {
+  return spec.columns === undefined ? undefined : new Set(spec.columns.map((c) => c.family));
+}
+
+/** [min, max), except that max END_OF_TIME is unbounded (so a cell at END_OF_TIME is kept). */
+export function timestampInRange(spec: ReadSpec, ts: number): boolean {
+  return ts >= spec.minTimestamp && (ts < spec.maxTimestamp || spec.maxTimestamp === END_OF_TIME);
+}

@@ -1,0 +1,151 @@
+import t from 'tap';
+import {
+  compileColumnFilter,
+  DEFAULT_LIMIT,
+  END_OF_TIME,
+  parseLimit,
+  parseReadSpec,
+  parseTimerange,
+  parseVersions,
+  selectedFamilies,
+  selectsCell,
+  timestampInRange,
+} from '../../lib/model/read-request.js';
+import { FOREVER, type ReadSpec } from '../../lib/model/types.js';
+import { handLayout, inline } from './helpers/hand-layout.js';
+
+const layout = handLayout('sample_table', {
+  group_family: { columns: { string_qualifier: inline('"string"'), long_qualifier: inline('"long"') } },
+  strings: { map: inline('"string"') },
+  longs: { map: inline('"long"') },
+});
+
+const cols = (text?: string) => parseReadSpec(layout, { cols: text }).columns;
+
+t.test('defaults: all columns, 1 version, all time', async (t) => {
+  t.same(parseReadSpec(layout, {}), { maxVersions: 1, minTimestamp: 0, maxTimestamp: END_OF_TIME });
+  t.notOk('columns' in parseReadSpec(layout, {}));
+});
+
+t.test('cols: *, bare families, family:qualifier, f: as the family, sorted', async (t) => {
+  t.equal(cols('*'), undefined);
+  t.equal(cols(' * '), undefined);
+  t.equal(cols('strings,*'), undefined, '* anywhere selects everything');
+  t.same(cols('strings'), [{ family: 'strings' }]);
+  t.same(cols('group_family'), [{ family: 'group_family' }], 'a group family stays one selector');
+  t.same(cols('strings:'), [{ family: 'strings' }]);
+  t.same(cols('strings:apple iphone,group_family:long_qualifier'), [
+    { family: 'group_family', qualifier: 'long_qualifier' },
+    { family: 'strings', qualifier: 'apple iphone' },
+  ]);
+  t.same(cols('strings:a:b'), [{ family: 'strings', qualifier: 'a:b' }], 'split at the first colon');
+  t.same(cols('longs, strings ,'), [{ family: 'longs' }, { family: 'strings' }], 'items trimmed, empty items skipped');
+});
+
+t.test('cols: duplicates collapse and a family absorbs its own columns', async (t) => {
+  t.same(cols('strings:x,strings:x,strings:y'), [
+    { family: 'strings', qualifier: 'x' },
+    { family: 'strings', qualifier: 'y' },
+  ]);
+  t.same(cols('strings:x,strings,strings:y'), [{ family: 'strings' }]);
+  t.same(cols('group_family:string_qualifier,group_family'), [{ family: 'group_family' }]);
+});
+
+t.test('cols: unknown families and undeclared group columns are RG_ERR_BAD_COLUMNS naming them', async (t) => {
+  t.throws(() => cols('group_familyy'), { code: 'RG_ERR_BAD_COLUMNS', message: 'cols names an unknown family: "group_familyy" (in "group_familyy")' });
+  t.throws(() => cols('strings,nope:q'), { code: 'RG_ERR_BAD_COLUMNS', message: 'cols names an unknown family: "nope" (in "nope:q")' });
+  t.throws(() => cols('group_family:nope'), { code: 'RG_ERR_BAD_COLUMNS', message: 'cols names an unknown column: "group_family:nope"' });
+  t.throws(() => cols(':q'), { code: 'RG_ERR_BAD_COLUMNS', message: /unknown family: ""/ });
+  t.throws(() => cols(''), { code: 'RG_ERR_BAD_COLUMNS', message: 'cols selects no column: ""' });
+  t.throws(() => cols(' , '), { code: 'RG_ERR_BAD_COLUMNS', message: 'cols selects no column: " , "' });
+});
+
+t.test('versions: positive integers, all/ALL, clamp at FOREVER; anything else is RG_ERR_BAD_VERSIONS', async (t) => {
+  t.equal(parseVersions(undefined), 1);
+  t.equal(parseVersions('10'), 10);
+  t.equal(parseVersions('010'), 10);
+  t.equal(parseVersions('all'), FOREVER);
+  t.equal(parseVersions('ALL'), FOREVER);
+  t.equal(parseVersions('All'), FOREVER);
+  t.equal(parseVersions('99999999999'), FOREVER);
+  for (const bad of ['0', '-1', 'abc', '', '1.5', '+3', ' 3', '1e3']) {
+    t.throws(() => parseVersions(bad), { code: 'RG_ERR_BAD_VERSIONS', message: `versions must be a positive integer or "all", got ${JSON.stringify(bad)}` }, bad);
+  }
+  t.equal(parseReadSpec(layout, { versions: 'all' }).maxVersions, FOREVER);
+});
+
+t.test('timerange: min..max half-open, either side optional; malformed or empty ranges are RG_ERR_BAD_TIMERANGE', async (t) => {
+  t.same(parseTimerange('1..6'), [1, 6]);
+  t.same(parseTimerange('3141592..'), [3141592, END_OF_TIME]);
+  t.same(parseTimerange('..3'), [0, 3]);
+  t.same(parseTimerange('..'), [0, END_OF_TIME]);
+  t.same(parseTimerange('0..99999999999999999999'), [0, END_OF_TIME], 'a max beyond the end of time is the end of time');
+  for (const bad of ['5', 'a..b', '-1..5', '1...5', '1..2..3', '', ' 1..2', '1.5..2']) {
+    t.throws(() => parseTimerange(bad), {
+      code: 'RG_ERR_BAD_TIMERANGE',
+      message: `timerange must be min..max with non-negative integer bounds (one side may be empty), got ${JSON.stringify(bad)}`,
+    }, bad);
+  }
+  for (const bad of ['5..5', '6..2', '99999999999999999999..', `${END_OF_TIME}..`]) {
+    t.throws(() => parseTimerange(bad), { code: 'RG_ERR_BAD_TIMERANGE', message: `timerange min must be less than max, got ${JSON.stringify(bad)}` }, bad);
+  }
+  t.same(parseReadSpec(layout, { timerange: '2..3' }), { maxVersions: 1, minTimestamp: 2, maxTimestamp: 3 });
+});
+
+t.test('limit: integer >= -1, default 100, optional maximum; errors are RG_ERR_BAD_LIMIT', async (t) => {
+  t.equal(parseLimit(undefined), DEFAULT_LIMIT);
+  t.equal(parseLimit(undefined), 100);
+  t.equal(parseLimit('-1'), -1);
+  t.equal(parseLimit('0'), 0);
+  t.equal(parseLimit('25'), 25);
+  t.equal(parseLimit('1000', 1000), 1000);
+  t.equal(parseLimit(undefined, 50), 50, 'the default never exceeds the maximum');
+  for (const bad of ['-2', 'abc', '', '1.5', '99999999999999999999', ' 1']) {
+    t.throws(() => parseLimit(bad), { code: 'RG_ERR_BAD_LIMIT', message: `limit must be an integer >= -1, got ${JSON.stringify(bad)}` }, bad);
+  }
+  t.throws(() => parseLimit('1001', 1000), { code: 'RG_ERR_BAD_LIMIT', message: 'limit 1001 exceeds the maximum of 1000 rows per request' });
+  t.throws(() => parseLimit('-1', 1000), { code: 'RG_ERR_BAD_LIMIT', message: 'limit -1 exceeds the maximum of 1000 rows per request' });
+});
+
+t.test('column filter: every column, whole families, single columns', async (t) => {
+  const all = parseReadSpec(layout, {});
+  t.ok(selectsCell(all, 'anything', 'x'));
+  t.equal(selectedFamilies(all), undefined);
+  const some = parseReadSpec(layout, { cols: 'strings,group_family:long_qualifier' });
+  const f = compileColumnFilter(some);
+  t.equal(compileColumnFilter(some), f, 'compiled once per spec');
+  t.ok(f('strings', 'anything'));
+  t.ok(f('group_family', 'long_qualifier'));
+  t.notOk(f('group_family', 'string_qualifier'));
+  t.notOk(f('longs', 'x'));
+  t.same([...(selectedFamilies(some) ?? [])].sort(), ['group_family', 'strings']);
+});
+
+t.test('timestampInRange: [min, max), with END_OF_TIME unbounded', async (t) => {
+  const spec: ReadSpec = { maxVersions: 1, minTimestamp: 2, maxTimestamp: 3 };
+  t.notOk(timestampInRange(spec, 1));
+  t.ok(timestampInRange(spec, 2));
+  t.notOk(timestampInRange(spec, 3));
+  const open: ReadSpec = { maxVersions: 1, minTimestamp: 0, maxTimestamp: END_OF_TIME };
+  t.ok(timestampInRange(open, END_OF_TIME), 'a cell at the largest timestamp is still read');
+});
+
+t.test('random cols lists: the filter selects exactly the requested cells', async (t) => {
+  let seed = 7;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const items = ['strings', 'strings:a', 'strings:b', 'longs:a', 'group_family', 'group_family:long_qualifier', 'group_family:string_qualifier'];
+  const cells: [string, string][] = [
+    ['strings', 'a'], ['strings', 'b'], ['strings', 'c'], ['longs', 'a'], ['longs', 'b'],
+    ['group_family', 'long_qualifier'], ['group_family', 'string_qualifier'],
+  ];
+  for (let i = 0; i < 200; i++) {
+    const chosen = items.filter(() => rnd() < 0.35);
+    if (chosen.length === 0) continue;
+    const f = compileColumnFilter(parseReadSpec(layout, { cols: chosen.join(',') }));
+    for (const [fam, q] of cells) {
+      const expected = chosen.includes(fam) || chosen.includes(`${fam}:${q}`);
+      t.equal(f(fam, q), expected, `${chosen.join(',')} ? ${fam}:${q}`);
+    }
+    if (!t.passing()) break;
+  }
+});
