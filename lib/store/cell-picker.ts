@@ -4,6 +4,7 @@
  * group's TTL, at most `versions` per column and never beyond the group's max_versions.
  * Stores run it before decoding a value, so unselected cells cost only their key.
  */
+import { END_OF_TIME } from '../model/read-request.js';
 import { FOREVER, type FamilyLayout, type ReadSpec, type TableLayout } from '../model/types.js';
 
 interface FamilyPlan {
@@ -90,7 +91,8 @@ export class CellPicker {
     this.seenVersions++;
     if (this.seenVersions > plan.family.maxVersions) return false;
     if (timestamp < plan.expiredBefore) return false;
-    if (timestamp < this.read.minTimestamp || timestamp >= this.read.maxTimestamp) return false;
+    // maxTimestamp END_OF_TIME means unbounded: a cell at the largest timestamp is still read (as Kiji did).
+    if (timestamp < this.read.minTimestamp || (timestamp >= this.read.maxTimestamp && this.read.maxTimestamp !== END_OF_TIME)) return false;
     if (this.keptVersions >= this.curLimit) return false;
     this.keptVersions++;
     return true;
