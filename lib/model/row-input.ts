@@ -1,0 +1,107 @@
+/**
+ * One written row in the POST shape -> RowWrite, validated completely (shape, entity id, every
+ * cell) before the caller writes anything. Shared by the HTTP POST handler and `rowgate import`:
+ *
+ *   {"entityId": <entity id>, "cells": {family: {qualifier: [{value, timestamp?, writer_schema?}]}}}
+ *
+ * Entity ids are read in the revision 3 body forms by default (a JSON array of components or a
+ * rowkey= / rowkey_hex= / hbase= / hbase_hex= string); revisions 1 and 2 pass their own reader.
+ */
+import type { Revision } from '../config.js';
+import { rgError } from '../errors.js';
+import { encodeCell } from './cell-codec.js';
+import { entityIdFromBody, resolveEntityId } from './entity-id.js';
+import type { EncodedCell, EntityIdInput, JsonValue, RowKeyFormat, RowWrite, SchemaTable, TableLayout } from './types.js';
+
+export type EntityIdReader = (value: JsonValue | undefined, format: RowKeyFormat) => EntityIdInput;
+
+export interface RowInputContext {
+  readonly layout: TableLayout;
+  /** The schema table of the instance the row is written to. */
+  readonly schemas: SchemaTable;
+  /** 3 unless given; under revision 1 a writer_schema is refused and the layout schema used. */
+  readonly revision?: Revision;
+  /** How `entityId` is read; default: the revision 3 body forms. */
+  readonly readEntityId?: EntityIdReader;
+  /** When given, a longer row key is refused here (RG_ERR_ROW_KEY_TOO_LONG) rather than by the store. */
+  readonly maxRowKeyBytes?: number;
+}
+
+export interface EncodedRowInput {
+  readonly row: RowWrite;
+  /** The entity id as given (for POST targets and messages). */
+  readonly entityId: EntityIdInput;
+}
+
+const ROW_FIELDS = new Set(['entityId', 'cells']);
+const CELL_FIELDS = new Set(['value', 'timestamp', 'writer_schema']);
+
+type JsonObject = { [key: string]: JsonValue };
+
+function isJsonObject(v: JsonValue | undefined): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The revision 3 body entity id: required, an array of components or a row key string form. */
+export const readEntityIdRevision3: EntityIdReader = (value) => {
+  if (value === undefined) throw rgError('RG_ERR_BAD_ENTITY_ID', 'entityId is missing: every row needs an entityId');
+  return entityIdFromBody(value);
+};
+
+/**
+ * Validates and encodes one row object. Throws a coded error naming the bad part (the field, the
+ * column and the cell index); nothing is written here.
+ */
+export async function encodeRowInput(item: JsonValue, ctx: RowInputContext): Promise<EncodedRowInput> {
+  if (!isJsonObject(item)) throw rgError('RG_ERR_BAD_BODY', 'a row must be a JSON object with entityId and cells');
+  for (const key of Object.keys(item)) {
+    if (!ROW_FIELDS.has(key)) throw rgError('RG_ERR_BAD_BODY', `unknown row field ${JSON.stringify(key)} (a row has entityId and cells)`);
+  }
+  const revision = ctx.revision ?? 3;
+  const { layout, schemas } = ctx;
+  const entityId = (ctx.readEntityId ?? readEntityIdRevision3)(item.entityId, layout.keyFormat);
+  const rowKey = resolveEntityId(layout.keyFormat, entityId);
+  if (ctx.maxRowKeyBytes !== undefined && rowKey.length > ctx.maxRowKeyBytes) {
+    throw rgError('RG_ERR_ROW_KEY_TOO_LONG', `row key of entity id ${entityId.text.slice(0, 80)} has ${rowKey.length} bytes; the store accepts at most ${ctx.maxRowKeyBytes}`);
+  }
+
+  const families = item.cells ?? {};
+  if (!isJsonObject(families)) throw rgError('RG_ERR_BAD_BODY', 'cells must be an object: {family: {qualifier: [cell, ...]}}');
+  const cells: EncodedCell[] = [];
+  for (const family of Object.keys(families)) {
+    const qualifiers = families[family];
+    if (!isJsonObject(qualifiers)) throw rgError('RG_ERR_BAD_BODY', `cells.${family} must be an object: {qualifier: [cell, ...]}`);
+    for (const qualifier of Object.keys(qualifiers)) {
+      const list = qualifiers[qualifier];
+      const column = `${family}:${qualifier}`;
+      if (!Array.isArray(list)) throw rgError('RG_ERR_BAD_BODY', `cells of column ${column} must be a list of cells`);
+      for (let i = 0; i < list.length; i++) {
+        const cell = list[i];
+        if (!isJsonObject(cell) || !('value' in cell)) {
+          throw rgError('RG_ERR_BAD_BODY', `cell ${i} of column ${column} must be an object with a value`);
+        }
+        for (const key of Object.keys(cell)) {
+          if (!CELL_FIELDS.has(key)) {
+            throw rgError('RG_ERR_BAD_BODY', `unknown field ${JSON.stringify(key)} in cell ${i} of column ${column} (a cell has value, timestamp, writer_schema)`);
+          }
+        }
+        if (revision === 1 && cell.writer_schema !== undefined) {
+          throw rgError('RG_ERR_BAD_PARAMETER', 'writer_schema is not part of revision 1 (the column\'s layout schema is used)');
+        }
+        cells.push(
+          await encodeCell({
+            layout,
+            family,
+            qualifier,
+            timestamp: cell.timestamp,
+            value: cell.value!,
+            writerSchema: cell.writer_schema,
+            schemas,
+            revision,
+          }),
+        );
+      }
+    }
+  }
+  return { row: { rowKey, cells }, entityId };
+}

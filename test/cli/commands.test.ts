@@ -1,0 +1,172 @@
+/**
+ * create-table, ls, get, scan and export options, --config for every command, usage errors.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { demoRow } from '../../lib/demo/demo-data.js';
+import { USERS_LAYOUT_JSON } from '../../lib/model/demo-layouts.js';
+import { ensureBuilt, runCli, tempDir, writeFile } from './helpers.js';
+
+t.before(ensureBuilt);
+
+const RAW_LAYOUT = `{
+  name: 'notes', keys_format: {encoding: 'RAW'}, version: 'layout-1.0',
+  locality_groups: [{name: 'default', in_memory: false, max_versions: 1, ttl_seconds: 2147483647, compression_type: 'NONE',
+    families: [{name: 'n', columns: [{name: 'text', column_schema: {type: 'INLINE', storage: 'UID', value: '"string"'}}]}]}]
+}`;
+
+t.test('create-table, ls, get and scan on one data directory', async (t) => {
+  const dir = tempDir(t);
+  const data = ['--data', join(dir, 'data')];
+  const users = writeFile(dir, 'users.json', USERS_LAYOUT_JSON);
+  const notes = writeFile(dir, 'notes.json', RAW_LAYOUT);
+
+  const first = await runCli(['create-table', ...data, '--instance', 'shop', '--layout', users]);
+  t.equal(first.code, 0, first.stderr);
+  t.equal(first.stdout, 'created instance shop\ncreated table users in instance shop (key format FORMATTED; families info, logins)\n');
+  const second = await runCli(['create-table', ...data, '--instance', 'shop', '--layout', notes]);
+  t.equal(second.stdout, 'created table notes in instance shop (key format RAW; families n)\n', 'an existing instance is reused');
+  const again = await runCli(['create-table', ...data, '--instance', 'shop', '--layout', notes]);
+  t.equal(again.code, 1);
+  t.equal(again.stderr, 'rowgate create-table: table notes already exists in instance shop\n');
+  const badLayout = await runCli(['create-table', ...data, '--instance', 'shop', '--layout', writeFile(dir, 'bad.json', '{name: "x"}')]);
+  t.equal(badLayout.code, 1);
+  t.match(badLayout.stderr, /^rowgate create-table: .*layout|keys_format|locality_groups/);
+  const noFile = await runCli(['create-table', ...data, '--instance', 'shop', '--layout', join(dir, 'none.json')]);
+  t.equal(noFile.code, 1);
+  t.match(noFile.stderr, /cannot read layout file .*none\.json/);
+  await runCli(['create-table', ...data, '--instance', 'other', '--layout', notes]);
+
+  t.equal((await runCli(['ls', ...data])).stdout, 'other\nshop\n');
+  t.equal((await runCli(['ls', ...data, '--instance', 'shop'])).stdout, 'notes\nusers\n');
+  const unknown = await runCli(['ls', ...data, '--instance', 'nope']);
+  t.equal(unknown.code, 1);
+  t.equal(unknown.stderr, 'rowgate ls: instance nope not found\n');
+
+  const rows = Array.from({ length: 25 }, (_, i) => JSON.stringify(demoRow(100 + i))).join('\n');
+  t.equal((await runCli(['import', ...data, '--instance', 'shop', '--table', 'users', '-'], { input: rows })).code, 0);
+  const note = '{"entityId":"rowkey=hello\\\\x00world","cells":{"n":{"text":[{"value":"line 1\\r\\nline 2","timestamp":5}]}}}\n';
+  const noteImport = await runCli(['import', ...data, '--instance', 'shop', '--table', 'notes', '-'], { input: note });
+  t.equal(noteImport.code, 0, noteImport.stderr);
+
+  const got = await runCli(['get', ...data, '--instance', 'shop', '--table', 'users', '--eid', '[101]', '--cols', 'info:name']);
+  t.equal(got.code, 0, got.stderr);
+  const expectedName = (demoRow(101) as { cells: { info: { name: { timestamp: number; value: string }[] } } }).cells.info.name[0]!;
+  t.equal(got.stdout, `{"entityId":[101],"cells":{"info":{"name":[{"timestamp":${expectedName.timestamp},"value":${JSON.stringify(expectedName.value)},"writer_schema":0}]}}}\n`);
+  const missing = await runCli(['get', ...data, '--instance', 'shop', '--table', 'users', '--eid', '[7]']);
+  t.equal(missing.stdout, '{"entityId":[7],"cells":{}}\n', 'a missing row has no cells');
+  const raw = await runCli(['get', ...data, '--instance', 'shop', '--table', 'notes', '--eid', 'rowkey_hex=68656c6c6f00776f726c64']);
+  t.equal(raw.stdout, '{"entityId":"rowkey=hello\\\\x00world","cells":{"n":{"text":[{"timestamp":5,"value":"line 1\\r\\nline 2","writer_schema":0}]}}}\n', 'CR LF stays escaped');
+  const badEid = await runCli(['get', ...data, '--instance', 'shop', '--table', 'users', '--eid', '101']);
+  t.equal(badEid.code, 1);
+  t.match(badEid.stderr, /^rowgate get: Provide components wrapped as a JSON array/);
+  const badCols = await runCli(['get', ...data, '--instance', 'shop', '--table', 'users', '--eid', '[101]', '--cols', 'nope']);
+  t.equal(badCols.code, 1);
+  t.match(badCols.stderr, /cols names an unknown family: "nope"/);
+
+  const scan = await runCli(['scan', ...data, '--instance', 'shop', '--table', 'users']);
+  t.equal(scan.code, 0, scan.stderr);
+  const lines = scan.stdout.split('\n');
+  t.equal(lines.pop(), '');
+  t.equal(lines.length, 10, 'scan shows 10 rows by default');
+  t.notOk(scan.stdout.includes('\r'), 'one row a line, LF only');
+  const three = await runCli(['scan', ...data, '--instance', 'shop', '--table', 'users', '--limit', '3', '--cols', 'info:age', '--versions', 'all']);
+  t.equal(three.stdout.split('\n').length, 4);
+  t.same(Object.keys((JSON.parse(three.stdout.split('\n')[0]!) as { cells: { info: object } }).cells.info), ['age']);
+  const badLimit = await runCli(['scan', ...data, '--instance', 'shop', '--table', 'users', '--limit', '-5']);
+  t.equal(badLimit.code, 1);
+  t.match(badLimit.stderr, /limit must be an integer >= -1/);
+  const badRange = await runCli(['scan', ...data, '--instance', 'shop', '--table', 'users', '--timerange', '9..3']);
+  t.equal(badRange.code, 1);
+  t.match(badRange.stderr, /timerange min must be less than max/);
+});
+
+t.test('export: ranges, time ranges, versions, files', async (t) => {
+  const dir = tempDir(t);
+  const data = ['--data', join(dir, 'data')];
+  await runCli(['create-table', ...data, '--instance', 'x', '--layout', writeFile(dir, 'u.json', USERS_LAYOUT_JSON)]);
+  const rows = Array.from({ length: 300 }, (_, i) => JSON.stringify(demoRow(i)));
+  t.equal((await runCli(['import', ...data, '--instance', 'x', '--table', 'users', '--batch', '7', '-'], { input: rows.join('\n') })).code, 0);
+  const table = [...data, '--instance', 'x', '--table', 'users'];
+
+  const all = await runCli(['export', ...table]);
+  const docs = all.stdout.split('\r\n').slice(0, -1);
+  t.equal(docs.length, 300);
+  t.match(all.stderr, /^exported 300 rows, \d+ cells in /);
+
+  // Versions: all by default, 1 on request.
+  const latest = await runCli(['export', ...table, '--versions', '1']);
+  t.ok(latest.stdout.length < all.stdout.length, 'fewer cells with --versions 1');
+  t.notMatch(latest.stdout, /"score":\[\{[^\]]*\},\{/, 'one version per column');
+
+  // A key range: [start, end) in row-key order.
+  const eidOf = (doc: string): string => JSON.stringify((JSON.parse(doc) as { entityId: unknown }).entityId);
+  const range = await runCli(['export', ...table, '--start-eid', eidOf(docs[10]!), '--end-eid', eidOf(docs[20]!)]);
+  t.equal(range.stdout, docs.slice(10, 20).map((d) => `${d}\r\n`).join(''));
+  const limited = await runCli(['export', ...table, '--limit', '0']);
+  t.equal(limited.stdout, '', 'limit 0: nothing');
+
+  // A time range keeps only the cells inside it, and rows without any are left out.
+  const ranged = await runCli(['export', ...table, '--timerange', '1700000100000..1700000200000']);
+  const stamps = [...ranged.stdout.matchAll(/"timestamp":(\d+)/g)].map((m) => Number(m[1]));
+  t.ok(stamps.length > 0, 'some cells in the range');
+  t.same(stamps.filter((ts) => ts < 1700000100000 || ts >= 1700000200000), [], 'no cell outside [min, max)');
+  t.ok(ranged.stdout.split('\r\n').length - 1 < 300, 'rows without a cell in the range are left out');
+
+  // --out: the file appears complete, under its name only at the end.
+  const out = join(dir, 'out', 'users.ndjson');
+  const failed = await runCli(['export', ...table, '--out', out]);
+  t.equal(failed.code, 1, 'a missing output directory fails');
+  t.match(failed.stderr, /ENOENT/);
+  const file = join(dir, 'users.ndjson');
+  const ok = await runCli(['export', ...table, '--out', file]);
+  t.equal(ok.code, 0, ok.stderr);
+  t.same(readdirSync(dir).filter((n) => n.startsWith('users.ndjson')), ['users.ndjson'], 'no partial file left behind');
+
+  const noTable = await runCli(['export', ...data, '--instance', 'x', '--table', 'nope']);
+  t.equal(noTable.code, 1);
+  t.equal(noTable.stderr, 'rowgate export: table nope not found in instance x\n');
+  const noData = await runCli(['export', '--data', join(dir, 'nothing'), '--instance', 'x', '--table', 'users']);
+  t.equal(noData.code, 1);
+  t.notOk(existsSync(join(dir, 'nothing')), 'reading commands never create a data directory');
+});
+
+t.test('--config names the store for every command', async (t) => {
+  const dir = tempDir(t);
+  const config = writeFile(dir, 'rowgate.yaml', `store:\n  kind: lmdb\n  path: ${join(dir, 'cfgdata')}\n`);
+  const created = await runCli(['create-table', '--config', config, '--instance', 'c', '--layout', writeFile(dir, 'n.json', RAW_LAYOUT)]);
+  t.equal(created.code, 0, created.stderr);
+  t.ok(existsSync(join(dir, 'cfgdata')), 'the store of the configuration file');
+  t.equal((await runCli(['ls', '--config', config])).stdout, 'c\n');
+  t.equal((await runCli(['import', '--config', config, '--instance', 'c', '--table', 'notes', '-'], { input: '{"entityId":"rowkey=a","cells":{"n":{"text":[{"value":"x","timestamp":1}]}}}' })).code, 0);
+  t.equal((await runCli(['export', '--config', config, '--instance', 'c', '--table', 'notes'])).stdout, '{"entityId":"rowkey=a","cells":{"n":{"text":[{"timestamp":1,"value":"x","writer_schema":0}]}}}\r\n');
+  t.equal((await runCli(['ls', '--config', config, '--data', join(dir, 'cfgdata')])).stdout, 'c\n', '--data overrides store.path');
+
+  const bigtable = writeFile(dir, 'bt.yaml', 'store:\n  kind: bigtable\n  projectId: p\n  instanceId: i\n');
+  const bt = await runCli(['ls', '--config', bigtable]);
+  t.not(bt.code, 0, 'a store this build cannot open is an error');
+  t.match(bt.stderr, /^rowgate ls: configuration store\.kind: bigtable/);
+  const badConfig = await runCli(['ls', '--config', writeFile(dir, 'bad.yaml', 'stroe:\n  kind: lmdb\n')]);
+  t.equal(badConfig.code, 2, 'a bad configuration exits 2');
+  t.match(badConfig.stderr, /^rowgate ls: configuration stroe: unknown key/);
+});
+
+t.test('usage', async (t) => {
+  const help = await runCli(['--help']);
+  t.equal(help.code, 0);
+  for (const command of ['serve', 'create-table', 'import', 'export', 'ls', 'get', 'scan']) t.match(help.stdout, new RegExp(`\\n  ${command} `));
+  const exportHelp = await runCli(['export', '--help']);
+  t.equal(exportHelp.code, 0);
+  for (const option of ['--out', '--cols', '--versions', '--timerange', '--limit', '--start-eid', '--end-eid', '--config', '--data']) t.match(exportHelp.stdout, option);
+  const version = await runCli(['--version']);
+  t.match(version.stdout, /^\d+\.\d+\.\d+\n$/);
+  const unknown = await runCli(['frobnicate']);
+  t.equal(unknown.code, 2);
+  t.match(unknown.stderr, /unknown command 'frobnicate'/);
+  const missing = await runCli(['get', '--instance', 'a', '--table', 'b']);
+  t.equal(missing.code, 2);
+  t.match(missing.stderr, /required option '--eid <eid>' not specified/);
+  const extra = await runCli(['ls', 'extra']);
+  t.equal(extra.code, 2);
+});

@@ -1,0 +1,103 @@
+/**
+ * Helpers of the command-line tests: they run the built CLI (`node tools/rowgate ...`) as a user
+ * would. The CLI runs from dist/: when dist is missing or older than a source file in lib/ or
+ * tools/, it is rebuilt once (`npm run build`), under a lock so parallel test files build once.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const CLI = join(ROOT, 'tools', 'rowgate');
+const BUILT_CLI = join(ROOT, 'dist', 'tools', 'rowgate-cli.js');
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(path));
+    else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+function isBuilt(): boolean {
+  let built: number;
+  try {
+    built = statSync(BUILT_CLI).mtimeMs;
+  } catch {
+    return false;
+  }
+  return built >= Math.max(newestSource(join(ROOT, 'lib')), newestSource(join(ROOT, 'tools')));
+}
+
+/** Builds dist/ when it is missing or stale; parallel callers wait for one build. */
+export async function ensureBuilt(): Promise<void> {
+  if (isBuilt()) return;
+  const lock = join(tmpdir(), `rowgate-build-${createHash('sha1').update(ROOT).digest('hex').slice(0, 12)}.lock`);
+  for (let waited = 0; ; waited += 200) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (isBuilt()) return;
+      // A lock left by a killed build expires after 3 minutes.
+      if (waited > 180_000) rmSync(lock, { recursive: true, force: true });
+      await sleep(200);
+    }
+  }
+  try {
+    if (isBuilt()) return;
+    const r = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`npm run build failed:\n${r.stdout}\n${r.stderr}`);
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the CLI to completion; `input` is written to its stdin. */
+export function runCli(args: readonly string[], options: { input?: string | Buffer; cwd?: string } = {}): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.on('error', reject);
+    child.on('close', (code, signal) =>
+      resolvePromise({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
+    );
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** Starts the CLI without waiting for it (serve). */
+export function startCli(args: readonly string[]): ChildProcess {
+  return spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** A fresh temporary directory, removed when the test ends. */
+export function tempDir(t: { teardown(fn: () => void): void }, prefix = 'rowgate-cli-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Writes `text` to `name` in `dir`; returns the path. */
+export function writeFile(dir: string, name: string, text: string | Buffer): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}

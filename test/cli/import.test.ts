@@ -1,0 +1,122 @@
+/**
+ * `rowgate import` failures: a bad line stops the import with its line number and what is wrong;
+ * batches before it are committed, nothing of its own batch is written. Also the accepted input
+ * forms (stdin, CR LF, blank lines) and counter increments.
+ */
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import { demoRow } from '../../lib/demo/demo-data.js';
+import { USERS_LAYOUT_JSON } from '../../lib/model/demo-layouts.js';
+import { ensureBuilt, runCli, tempDir, writeFile } from './helpers.js';
+
+t.before(ensureBuilt);
+
+/** A data directory with an empty `users` table in instance `it`; returns the common flags. */
+async function freshTable(t: Test): Promise<{ dir: string; flags: string[] }> {
+  const dir = tempDir(t);
+  const flags = ['--data', join(dir, 'data'), '--instance', 'it'];
+  const layout = writeFile(dir, 'users.json', USERS_LAYOUT_JSON);
+  const r = await runCli(['create-table', ...flags, '--layout', layout]);
+  if (r.code !== 0) throw new Error(r.stderr);
+  return { dir, flags: [...flags, '--table', 'users'] };
+}
+
+const line = (uid: number): string => JSON.stringify(demoRow(uid));
+
+async function exportedUids(flags: string[]): Promise<number[]> {
+  const r = await runCli(['export', ...flags, '--cols', 'info:email']);
+  if (r.code !== 0) throw new Error(r.stderr);
+  return r.stdout
+    .split('\r\n')
+    .filter((x) => x !== '')
+    .map((doc) => (JSON.parse(doc) as { entityId: number[] }).entityId[0]!)
+    .sort((a, b) => a - b);
+}
+
+t.test('a bad line in a later batch: earlier batches stay, nothing of its batch is written', async (t) => {
+  const { dir, flags } = await freshTable(t);
+  const lines = [];
+  for (let uid = 1; uid <= 30; uid++) lines.push(line(uid));
+  // Line 26: age is an int column.
+  lines[25] = '{"entityId":[26],"cells":{"info":{"age":[{"value":"twenty-six"}]}}}';
+  const file = writeFile(dir, 'rows.ndjson', `${lines.join('\n')}\n`);
+  const r = await runCli(['import', ...flags, '--batch', '10', file]);
+  t.equal(r.code, 1);
+  t.equal(r.stdout, '', 'no summary line on failure');
+  t.match(r.stderr, /^rowgate import: line 26: value of column info:age does not match its writer schema "int": expected int, got "twenty-six"\n/);
+  t.match(r.stderr, /\nrowgate import: rows before line 21 were imported \(20 rows, \d+ cells\); nothing from line 21 on was written\n$/);
+  t.notMatch(r.stderr, /\n\s+at /, 'no stack trace');
+  t.same(await exportedUids(flags), Array.from({ length: 20 }, (_, i) => i + 1), 'exactly the rows of lines 1-20');
+  const row21 = await runCli(['get', ...flags, '--eid', '[21]']);
+  t.equal(row21.stdout, '{"entityId":[21],"cells":{}}\n', 'the row of line 21 (same batch as the bad line) was not written');
+});
+
+t.test('a bad line in the first batch: nothing is imported', async (t) => {
+  const { dir, flags } = await freshTable(t);
+  const file = writeFile(dir, 'rows.ndjson', [line(1), line(2), '{"entityId":[3], "cells": {', line(4)].join('\n'));
+  const r = await runCli(['import', ...flags, file]);
+  t.equal(r.code, 1);
+  t.match(r.stderr, /^rowgate import: line 3: the row is not valid JSON: .* at position \d+\nrowgate import: nothing was imported\n$/);
+  t.same(await exportedUids(flags), []);
+});
+
+t.test('each kind of bad line is named with its line number and what is wrong', async (t) => {
+  const { dir, flags } = await freshTable(t);
+  const cases: [string, RegExp][] = [
+    ['[1, 2]', /line 2: a row must be a JSON object with entityId and cells/],
+    ['{"cells":{}}', /line 2: entityId is missing/],
+    ['{"entityId":"12","cells":{}}', /line 2: entityId must be a JSON array of components or a string starting with rowkey=/],
+    ['{"entityId":["x"],"cells":{}}', /line 2: .*component/],
+    ['{"entityId":[[]],"cells":{}}', /line 2: .*wildcard/],
+    ['{"entityId":[5],"cells":{},"extra":1}', /line 2: unknown row field "extra"/],
+    ['{"entityId":[5],"cells":{"nope":{"a":[{"value":1}]}}}', /line 2: Specified column does not exist: nope:a/],
+    ['{"entityId":[5],"cells":{"info":{"nope":[{"value":1}]}}}', /line 2: Specified column does not exist: info:nope/],
+    ['{"entityId":[5],"cells":{"info":{"age":{"value":1}}}}', /line 2: cells of column info:age must be a list of cells/],
+    ['{"entityId":[5],"cells":{"info":{"age":[{"value":1,"ts":5}]}}}', /line 2: unknown field "ts" in cell 0 of column info:age/],
+    ['{"entityId":[5],"cells":{"info":{"age":[{"value":1,"timestamp":-4}]}}}', /line 2: timestamp of column info:age must be a non-negative integer/],
+    ['{"entityId":[5],"cells":{"info":{"age":[{"value":1,"writer_schema":999}]}}}', /line 2: writer_schema 999 of column info:age is not in the schema table/],
+    ['{"entityId":[5],"cells":{"logins":{"web":[{"value":"many"}]}}}', /line 2: counter value of column logins:web must be a 64-bit integer/],
+  ];
+  for (const [bad, expected] of cases) {
+    const file = writeFile(dir, 'one.ndjson', `${line(1)}\n${bad}\n${line(3)}\n`);
+    const r = await runCli(['import', ...flags, file]);
+    t.equal(r.code, 1, bad);
+    t.match(r.stderr, expected, bad);
+    t.match(r.stderr, /nothing was imported\n$/, bad);
+  }
+  t.same(await exportedUids(flags), [], 'nothing written by any of them');
+});
+
+t.test('standard input, CR LF, blank lines, counter increments', async (t) => {
+  const { flags } = await freshTable(t);
+  const input = `${line(1)}\r\n\r\n   \n${line(2)}\r\n{"entityId":[1],"cells":{"logins":{"web":[{"value":{"incr":5}}]}}}\n`;
+  const before = JSON.parse(JSON.stringify(demoRow(1))) as { cells: { logins: Record<string, [{ value: number }]> } };
+  const r = await runCli(['import', ...flags, '-'], { input });
+  t.equal(r.code, 0, r.stderr);
+  t.match(r.stdout, /^imported 3 rows, \d+ cells in \d+\.\d\d s \(\d+ cells\/s\)\n$/);
+  const web = await runCli(['get', ...flags, '--eid', '[1]', '--cols', 'logins:web']);
+  const value = (JSON.parse(web.stdout) as { cells: { logins: { web: [{ value: number }] } } }).cells.logins.web[0].value;
+  t.equal(value, (before.cells.logins.web?.[0].value ?? 0) + 5, 'the increment was applied to the imported counter');
+  t.same(await exportedUids(flags), [1, 2]);
+
+  const empty = await runCli(['import', ...flags, '-'], { input: '' });
+  t.equal(empty.code, 0);
+  t.match(empty.stdout, /^imported 0 rows, 0 cells in/);
+});
+
+t.test('an unknown table, a missing file, a missing data directory', async (t) => {
+  const { dir, flags } = await freshTable(t);
+  const file = writeFile(dir, 'rows.ndjson', `${line(1)}\n`);
+  const noTable = await runCli(['import', ...flags.slice(0, -2), '--table', 'nope', file]);
+  t.equal(noTable.code, 1);
+  t.match(noTable.stderr, /^rowgate import: table nope not found in instance it\n$/);
+  const noFile = await runCli(['import', ...flags, join(dir, 'missing.ndjson')]);
+  t.equal(noFile.code, 1);
+  t.match(noFile.stderr, /^rowgate import: cannot read .*missing\.ndjson: ENOENT/);
+  const noData = await runCli(['import', '--data', join(dir, 'elsewhere'), '--instance', 'it', '--table', 'users', file]);
+  t.equal(noData.code, 1);
+  t.match(noData.stderr, /data directory .*elsewhere does not exist/);
+  const usage = await runCli(['import', ...flags]);
+  t.equal(usage.code, 2, 'the file argument is required');
+  t.match(usage.stderr, /missing required argument 'file'/);
+});

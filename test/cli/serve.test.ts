@@ -1,0 +1,152 @@
+/**
+ * `rowgate serve` as a user starts it: a fresh data directory gets the demo table, --port 0 prints
+ * the port actually bound, rows are served CR LF framed, SIGTERM exits 0, startup errors exit 2.
+ */
+import { once } from 'node:events';
+import { existsSync, readdirSync } from 'node:fs';
+import { get } from 'node:http';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import type { ChildProcess } from 'node:child_process';
+import { ensureBuilt, runCli, startCli, tempDir, writeFile } from './helpers.js';
+
+const LISTENING = /^listening on http:\/\/127\.0\.0\.1:(\d+)$/;
+
+interface Running {
+  readonly child: ChildProcess;
+  readonly port: number;
+  readonly line: string;
+  stderr(): string;
+}
+
+/** Starts serve and resolves once it printed the listening line. */
+async function serve(t: Test, args: string[]): Promise<Running> {
+  const child = startCli(['serve', ...args]);
+  let stdout = '';
+  let stderr = '';
+  child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
+  t.teardown(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (b: Buffer) => {
+      stdout += b.toString();
+      const nl = stdout.indexOf('\n');
+      if (nl >= 0) resolve(stdout.slice(0, nl));
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code} before listening:\n${stderr}`)));
+  });
+  const m = LISTENING.exec(line);
+  if (!m) throw new Error(`unexpected first stdout line ${JSON.stringify(line)}`);
+  return { child, port: Number(m[1]), line, stderr: () => stderr };
+}
+
+function httpGet(port: number, path: string): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    get({ host: '127.0.0.1', port, path }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+      res.on('error', reject);
+    }).on('error', reject);
+  });
+}
+
+async function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  child.kill(signal);
+  const [code, sig] = await exited;
+  return { code, signal: sig };
+}
+
+t.before(ensureBuilt);
+
+t.test('a fresh data directory is seeded with the demo table and served', async (t) => {
+  const dir = tempDir(t);
+  const data = join(dir, 'nested', 'data');
+  const s = await serve(t, ['--data', data, '--port', '0', '--host', '127.0.0.1']);
+  t.not(s.port, 0, 'the listening line names the port actually bound');
+  t.match(s.line, LISTENING);
+
+  const r = await httpGet(s.port, '/v1/instances/default/tables/users/rows?limit=5');
+  t.equal(r.status, 200);
+  t.ok(r.body.endsWith('\r\n'), 'the last row is CR LF terminated too');
+  const docs = r.body.split('\r\n');
+  t.equal(docs.pop(), '', 'nothing after the last CR LF');
+  t.equal(docs.length, 5, '5 rows');
+  for (const doc of docs) {
+    const row = JSON.parse(doc) as { entityId: unknown; cells: Record<string, Record<string, unknown[]>> };
+    t.ok(Array.isArray(row.entityId) && typeof (row.entityId as unknown[])[0] === 'number', 'entityId is [uid]');
+    t.ok(row.cells.info?.name?.length, 'info:name present');
+    t.ok(row.cells.logins && Object.keys(row.cells.logins).length > 0, 'login counters present');
+  }
+
+  const all = await httpGet(s.port, '/v1/instances/default/tables/users/rows?limit=5000&versions=all');
+  const rows = all.body.split('\r\n').filter((x) => x !== '');
+  t.equal(rows.length, 1000, 'the demo table has 1,000 rows');
+  t.ok(rows.some((doc) => /"score":\[\{[^\]]*\},\{/.test(doc)), 'some columns have several versions');
+
+  const ended = await stop(s.child, 'SIGTERM');
+  t.same(ended, { code: 0, signal: null }, 'SIGTERM exits 0');
+  t.notOk(/"level":50/.test(s.stderr()), 'no error logged');
+  t.same(readdirSync(join(dir, 'nested')), ['data'], 'no staging directory left behind');
+});
+
+t.test('an existing data directory is served as it is; SIGINT exits 0', async (t) => {
+  const dir = tempDir(t);
+  const data = join(dir, 'data');
+  const first = await serve(t, ['--data', data, '--port', '0']);
+  const seeded = await httpGet(first.port, '/v1/instances/default/tables/users/rows?eid=[1000]&versions=all');
+  t.same(await stop(first.child, 'SIGTERM'), { code: 0, signal: null });
+
+  const second = await serve(t, ['--data', data, '--port', '0']);
+  const again = await httpGet(second.port, '/v1/instances/default/tables/users/rows?eid=[1000]&versions=all');
+  t.equal(again.body, seeded.body, 'same demo row after a restart (not re-seeded)');
+  t.match(seeded.body, /^\{"entityId":\[1000\],"cells":\{"info":/);
+  t.same(await stop(second.child, 'SIGINT'), { code: 0, signal: null });
+});
+
+t.test('--config names the store; flags override the file', async (t) => {
+  const dir = tempDir(t);
+  const config = writeFile(dir, 'rowgate.yaml', `port: 1\nhost: 127.0.0.1\nrevision: 2\nstore:\n  kind: lmdb\n  path: ${join(dir, 'from-config')}\n`);
+  const s = await serve(t, ['--config', config, '--port', '0']);
+  t.ok(existsSync(join(dir, 'from-config')), 'the data directory of the configuration file is used');
+  const v = await httpGet(s.port, '/v1/instances/default/tables/users/rows?eid=[1000]');
+  t.equal(v.status, 200);
+  t.match(v.body, /^\{"entityId":"\[1000\]"/, 'revision 2 from the file: shell entity ids');
+  t.same(await stop(s.child, 'SIGTERM'), { code: 0, signal: null });
+});
+
+t.test('startup errors print the message and exit 2, without a stack trace', async (t) => {
+  const dir = tempDir(t);
+  const bad = await runCli(['serve', '--data', join(dir, 'd'), '--revision', '7']);
+  t.equal(bad.code, 2);
+  t.match(bad.stderr, /^rowgate serve: configuration revision: must be an integer from 1 to 3, got "7"\n$/);
+  t.equal(bad.stdout, '');
+  t.notOk(existsSync(join(dir, 'd')), 'nothing created on a bad configuration');
+
+  const config = writeFile(dir, 'bad.yaml', 'prot: 8080\n');
+  const unknown = await runCli(['serve', '--config', config]);
+  t.equal(unknown.code, 2);
+  t.match(unknown.stderr, /configuration prot: unknown key/);
+  t.notMatch(unknown.stderr, /\n\s+at /, 'no stack trace');
+
+  const missing = await runCli(['serve', '--config', join(dir, 'nope.yaml')]);
+  t.equal(missing.code, 2);
+  t.match(missing.stderr, /cannot read .*nope\.yaml/);
+
+  // A port already taken.
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => blocker.close());
+  const port = (blocker.address() as { port: number }).port;
+  const busy = await runCli(['serve', '--data', join(dir, 'busy'), '--port', String(port)]);
+  t.equal(busy.code, 2);
+  t.match(busy.stderr, /EADDRINUSE/);
+  t.notMatch(busy.stderr, /\n\s+at /, 'no stack trace');
+
+  const usage = await runCli(['serve', '--bogus']);
+  t.equal(usage.code, 2);
+  t.match(usage.stderr, /unknown option '--bogus'/);
+});

@@ -1,0 +1,128 @@
+/**
+ * `rowgate serve`: loads the configuration, opens the store (seeding a demo instance when the
+ * embedded data directory does not exist yet), starts the gateway and prints
+ * `listening on http://HOST:PORT` on stdout once it accepts connections (with --port 0, the port
+ * actually bound). SIGTERM or SIGINT closes the gateway and the store and exits 0.
+ */
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import type { Logger } from 'pino';
+import { loadConfig, type Config } from '../../lib/config.js';
+import { createDemoData, DEMO_INSTANCE, DEMO_TABLE } from '../../lib/demo/demo-data.js';
+import { createGateway } from '../../lib/http/server.js';
+import { createLogger } from '../../lib/logger.js';
+import { openStore } from '../../lib/store/open-store.js';
+import type { Store } from '../../lib/store/store.js';
+import { isRowgateError } from '../../lib/errors.js';
+import { CliError, EXIT_USAGE, systemErrorMessage } from '../support/cli-error.js';
+import { withStoreOptions } from '../support/store-options.js';
+
+interface ServeFlags {
+  readonly config?: string;
+  readonly data?: string;
+  readonly port?: string;
+  readonly host?: string;
+  readonly revision?: string;
+}
+
+export function registerServe(program: Command): void {
+  withStoreOptions(program.command('serve').description('serve the REST interface over the configured store (seeds demo data into a new data directory)'))
+    .option('--port <n>', 'TCP port (default 8080; 0 = any free port, printed in the listening line)')
+    .option('--host <host>', 'address to listen on (default 127.0.0.1)')
+    .option('--revision <1|2|3>', 'interface revision served (default 3)')
+    .action(async (flags: ServeFlags) => {
+      await serve(flags);
+    });
+}
+
+async function serve(flags: ServeFlags): Promise<void> {
+  let config: Config;
+  let log: Logger;
+  let store: Store;
+  try {
+    config = loadConfig({ config: flags.config, data: flags.data, port: flags.port, host: flags.host, revision: flags.revision });
+    log = createLogger(config.logLevel);
+    await seedDemoIfNew(config, log);
+    store = await openStore(config.store);
+  } catch (e) {
+    throw startupError(e);
+  }
+  const gateway = createGateway(config, store, log);
+  let address;
+  try {
+    address = await gateway.listen();
+  } catch (e) {
+    await store.close();
+    throw startupError(e);
+  }
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      log.warn({ signal }, 'second signal: exiting without waiting for requests');
+      process.exit(1);
+    }
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    gateway
+      .close()
+      .then(() => store.close())
+      .then(
+        () => process.exit(0),
+        (e: unknown) => {
+          log.error({ err: e }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  process.stdout.write(`listening on http://${host}:${address.port}\n`);
+}
+
+/** Every failure before the server accepts connections exits 2 with its message. */
+function startupError(e: unknown): CliError {
+  if (e instanceof CliError) return new CliError(e.message, EXIT_USAGE);
+  if (isRowgateError(e)) return new CliError(e.message, EXIT_USAGE);
+  const system = systemErrorMessage(e);
+  if (system !== undefined) return new CliError(system, EXIT_USAGE);
+  const err = e instanceof Error ? e : new Error(String(e));
+  return new CliError(err.stack ?? err.message, EXIT_USAGE);
+}
+
+/**
+ * A missing embedded data directory is created with the demo instance and table. The data is
+ * written into a sibling directory that is renamed into place once complete, so an interrupted
+ * start never leaves a half-seeded directory that later starts would take for user data.
+ */
+async function seedDemoIfNew(config: Config, log: Logger): Promise<void> {
+  if (config.store.kind !== 'lmdb' || existsSync(config.store.path)) return;
+  const target = resolve(config.store.path);
+  mkdirSync(dirname(target), { recursive: true });
+  // No dot in the name: lmdb-js opens a path with an extension as a file, not a directory.
+  const staging = join(dirname(target), `rowgate-seeding-${process.pid}`);
+  rmSync(staging, { recursive: true, force: true });
+  const started = Date.now();
+  const store = await openStore({ kind: 'lmdb', path: staging });
+  let seeded;
+  try {
+    seeded = await createDemoData(store);
+  } finally {
+    await store.close();
+  }
+  try {
+    renameSync(staging, target);
+  } catch (e) {
+    rmSync(staging, { recursive: true, force: true });
+    // Another process created the directory meanwhile: use theirs.
+    if (!existsSync(target)) throw e;
+    return;
+  }
+  log.info(
+    { path: config.store.path, instance: DEMO_INSTANCE, table: DEMO_TABLE, rows: seeded.rows, cells: seeded.cells, ms: Date.now() - started },
+    'created a new data directory with demo data',
+  );
+}

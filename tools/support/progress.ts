@@ -1,0 +1,40 @@
+/**
+ * Progress for long-running commands: a cli-progress bar on stderr when stderr is a terminal,
+ * nothing otherwise (pipes, files, CI logs stay clean).
+ */
+import cliProgress from 'cli-progress';
+
+export interface Progress {
+  /** `done` counts what the bar measures; payload values fill the {name} tokens of the format. */
+  update(done: number, payload?: Record<string, string | number>): void;
+  stop(): void;
+}
+
+const NONE: Progress = { update: () => undefined, stop: () => undefined };
+
+/**
+ * `format` uses cli-progress tokens ({bar}, {percentage}, {value}, {total}, {eta_formatted},
+ * {duration_formatted}) and payload names; `total` undefined = unknown (use a format without {bar}).
+ */
+export function startProgress(format: string, total: number | undefined, payload: Record<string, string | number> = {}): Progress {
+  if (!process.stderr.isTTY) return NONE;
+  const bar = new cliProgress.SingleBar(
+    { format, stream: process.stderr, hideCursor: true, barsize: 30, fps: 5, etaBuffer: 50, clearOnComplete: false },
+    cliProgress.Presets.shades_classic,
+  );
+  bar.start(total ?? 0, 0, payload);
+  let stopped = false;
+  return {
+    update: (done, more) => bar.update(done, more),
+    stop: () => {
+      if (stopped) return;
+      stopped = true;
+      bar.stop();
+    },
+  };
+}
+
+/** "12.34" seconds and a whole-number rate, as the summary lines print them. */
+export function rateText(count: number, seconds: number): string {
+  return seconds > 0 ? String(Math.round(count / seconds)) : '0';
+}

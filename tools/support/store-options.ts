@@ -1,0 +1,51 @@
+/**
+ * The options every command shares (`--config FILE`, `--data DIR`) and opening the store they
+ * name, through the same loadConfig/openStore as `serve`, so each command works against any store
+ * a configuration file names.
+ */
+import { existsSync } from 'node:fs';
+import type { Command } from 'commander';
+import { DEFAULT_DATA_DIR, loadConfig, type Config } from '../../lib/config.js';
+import { openStore } from '../../lib/store/open-store.js';
+import type { Store } from '../../lib/store/store.js';
+import { CliError } from './cli-error.js';
+
+export interface StoreFlags {
+  readonly config?: string;
+  readonly data?: string;
+}
+
+export function withStoreOptions(cmd: Command): Command {
+  return cmd
+    .option('--config <file>', 'YAML configuration file (the same file as serve; its store: section names the store)')
+    .option('--data <dir>', `data directory of the embedded store (default ${DEFAULT_DATA_DIR}; overrides store.path)`);
+}
+
+export interface OpenedStore {
+  readonly config: Config;
+  readonly store: Store;
+}
+
+/**
+ * Loads the configuration and opens its store. Unless `create`, a missing embedded data directory
+ * is an error rather than silently created empty (an empty directory would also stop `serve` from
+ * seeding the demo data).
+ */
+export async function openConfiguredStore(flags: StoreFlags, options: { readonly create: boolean }): Promise<OpenedStore> {
+  const config = loadConfig({ config: flags.config, data: flags.data });
+  if (config.store.kind === 'lmdb' && !options.create && !existsSync(config.store.path)) {
+    throw new CliError(`data directory ${config.store.path} does not exist (rowgate serve creates one with demo data, rowgate create-table an empty one)`);
+  }
+  const store = await openStore(config.store);
+  return { config, store };
+}
+
+/** Runs `fn` with the store open and always closes it. */
+export async function withStore<T>(flags: StoreFlags, options: { readonly create: boolean }, fn: (opened: OpenedStore) => Promise<T>): Promise<T> {
+  const opened = await openConfiguredStore(flags, options);
+  try {
+    return await fn(opened);
+  } finally {
+    await opened.store.close();
+  }
+}
