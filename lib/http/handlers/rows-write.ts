@@ -4,10 +4,10 @@
  * or versions up to a timestamp.
  */
 import { isRowgateError, rgError, RowgateError } from '../../errors.js';
-import { encodeCell } from '../../model/cell-codec.js';
+import { encodeRowInput } from '../../model/row-input.js';
 import { formatShellEntityId, resolveEntityId } from '../../model/entity-id.js';
 import { parseExactJson } from '../../model/exact-json.js';
-import type { EncodedCell, JsonValue, RowWrite, SchemaTable, TableLayout } from '../../model/types.js';
+import type { JsonValue, RowWrite, SchemaTable, TableLayout } from '../../model/types.js';
 import type { RowDelete } from '../../store/store.js';
 import { jsonBodyItems } from '../body.js';
 import { tableLayout, type Handler } from '../context.js';
@@ -17,10 +17,7 @@ import { sendJson } from '../respond.js';
 import { serialize } from '../serializers.js';
 
 const NONE = new Set<string>();
-const ROW_KEYS = new Set(['entityId', 'cells']);
-const CELL_KEYS = new Set(['value', 'timestamp', 'writer_schema']);
 
-const isObject = (v: JsonValue | undefined): v is { [k: string]: JsonValue } => typeof v === 'object' && v !== null && !Array.isArray(v) && typeof v !== 'bigint';
 
 /** Prefixes a coded error's message with where in the body it happened. */
 function at(where: string, e: unknown): unknown {
@@ -51,29 +48,9 @@ export const postRows: Handler = async (ctx, req, res, params, query, info) => {
 };
 
 async function encodeRow(dialect: Dialect, layout: TableLayout, schemas: SchemaTable, instance: string, item: JsonValue): Promise<{ row: RowWrite; target: string }> {
-  if (!isObject(item)) throw rgError('RG_ERR_BAD_BODY', 'a row must be a JSON object with entityId and cells');
-  for (const k of Object.keys(item)) if (!ROW_KEYS.has(k)) throw rgError('RG_ERR_BAD_BODY', `unknown row field ${JSON.stringify(k)} (a row has entityId and cells)`);
-  const input = dialect.bodyEntityId(item.entityId, layout.keyFormat);
-  const rowKey = resolveEntityId(layout.keyFormat, input);
-  const cells: EncodedCell[] = [];
-  const families = item.cells ?? {};
-  if (!isObject(families)) throw rgError('RG_ERR_BAD_BODY', 'cells must be an object mapping family to qualifier to a list of cells');
-  for (const [family, qualifiers] of Object.entries(families)) {
-    if (!isObject(qualifiers)) throw rgError('RG_ERR_BAD_BODY', `cells.${family} must be an object mapping qualifier to a list of cells`);
-    for (const [qualifier, list] of Object.entries(qualifiers)) {
-      if (!Array.isArray(list)) throw rgError('RG_ERR_BAD_BODY', `cells.${family}.${qualifier} must be a list of cells`);
-      for (const cell of list) {
-        if (!isObject(cell) || !('value' in cell)) throw rgError('RG_ERR_BAD_BODY', `each cell of ${family}:${qualifier} must be an object with a value`);
-        for (const k of Object.keys(cell)) if (!CELL_KEYS.has(k)) throw rgError('RG_ERR_BAD_BODY', `unknown cell field ${JSON.stringify(k)} in ${family}:${qualifier} (a cell has value, timestamp, writer_schema)`);
-        if (dialect.revision === 1 && cell.writer_schema !== undefined) {
-          throw rgError('RG_ERR_BAD_PARAMETER', `writer_schema is not part of revision 1 (the server speaks revision 1; the column's layout schema is used)`);
-        }
-        cells.push(await encodeCell({ layout, family, qualifier, timestamp: cell.timestamp, value: cell.value!, writerSchema: cell.writer_schema, schemas, revision: dialect.revision }));
-      }
-    }
-  }
-  const target = dialect.target(instance, layout.name, input, rowKey, dialect.revision === 3 ? '' : formatShellEntityId(layout.keyFormat, rowKey));
-  return { row: { rowKey, cells }, target };
+  const { row, entityId } = await encodeRowInput(item, { layout, schemas, revision: dialect.revision, readEntityId: dialect.bodyEntityId });
+  const shell = dialect.revision === 3 ? '' : formatShellEntityId(layout.keyFormat, row.rowKey);
+  return { row, target: dialect.target(instance, layout.name, entityId, row.rowKey, shell) };
 }
 
 export const deleteRows: Handler = async (ctx, _req, res, params, query, info) => {
