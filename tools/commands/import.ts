@@ -6,7 +6,9 @@
  *
  * Every row of a batch is validated and encoded before the batch is written. A bad line stops the
  * import: the batches before it are committed (the message says up to which line), nothing of the
- * batch holding the bad line is written. While one batch is being made durable the next is parsed.
+ * batch holding the bad line is written. One batch write may be outstanding while the next batch
+ * is parsed (this overlaps only where the store's writes are asynchronous; LMDB commits
+ * synchronously inside Store.write).
  */
 import { createReadStream, statSync, type ReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';

@@ -34,7 +34,7 @@ export function startProgress(format: string, total: number | undefined, payload
   };
 }
 
-/** "12.34" seconds and a whole-number rate, as the summary lines print them. */
+/** `count` per second as a whole number, as the summary lines print rates. */
 export function rateText(count: number, seconds: number): string {
   return seconds > 0 ? String(Math.round(count / seconds)) : '0';
 }
