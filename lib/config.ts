@@ -94,7 +94,7 @@ function text(key: string, value: unknown): string {
 
 function parseStore(raw: unknown, dataFlag: string | undefined): StoreConfig {
   if (raw === undefined) return { kind: 'lmdb', path: dataFlag ?? DEFAULT_DATA_DIR };
-  if (typeof raw !== 'object' || raw === null) bad('store', 'must be a mapping with kind: lmdb or kind: bigtable');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) bad('store', 'must be a mapping with kind: lmdb or kind: bigtable');
   const s = raw as Record<string, unknown>;
   if (s.kind === 'lmdb') {
     for (const k of Object.keys(s)) if (k !== 'kind' && k !== 'path') bad(`store.${k}`, 'unknown key for kind lmdb (use path)');
@@ -114,7 +114,7 @@ function parseStore(raw: unknown, dataFlag: string | undefined): StoreConfig {
 
 function parseLimits(raw: unknown): Limits {
   if (raw === undefined) return DEFAULT_LIMITS;
-  if (typeof raw !== 'object' || raw === null) bad('limits', 'must be a mapping');
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) bad('limits', 'must be a mapping');
   const out: Record<string, number> = { ...DEFAULT_LIMITS };
   for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
     if (!(k in DEFAULT_LIMITS)) bad(`limits.${k}`, `unknown limit (known: ${Object.keys(DEFAULT_LIMITS).join(', ')})`);

@@ -22,6 +22,8 @@ export class RowStream extends Readable {
     private readonly scan: RowScan,
     private readonly serializeRow: RowSerializer,
     private first: RowOut[] | undefined,
+    /** Told the running row count after every batch (the request log reads it on close). */
+    private readonly onRows: (rowsSent: number) => void = () => undefined,
   ) {
     super({ highWaterMark: HIGH_WATER_MARK });
   }
@@ -49,6 +51,7 @@ export class RowStream extends Readable {
     let chunk = '';
     for (const row of rows) chunk += this.serializeRow(row) + ROW_TERMINATOR;
     this.rowsSent += rows.length;
+    this.onRows(this.rowsSent);
     return chunk;
   }
 

@@ -13,3 +13,12 @@ storeConformance(t, async () => {
   dirs.push(dir);
   return new LmdbStore({ path: dir });
 });
+
+t.test('regression: a data directory whose name has an extension (./rowgate.db) opens as a directory', async (t) => {
+  const dir = join(mkdtempSync(join(tmpdir(), 'rowgate-lmdb-')), 'rowgate.db');
+  dirs.push(dir);
+  const store = new LmdbStore({ path: dir });
+  await store.createInstance('x');
+  t.same(await store.listInstances(), ['x']);
+  await store.close();
+});

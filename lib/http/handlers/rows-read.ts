@@ -107,7 +107,9 @@ async function streamScan(
     await scan.return();
     throw e;
   }
-  const stream = new RowStream(scan, rowSerializer(layout.keyFormat, ctx.config.revision), first.done ? [] : first.value);
+  const stream = new RowStream(scan, rowSerializer(layout.keyFormat, ctx.config.revision), first.done ? [] : first.value, (n) => {
+    info.rows = n;
+  });
   res.writeHead(200, { 'content-type': 'application/json' });
   await new Promise<void>((resolve) => {
     pipeline(stream, res, (err) => {

@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { rgError } from '../../errors.js';
 import { parseLayout } from '../../model/layout.js';
-import type { CellOut, ReadSpec, RowOut, RowWrite, SchemaTable, TableLayout } from '../../model/types.js';
+import { FOREVER, type CellOut, type ReadSpec, type RowOut, type RowWrite, type SchemaTable, type TableLayout } from '../../model/types.js';
 import { CellPicker } from '../cell-picker.js';
 import { DATA_VERSION, type InstanceMetadata, type RowDelete, type RowScan, type ScanRequest, type Store } from '../store.js';
 import { cellKey, cellKeyLength, columnPrefix, familyPrefix, parseCellTail, prefixEnd, rowKeyEnd, rowPrefix, unescape } from './cell-key.js';
@@ -46,7 +46,8 @@ export class LmdbStore implements Store {
 
   constructor(options: LmdbStoreOptions) {
     mkdirSync(options.path, { recursive: true });
-    this.env = open({ path: options.path, maxDbs: 10_000, compression: false, noSync: options.noSync ?? false });
+    // noSubdir false: lmdb-js would take a path with an extension (./rowgate.db) for a file.
+    this.env = open({ path: options.path, noSubdir: false, maxDbs: 10_000, compression: false, noSync: options.noSync ?? false });
     this.meta = this.env.openDB({ name: 'meta', encoding: 'json' });
   }
 
@@ -215,14 +216,13 @@ export class LmdbStore implements Store {
     const t = this.openTable(instance, table);
     for (const row of rows) this.checkKeySizes(row);
     t.db.transactionSync(() => {
-      const touched = new Map<string, { prefix: Buffer; maxVersions: number }>();
       for (const row of rows) {
         const now = Date.now();
+        let limited = false;
         for (const cell of row.cells) {
           const family = t.layout.families.get(cell.family);
           if (!family) throw rgError('RG_ERR_UNKNOWN_COLUMN', `Specified column does not exist: ${cell.family}:${cell.qualifier}`);
-          const prefix = columnPrefix(row.rowKey, cell.family, cell.qualifier);
-          touched.set(prefix.toString('latin1'), { prefix, maxVersions: family.maxVersions });
+          if (family.maxVersions < FOREVER) limited = true;
           if (cell.kind === 'value') {
             t.db.putSync(cellKey(row.rowKey, cell.family, cell.qualifier, cell.timestamp ?? now), encodeValueCell(cell.schemaId, cell.json));
           } else if (cell.kind === 'counter-set') {
@@ -231,8 +231,8 @@ export class LmdbStore implements Store {
             this.incrementCounter(t, row.rowKey, cell.family, cell.qualifier, cell.delta, now);
           }
         }
+        if (limited) this.trimVersions(t, row.rowKey);
       }
-      for (const { prefix, maxVersions } of touched.values()) this.trimVersions(t, prefix, maxVersions);
     });
     await t.db.flushed;
   }
@@ -254,10 +254,27 @@ export class LmdbStore implements Store {
     t.db.putSync(cellKey(rowKey, family, qualifier, timestamp), encodeCounterCell(next));
   }
 
-  /** Removes the versions of one column beyond the locality group's max_versions. */
-  private trimVersions(t: OpenTable, prefix: Buffer, maxVersions: number): void {
-    if (maxVersions >= 2147483647) return;
-    for (const key of t.db.getKeys({ start: prefix, end: prefixEnd(prefix), offset: maxVersions })) t.db.removeSync(key);
+  /**
+   * Removes every version beyond its locality group's max_versions in one row. One cursor per
+   * row rather than per written column: per-column cursors halved import speed (helper measurement,
+   * 20,000-row batches).
+   */
+  private trimVersions(t: OpenTable, rowKey: Buffer): void {
+    const prefix = rowPrefix(rowKey);
+    let family = '';
+    let qualifier = '';
+    let seen = 0;
+    let max = FOREVER;
+    for (const key of t.db.getKeys({ start: prefix, end: prefixEnd(prefix) })) {
+      const tail = parseCellTail(key, prefix.length);
+      if (tail.family !== family || tail.qualifier !== qualifier) {
+        if (tail.family !== family) max = t.layout.families.get(tail.family)?.maxVersions ?? FOREVER;
+        family = tail.family;
+        qualifier = tail.qualifier;
+        seen = 0;
+      }
+      if (++seen > max) t.db.removeSync(key);
+    }
   }
 
   async delete(instance: string, table: string, deletes: readonly RowDelete[]): Promise<void> {
