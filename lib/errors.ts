@@ -34,6 +34,9 @@ export const ERRORS = {
   RG_ERR_UNKNOWN_SCHEMA_ID: { status: 400, exceptionName: 'IllegalArgumentException', when: 'a writer_schema id is not in the instance schema table' },
   RG_ERR_BAD_COUNTER: { status: 400, exceptionName: 'IllegalArgumentException', when: 'a counter value or increment is not a 64-bit integer, or an increment carries a timestamp' },
   RG_ERR_BAD_CONFIG: { status: 400, exceptionName: 'ConfigurationException', when: 'the configuration file or a command-line flag is invalid' },
+  // 401/403: access.
+  RG_ERR_UNAUTHORIZED: { status: 401, exceptionName: 'NotAuthorizedException', when: 'no bearer token, or an unknown one, was given where tokens are configured' },
+  RG_ERR_FORBIDDEN: { status: 403, exceptionName: 'ForbiddenException', when: 'the token lacks the scope for the instance, or the server is read-only' },
   // 404/405/409.
   RG_ERR_INSTANCE_NOT_FOUND: { status: 404, exceptionName: 'KijiNotInstalledException', when: 'the instance does not exist or is not visible' },
   RG_ERR_TABLE_NOT_FOUND: { status: 404, exceptionName: 'KijiTableNotFoundException', when: 'the table does not exist in the instance' },
@@ -47,6 +50,7 @@ export const ERRORS = {
   RG_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, exceptionName: 'UnsupportedMediaTypeException', when: 'a body is sent with a content type other than application/json' },
   // 5xx: never the client's fault.
   RG_ERR_TOO_MANY_SCANS: { status: 503, exceptionName: 'ServiceUnavailableException', when: 'the configured maximum of concurrent scans is reached (retry later)' },
+  RG_ERR_STORE_UNAVAILABLE: { status: 503, exceptionName: 'ServiceUnavailableException', when: 'the store cannot be reached or timed out (retry later)' },
   RG_ERR_INTERNAL: { status: 500, exceptionName: 'InternalServerError', when: 'a bug: the gateway failed in a way it did not foresee' },
 } as const satisfies Record<string, ErrorSpec>;
 
