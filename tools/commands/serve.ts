@@ -3,7 +3,13 @@
  * embedded data directory does not exist yet), starts the gateway and prints
  * `listening on http://HOST:PORT` on stdout once it accepts connections (with --port 0, the port
  * actually bound). SIGTERM or SIGINT closes the gateway and the store and exits 0.
+ *
+ * `--workers N` (N > 1) runs N gateway processes (node:cluster) over the same configuration and
+ * data directory, sharing one listening port: LMDB readers never block each other and writes are
+ * serialized across processes by LMDB itself. The primary seeds the demo data once, prints the
+ * listening line once every worker listens, forwards SIGTERM/SIGINT and restarts a worker that dies.
  */
+import cluster from 'node:cluster';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -24,6 +30,7 @@ interface ServeFlags {
   readonly port?: string;
   readonly host?: string;
   readonly revision?: string;
+  readonly workers?: string;
 }
 
 export function registerServe(program: Command): void {
@@ -31,9 +38,74 @@ export function registerServe(program: Command): void {
     .option('--port <n>', 'TCP port (default 8080; 0 = any free port, printed in the listening line)')
     .option('--host <host>', 'address to listen on (default 127.0.0.1)')
     .option('--revision <1|2|3>', 'interface revision served (default 3)')
+    .option('--workers <n>', 'gateway processes sharing the port (node:cluster; default 1, e.g. one per core)')
     .action(async (flags: ServeFlags) => {
-      await serve(flags);
+      const workers = parseWorkers(flags.workers);
+      if (workers > 1 && cluster.isPrimary) await servePrimary(flags, workers);
+      else await serve(flags);
     });
+}
+
+function parseWorkers(text: string | undefined): number {
+  if (text === undefined) return 1;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < 1 || n > 256) throw new CliError(`--workers must be an integer from 1 to 256, got ${JSON.stringify(text)}`, EXIT_USAGE);
+  return n;
+}
+
+/** The cluster primary: seeds, forks `count` workers running serve(), prints one listening line. */
+async function servePrimary(flags: ServeFlags, count: number): Promise<void> {
+  let config: Config;
+  let log: Logger;
+  try {
+    config = loadConfig({ config: flags.config, data: flags.data, port: flags.port, host: flags.host, revision: flags.revision });
+    log = createLogger(config.logLevel);
+    await seedDemoIfNew(config, log);
+  } catch (e) {
+    throw startupError(e);
+  }
+  let stopping = false;
+  let listening = 0;
+  let announced = false;
+  const fork = (): void => {
+    cluster.fork();
+  };
+  cluster.on('listening', (_worker, address) => {
+    listening++;
+    if (!announced && listening >= count) {
+      announced = true;
+      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+      process.stdout.write(`listening on http://${host}:${address.port}\n`);
+    }
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      return;
+    }
+    if (!announced) {
+      // A worker that cannot start (port taken, bad data directory) stops the whole server.
+      process.stderr.write(`rowgate: worker ${worker.process.pid} exited (${code ?? signal}) before listening\n`);
+      stopping = true;
+      for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
+      process.exitCode = EXIT_USAGE;
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(EXIT_USAGE);
+      return;
+    }
+    log.error({ pid: worker.process.pid, code, signal }, 'worker died: starting another');
+    fork();
+  });
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down workers');
+    const live = Object.values(cluster.workers ?? {});
+    if (live.length === 0) process.exit(0);
+    for (const w of live) w?.process.kill('SIGTERM');
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  for (let i = 0; i < count; i++) fork();
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
@@ -79,6 +151,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 
+  if (cluster.isWorker) return; // the primary prints the listening line once every worker listens
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   process.stdout.write(`listening on http://${host}:${address.port}\n`);
 }

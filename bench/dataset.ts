@@ -1,0 +1,69 @@
+/**
+ * The benchmark's table and rows: FORMATTED keys (2-byte hash salt + one LONG), one family `d`
+ * with five typed columns and one version each, so a row is about 340 bytes of revision 3 JSON.
+ * Rows are generated deterministically from their id.
+ */
+import { createWriteStream } from 'node:fs';
+
+export const BENCH_INSTANCE = 'bench';
+export const BENCH_TABLE = 't';
+export const CELLS_PER_ROW = 5;
+const BASE_TS = 1_700_000_000_000;
+
+export const BENCH_LAYOUT = JSON.stringify({
+  name: BENCH_TABLE,
+  description: 'rowgate benchmark table',
+  keys_format: { encoding: 'FORMATTED', salt: { hash_size: 2 }, components: [{ name: 'id', type: 'LONG' }] },
+  locality_groups: [
+    {
+      name: 'default',
+      in_memory: false,
+      max_versions: 3,
+      ttl_seconds: 2147483647,
+      compression_type: 'NONE',
+      families: [
+        {
+          name: 'd',
+          columns: [
+            { name: 'a', column_schema: { storage: 'UID', type: 'INLINE', value: '"string"' } },
+            { name: 'b', column_schema: { storage: 'UID', type: 'INLINE', value: '"long"' } },
+            { name: 'c', column_schema: { storage: 'UID', type: 'INLINE', value: '"double"' } },
+            { name: 'e', column_schema: { storage: 'UID', type: 'INLINE', value: '"int"' } },
+            { name: 'f', column_schema: { storage: 'UID', type: 'INLINE', value: '"string"' } },
+          ],
+        },
+      ],
+    },
+  ],
+  version: 'layout-1.3.0',
+});
+
+/** One row in the POST shape (what import and POST read), as compact JSON text. */
+export function benchRowJson(id: number): string {
+  const ts = BASE_TS + id;
+  const cell = (v: string): string => `[{"timestamp":${ts},"value":${v}}]`;
+  return (
+    `{"entityId":[${id}],"cells":{"d":{` +
+    `"a":${cell(`"user-${id}"`)},"b":${cell(String(id * 7919))},"c":${cell(String((id % 100000) / 8))},` +
+    `"e":${cell(String(id % 1000))},"f":${cell(`"s${id % 97}"`)}}}}`
+  );
+}
+
+/** Writes `rows` rows (ids 0 .. rows-1) as NDJSON; resolves with the bytes written. */
+export async function writeNdjson(path: string, rows: number): Promise<number> {
+  const out = createWriteStream(path);
+  let bytes = 0;
+  let chunk = '';
+  for (let id = 0; id < rows; id++) {
+    chunk += benchRowJson(id) + '\n';
+    if (chunk.length > 1 << 20) {
+      bytes += chunk.length;
+      if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+      chunk = '';
+    }
+  }
+  bytes += chunk.length;
+  out.write(chunk);
+  await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
+  return bytes;
+}

@@ -1,0 +1,216 @@
+/** Process, HTTP and measurement helpers of the benchmark (loopback only, every loop bounded). */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { get, request } from 'node:http';
+import { createRequire } from 'node:module';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface Spawned {
+  readonly proc: ChildProcess;
+  readonly port: number;
+}
+
+/** Starts a server process and waits (at most 60 s) for the line that names its port. */
+export function startServer(command: string, args: readonly string[], portLine: RegExp, env: NodeJS.ProcessEnv = process.env): Promise<Spawned> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`${command} ${args.join(' ')} did not start in 60 s\n${out}\n${err}`));
+    }, 60_000);
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = portLine.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        proc.stdout!.removeAllListeners('data');
+        proc.stdout!.resume();
+        resolve({ proc, port: Number(m[1]) });
+      }
+    });
+    proc.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      if (err.length > 100_000) err = err.slice(-50_000);
+    });
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${command} ${args.join(' ')} exited ${code}\n${out}\n${err}`));
+    });
+  });
+}
+
+/** Stops a server started by startServer (SIGTERM, then SIGKILL after 5 s). */
+export async function stopServer(s: Spawned): Promise<void> {
+  if (s.proc.exitCode !== null) return;
+  s.proc.removeAllListeners('exit');
+  const exited = new Promise((r) => s.proc.once('exit', r));
+  s.proc.kill('SIGTERM');
+  const timer = setTimeout(() => s.proc.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Runs a command to completion (bounded by `timeoutMs`); resolves with stdout, rejects on failure. */
+export function run(command: string, args: readonly string[], timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
+    proc.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve(out);
+      else reject(new Error(`${command} ${args.join(' ')} failed (${code ?? signal})\n${out}\n${err.slice(-4000)}`));
+    });
+  });
+}
+
+export interface Download {
+  readonly bytes: number;
+  readonly seconds: number;
+}
+
+/** Fetches a URL as fast as possible, discarding the body: curl to /dev/null when present, else a Node client counting bytes. */
+export async function download(url: string, acceptEncoding?: string): Promise<Download> {
+  try {
+    const args = ['-s', '-o', '/dev/null', '--max-time', '120', '-w', '%{size_download} %{time_total} %{http_code}'];
+    if (acceptEncoding) args.push('-H', `accept-encoding: ${acceptEncoding}`);
+    const out = await run('curl', [...args, url], 130_000);
+    const [bytes, seconds, status] = out.trim().split(' ');
+    if (status !== '200') throw new Error(`GET ${url}: status ${status}`);
+    return { bytes: Number(bytes), seconds: Number(seconds) };
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT' && !String(e).includes('ENOENT')) throw e;
+  }
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    get(url, { headers: acceptEncoding ? { 'accept-encoding': acceptEncoding } : {} }, (res) => {
+      let bytes = 0;
+      res.on('data', (c: Buffer) => (bytes += c.length));
+      res.on('end', () => resolve({ bytes, seconds: (performance.now() - started) / 1000 }));
+      res.on('error', reject);
+    }).on('error', reject);
+  });
+}
+
+/** Fetches a URL once and returns status and body (small responses). */
+export function fetchText(url: string, method = 'GET', body?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers: body ? { 'content-type': 'application/json' } : {} }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Resident set size of a process in bytes (Linux /proc), undefined elsewhere. */
+export function rssOf(pid: number): number | undefined {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface SlowRead {
+  readonly bytes: number;
+  readonly seconds: number;
+  readonly rssBefore?: number;
+  readonly rssMax?: number;
+}
+
+/** Reads a response at about `bytesPerSecond` for `seconds`, sampling the server's RSS, then hangs up. */
+export function slowRead(url: string, bytesPerSecond: number, seconds: number, serverPid: number): Promise<SlowRead> {
+  return new Promise((resolve, reject) => {
+    const rssBefore = rssOf(serverPid);
+    let rssMax = rssBefore;
+    let bytes = 0;
+    const started = performance.now();
+    const sampler = setInterval(() => {
+      const r = rssOf(serverPid);
+      if (r !== undefined) rssMax = Math.max(rssMax ?? 0, r);
+    }, 250);
+    const req = get(url, (res) => {
+      const ticker = setInterval(() => {
+        const elapsed = (performance.now() - started) / 1000;
+        if (elapsed >= seconds) {
+          clearInterval(ticker);
+          clearInterval(sampler);
+          req.destroy();
+          resolve({ bytes, seconds: elapsed, rssBefore, rssMax });
+          return;
+        }
+        if (bytes < bytesPerSecond * elapsed) res.resume();
+      }, 20);
+      res.on('data', (c: Buffer) => {
+        bytes += c.length;
+        const elapsed = (performance.now() - started) / 1000;
+        if (bytes >= bytesPerSecond * elapsed) res.pause();
+      });
+      res.on('error', () => undefined);
+    });
+    req.on('error', (e) => {
+      if (bytes === 0) {
+        clearInterval(sampler);
+        reject(e);
+      }
+    });
+  });
+}
+
+export interface LoadResult {
+  readonly requestsPerSecond: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly requests: number;
+  readonly errors: number;
+  readonly non2xx: number;
+}
+
+interface AutocannonOptions {
+  url: string;
+  connections: number;
+  duration: number;
+  requests?: unknown[];
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+type Autocannon = (opts: AutocannonOptions, cb: (err: Error | null, result: AutocannonResult) => void) => unknown;
+interface AutocannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+}
+
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+/** One autocannon run (bounded by `duration` seconds). */
+export function load(opts: AutocannonOptions): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    autocannon(opts, (err, r) => {
+      if (err) return reject(err);
+      resolve({
+        requestsPerSecond: r.requests.average,
+        p50Ms: r.latency.p50,
+        p99Ms: r.latency.p99,
+        requests: r.requests.total,
+        errors: r.errors + r.timeouts,
+        non2xx: r.non2xx,
+      });
+    });
+  });
+}
+
+export { sleep };

@@ -1,0 +1,272 @@
+/**
+ * `npm run bench`: builds its own dataset in a temporary directory, runs every scenario of
+ * bench/README.md against its baseline in the same run, prints a table and writes
+ * bench/results.json. Loopback only; every load loop is bounded in count and time.
+ *
+ * Knobs (environment): BENCH_ROWS (default 1000000), BENCH_SECONDS (autocannon duration, 10),
+ * BENCH_SLOW_SECONDS (15), BENCH_RUNS (scan runs per side, best kept, 2), BENCH_KEEP=1 keeps the temp dir.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { open } from 'lmdb';
+import { BENCH_INSTANCE, BENCH_LAYOUT, BENCH_TABLE, benchRowJson, CELLS_PER_ROW, writeNdjson } from './dataset.js';
+import { download, fetchText, load, rssOf, run, slowRead, startServer, stopServer, type LoadResult, type Spawned } from './harness.js';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+/** The repository root (this file runs from dist/bench/). */
+const ROOT = resolve(HERE, '..', '..');
+const CLI = join(ROOT, 'tools', 'rowgate');
+const BASELINE_SERVER = join(HERE, 'baseline-server.js');
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SLOW_SECONDS = Number(process.env.BENCH_SLOW_SECONDS ?? 15);
+const RUNS = Number(process.env.BENCH_RUNS ?? 2);
+const CONNECTIONS = 10;
+const MB = 1e6;
+
+interface Row {
+  scenario: string;
+  figure: string;
+  value: number;
+  unit: string;
+  baseline?: number;
+  ratio?: number;
+  target?: string;
+  met?: boolean;
+}
+
+const table: Row[] = [];
+const results: Record<string, unknown> = {};
+
+function note(line: string): void {
+  process.stderr.write(`[bench] ${line}\n`);
+}
+
+function add(row: Row): void {
+  table.push(row);
+}
+
+function ratio(value: number, baseline: number): number {
+  return Math.round((value / baseline) * 1000) / 1000;
+}
+
+const gatewayArgs = (data: string, cfg: string, extra: string[] = []): string[] => [CLI, 'serve', '--config', cfg, '--data', data, '--port', '0', ...extra];
+const LISTEN = /listening on http:\/\/[^:]+:(\d+)/;
+
+async function withServer<T>(start: () => Promise<Spawned>, fn: (s: Spawned) => Promise<T>): Promise<T> {
+  const s = await start();
+  try {
+    return await fn(s);
+  } finally {
+    await stopServer(s);
+  }
+}
+
+/** Baseline (a): the table's LMDB entries iterated in-process, nothing decoded. */
+function iterateLmdb(data: string): { rows: number; seconds: number } {
+  const env = open({ path: data, noSubdir: false, maxDbs: 10_000, compression: false, readOnly: true });
+  try {
+    const db = env.openDB<Buffer, Buffer>({ name: `data/${BENCH_INSTANCE}/${BENCH_TABLE}`, keyEncoding: 'binary', encoding: 'binary' });
+    const started = performance.now();
+    let entries = 0;
+    let bytes = 0;
+    for (const { key, value } of db.getRange({})) {
+      entries++;
+      bytes += key.length + value.length;
+    }
+    const seconds = (performance.now() - started) / 1000;
+    if (bytes === 0) throw new Error('empty table');
+    return { rows: entries / CELLS_PER_ROW, seconds };
+  } finally {
+    void env.close();
+  }
+}
+
+function rowsUrl(port: number, query: string): string {
+  return `http://127.0.0.1:${port}/v1/instances/${BENCH_INSTANCE}/tables/${BENCH_TABLE}/rows${query}`;
+}
+
+function pointRequests(rows: number): unknown[] {
+  // A fixed pseudo-random sequence of existing rows, cycled by autocannon.
+  const list: unknown[] = [];
+  let x = 12345;
+  for (let i = 0; i < 1000; i++) {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    list.push({ method: 'GET', path: `/v1/instances/${BENCH_INSTANCE}/tables/${BENCH_TABLE}/rows?eid=${encodeURIComponent(`[${x % rows}]`)}` });
+  }
+  return list;
+}
+
+function postRequests(): unknown[] {
+  const list: unknown[] = [];
+  let next = 10_000_000;
+  list.push({
+    method: 'POST',
+    path: `/v1/instances/${BENCH_INSTANCE}/tables/${BENCH_TABLE}/rows`,
+    headers: { 'content-type': 'application/json' },
+    setupRequest: (req: Record<string, unknown>) => ({ ...req, body: benchRowJson(next++) }),
+  });
+  return list;
+}
+
+function loadRow(scenario: string, r: LoadResult, base: LoadResult, target: number): void {
+  add({ scenario, figure: 'req/s', value: Math.round(r.requestsPerSecond), unit: 'req/s', baseline: Math.round(base.requestsPerSecond), ratio: ratio(r.requestsPerSecond, base.requestsPerSecond), target: `>= ${target}`, met: r.requestsPerSecond / base.requestsPerSecond >= target });
+  add({ scenario, figure: 'p50 / p99', value: r.p50Ms, unit: `ms / ${r.p99Ms} ms`, baseline: base.p50Ms });
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(join(ROOT, 'dist', 'tools', 'rowgate-cli.js'))) throw new Error('not built: run npm run build first');
+  const tmp = mkdtempSync(join(tmpdir(), 'rowgate-bench-'));
+  const data = join(tmp, 'data');
+  const cfg = join(tmp, 'rowgate.yaml');
+  // Request logging off: the figures are the gateway's, not the log pipe's.
+  writeFileSync(cfg, 'logLevel: warn\n');
+  const started = performance.now();
+  results.machine = { cores: cpus().length, cpu: cpus()[0]?.model, memoryBytes: totalmem(), node: process.version, platform: `${process.platform} ${process.arch}` };
+  results.parameters = { rows: ROWS, cellsPerRow: CELLS_PER_ROW, autocannonSeconds: SECONDS, connections: CONNECTIONS, slowSeconds: SLOW_SECONDS, scanRuns: RUNS };
+  note(`temp dir ${tmp}; ${ROWS} rows x ${CELLS_PER_ROW} cells`);
+  try {
+    // ---------------------------------------------------------------- dataset and import (scenario 3b)
+    const layoutFile = join(tmp, 'layout.json');
+    writeFileSync(layoutFile, BENCH_LAYOUT);
+    await run(process.execPath, [CLI, 'create-table', '--instance', BENCH_INSTANCE, '--layout', layoutFile, '--data', data], 60_000);
+    const ndjson = join(tmp, 'rows.ndjson');
+    const ndBytes = await writeNdjson(ndjson, ROWS);
+    note(`wrote ${ndBytes} bytes of NDJSON; importing`);
+    const importStart = performance.now();
+    const out = await run(process.execPath, [CLI, 'import', '--instance', BENCH_INSTANCE, '--table', BENCH_TABLE, '--data', data, ndjson], 240_000);
+    const importSeconds = (performance.now() - importStart) / 1000;
+    rmSync(ndjson, { force: true });
+    const importCells = (ROWS * CELLS_PER_ROW) / importSeconds;
+    results.import = { rows: ROWS, cells: ROWS * CELLS_PER_ROW, seconds: importSeconds, cellsPerSecond: importCells, processOutput: out.trim() };
+    add({ scenario: '3 import (tools/rowgate import)', figure: 'cells/s', value: Math.round(importCells), unit: 'cells/s', target: '>= 200000', met: importCells >= 200_000 });
+    note(`import: ${Math.round(importCells)} cells/s (${importSeconds.toFixed(1)} s, whole process)`);
+
+    // ---------------------------------------------------------------- 1 scan export
+    const base: { rows: number; seconds: number }[] = [];
+    for (let i = 0; i < RUNS; i++) base.push(iterateLmdb(data));
+    const bestA = Math.max(...base.map((b) => b.rows / b.seconds));
+    let scanBytes = 0;
+    const scans: { bytes: number; seconds: number }[] = [];
+    await withServer(
+      () => startServer(process.execPath, gatewayArgs(data, cfg), LISTEN),
+      async (s) => {
+        for (let i = 0; i < RUNS; i++) scans.push(await download(rowsUrl(s.port, '?limit=-1')));
+      },
+    );
+    scanBytes = scans[0]!.bytes;
+    const bestScan = Math.min(...scans.map((r) => r.seconds));
+    const streams: { bytes: number; seconds: number }[] = [];
+    await withServer(
+      () => startServer(process.execPath, [BASELINE_SERVER], /listening (\d+)/),
+      async (s) => {
+        for (let i = 0; i < RUNS; i++) streams.push(await download(`http://127.0.0.1:${s.port}/stream?bytes=${scanBytes}`));
+      },
+    );
+    const bestStream = Math.min(...streams.map((r) => r.seconds));
+    const scanRows = ROWS / bestScan;
+    const streamRows = ROWS / bestStream;
+    results.scan = {
+      rows: ROWS, bytes: scanBytes, bytesPerRow: scanBytes / ROWS,
+      gateway: { runs: scans, rowsPerSecond: scanRows, mbPerSecond: scanBytes / bestScan / MB },
+      baselineA_lmdbIteration: { runs: base, rowsPerSecond: bestA },
+      baselineB_minimalHttpStream: { runs: streams, rowsPerSecond: streamRows, mbPerSecond: scanBytes / bestStream / MB },
+      ratioToA: ratio(scanRows, bestA),
+      ratioToB: ratio(scanRows, streamRows),
+    };
+    add({ scenario: '1 scan export (curl)', figure: 'rows/s vs (a) LMDB iteration', value: Math.round(scanRows), unit: 'rows/s', baseline: Math.round(bestA), ratio: ratio(scanRows, bestA), target: '>= 0.75', met: scanRows / bestA >= 0.75 });
+    add({ scenario: '1 scan export (curl)', figure: 'MB/s vs (b) minimal http stream', value: Math.round((scanBytes / bestScan / MB) * 10) / 10, unit: 'MB/s', baseline: Math.round((scanBytes / bestStream / MB) * 10) / 10, ratio: ratio(scanRows, streamRows) });
+    note(`scan: ${Math.round(scanRows)} rows/s (${(scanBytes / ROWS).toFixed(0)} B/row); (a) ${Math.round(bestA)}; (b) ${Math.round(streamRows)}`);
+
+    // ---------------------------------------------------------------- 2 point reads, 3 POST
+    let pointBytes = 0;
+    let postBytes = 0;
+    const points: Record<string, LoadResult> = {};
+    await withServer(
+      () => startServer(process.execPath, gatewayArgs(data, cfg), LISTEN),
+      async (s) => {
+        const sample = await fetchText(rowsUrl(s.port, `?eid=${encodeURIComponent('[42]')}`));
+        pointBytes = Buffer.byteLength(sample.body);
+        points.gateway1 = await load({ url: `http://127.0.0.1:${s.port}`, connections: CONNECTIONS, duration: SECONDS, requests: pointRequests(ROWS) });
+        note(`point reads, 1 process: ${Math.round(points.gateway1.requestsPerSecond)} req/s`);
+        const post = await fetchText(rowsUrl(s.port, ''), 'POST', benchRowJson(9_999_999));
+        if (post.status !== 200) throw new Error(`POST failed: ${post.status} ${post.body}`);
+        postBytes = Buffer.byteLength(post.body);
+        points.post = await load({ url: `http://127.0.0.1:${s.port}`, connections: CONNECTIONS, duration: SECONDS, requests: postRequests() });
+        note(`POST: ${Math.round(points.post.requestsPerSecond)} req/s`);
+      },
+    );
+    if (cpus().length >= 2) {
+      await withServer(
+        () => startServer(process.execPath, gatewayArgs(data, cfg, ['--workers', '2']), LISTEN),
+        async (s) => {
+          points.gateway2 = await load({ url: `http://127.0.0.1:${s.port}`, connections: CONNECTIONS, duration: SECONDS, requests: pointRequests(ROWS) });
+          note(`point reads, 2 workers: ${Math.round(points.gateway2.requestsPerSecond)} req/s`);
+        },
+      );
+    }
+    await withServer(
+      () => startServer(process.execPath, [BASELINE_SERVER], /listening (\d+)/),
+      async (s) => {
+        points.baselineGet = await load({ url: `http://127.0.0.1:${s.port}/json?bytes=${pointBytes}`, connections: CONNECTIONS, duration: SECONDS });
+        points.baselinePost = await load({
+          url: `http://127.0.0.1:${s.port}/json?bytes=${postBytes}`, connections: CONNECTIONS, duration: SECONDS, method: 'POST',
+          headers: { 'content-type': 'application/json' }, body: benchRowJson(123),
+        });
+      },
+    );
+    results.pointReads = { responseBytes: pointBytes, gateway1Process: points.gateway1, gateway2Workers: points.gateway2, baseline: points.baselineGet, ratio: ratio(points.gateway1!.requestsPerSecond, points.baselineGet!.requestsPerSecond), ratio2Workers: points.gateway2 ? ratio(points.gateway2.requestsPerSecond, points.baselineGet!.requestsPerSecond) : undefined };
+    loadRow('2 point reads (1 process)', points.gateway1!, points.baselineGet!, 0.7);
+    if (points.gateway2) loadRow('2 point reads (--workers 2)', points.gateway2, points.baselineGet!, 0.7);
+    results.post = { responseBytes: postBytes, gateway: points.post, baseline: points.baselinePost, ratio: ratio(points.post!.requestsPerSecond, points.baselinePost!.requestsPerSecond) };
+    loadRow('3 single-row POST', points.post!, points.baselinePost!, 0.3);
+
+    // ---------------------------------------------------------------- 4 slow client
+    await withServer(
+      () => startServer(process.execPath, gatewayArgs(data, cfg), LISTEN),
+      async (s) => {
+        // Warm the process up (one short scan) so RSS growth is the slow scan's, not start-up's.
+        await download(rowsUrl(s.port, '?limit=20000'));
+        const r = await slowRead(rowsUrl(s.port, '?limit=-1'), 1 * MB, SLOW_SECONDS, s.proc.pid!);
+        const growth = r.rssMax !== undefined && r.rssBefore !== undefined ? r.rssMax - r.rssBefore : undefined;
+        results.slowClient = { ...r, rssGrowthBytes: growth, readMBps: r.bytes / r.seconds / MB, serverRssAfter: rssOf(s.proc.pid!) };
+        if (growth !== undefined) add({ scenario: '4 slow client (1 MB/s)', figure: 'server RSS growth', value: Math.round((growth / MB) * 10) / 10, unit: 'MB', target: '< 50', met: growth < 50 * MB });
+        note(`slow client: read ${(r.bytes / MB).toFixed(1)} MB in ${r.seconds.toFixed(1)} s; RSS growth ${growth === undefined ? 'n/a' : (growth / MB).toFixed(1)} MB`);
+      },
+    );
+
+    // ---------------------------------------------------------------- 5 Bigtable
+    if (existsSync(join(ROOT, 'lib', 'store', 'bigtable'))) {
+      results.bigtable = { skipped: 'the Bigtable scenario is not wired into this harness yet' };
+      add({ scenario: '5 Bigtable scan', figure: 'skipped: not wired into the harness yet', value: 0, unit: '' });
+    } else {
+      results.bigtable = { skipped: 'no Bigtable store' };
+      add({ scenario: '5 Bigtable scan', figure: 'skipped: no Bigtable store', value: 0, unit: '' });
+    }
+  } finally {
+    if (process.env.BENCH_KEEP !== '1') rmSync(tmp, { recursive: true, force: true });
+  }
+  results.table = table;
+  results.totalSeconds = (performance.now() - started) / 1000;
+  results.date = new Date().toISOString();
+  writeFileSync(join(ROOT, 'bench', 'results.json'), JSON.stringify(results, null, 2) + '\n');
+  printTable();
+  const m = results.machine as { cores: number; cpu: string; memoryBytes: number; node: string };
+  process.stdout.write(`\nmachine: ${m.cores} cores (${m.cpu}), ${(m.memoryBytes / 2 ** 30).toFixed(1)} GiB, Node ${m.node}; total ${(results.totalSeconds as number).toFixed(0)} s; written bench/results.json\n`);
+}
+
+function printTable(): void {
+  const head = ['scenario', 'figure', 'value', 'baseline', 'ratio', 'target', 'met'];
+  const lines = table.map((r) => [r.scenario, r.figure, r.unit ? `${r.value} ${r.unit}` : '', r.baseline === undefined ? '' : String(r.baseline), r.ratio === undefined ? '' : r.ratio.toFixed(3), r.target ?? '', r.met === undefined ? '' : r.met ? 'yes' : 'NO']);
+  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  const fmt = (cols: string[]): string => `| ${cols.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  process.stdout.write(`${fmt(head)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${lines.map(fmt).join('\n')}\n`);
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`bench failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exit(1);
+});
