@@ -10,7 +10,7 @@ export type Revision = 1 | 2 | 3;
 
 export type StoreConfig =
   | { readonly kind: 'lmdb'; readonly path: string }
-  | { readonly kind: 'bigtable'; readonly projectId: string; readonly instanceId: string; readonly tablePrefix: string };
+  | { readonly kind: 'bigtable'; readonly projectId: string; readonly instanceId: string; readonly tablePrefix: string; readonly metrics?: boolean };
 
 export interface Limits {
   /** Largest request body accepted (413 beyond). 64 MiB: a 100,000-row bulk POST fits. */
@@ -26,9 +26,44 @@ export interface Limits {
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
+  /** Largest request head (request line + headers) accepted; node answers 431 beyond it. */
+  readonly maxHeaderBytes: number;
   /** How long SIGTERM waits for running requests before closing them. */
   readonly shutdownGraceMs: number;
 }
+
+/** Scope of a token on an instance: read (GET), write (POST/PUT/DELETE) or both. */
+export type Scope = 'read' | 'write' | '*';
+
+export interface TokenConfig {
+  /** Shown in logs; never the token itself. */
+  readonly name: string;
+  /** SHA-256 of the token, as 64 lowercase hex digits. */
+  readonly sha256: string;
+  /** Instance name (or '*' for every instance) -> what the token may do there. */
+  readonly scopes: Readonly<Record<string, Scope>>;
+}
+
+export interface AuthConfig {
+  readonly tokens: readonly TokenConfig[];
+}
+
+/** `cors: true` = any origin without credentials; an allow-list echoes only listed origins. */
+export type CorsConfig = false | true | { readonly origins: readonly string[]; readonly credentials: boolean };
+
+export interface TlsConfig {
+  readonly cert: string;
+  readonly key: string;
+}
+
+export interface AdminConfig {
+  readonly host: string;
+  readonly port: number;
+  /** How long /readyz waits for the store. */
+  readonly readyTimeoutMs: number;
+}
+
+export const DEFAULT_ADMIN_PORT = 8081;
 
 export interface Config {
   readonly host: string;
@@ -36,7 +71,15 @@ export interface Config {
   readonly revision: Revision;
   /** Visible instances: undefined = all, [] = none (DESIGN.md 4.7). */
   readonly instances?: readonly string[];
-  readonly cors: boolean;
+  readonly cors: CorsConfig;
+  /** Bearer tokens; undefined = the gateway is open (and says so at startup). */
+  readonly auth?: AuthConfig;
+  /** Serve HTTPS with these PEM files. */
+  readonly tls?: TlsConfig;
+  /** Refuse every write with 403. */
+  readonly readOnly: boolean;
+  /** The admin listener (/healthz, /readyz, /metrics); false = none. */
+  readonly admin: AdminConfig | false;
   readonly store: StoreConfig;
   readonly limits: Limits;
   readonly logLevel: string;
@@ -53,6 +96,7 @@ export const DEFAULT_LIMITS: Limits = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 300_000,
   keepAliveTimeoutMs: 65_000,
+  maxHeaderBytes: 16 * 1024,
   shutdownGraceMs: 10_000,
 };
 
@@ -61,6 +105,8 @@ export const DEFAULT_CONFIG: Config = {
   port: 8080,
   revision: 3,
   cors: false,
+  readOnly: false,
+  admin: { host: '127.0.0.1', port: DEFAULT_ADMIN_PORT, readyTimeoutMs: 2000 },
   store: { kind: 'lmdb', path: DEFAULT_DATA_DIR },
   limits: DEFAULT_LIMITS,
   logLevel: 'info',
@@ -75,7 +121,7 @@ export interface ConfigFlags {
   readonly revision?: string | number;
 }
 
-const TOP_KEYS = new Set(['host', 'port', 'revision', 'instances', 'cors', 'store', 'limits', 'logLevel', 'data']);
+const TOP_KEYS = new Set(['host', 'port', 'revision', 'instances', 'cors', 'store', 'limits', 'logLevel', 'data', 'auth', 'tls', 'readOnly', 'admin']);
 
 function bad(key: string, message: string): never {
   throw rgError('RG_ERR_BAD_CONFIG', `configuration ${key}: ${message}`);
@@ -101,12 +147,14 @@ function parseStore(raw: unknown, dataFlag: string | undefined): StoreConfig {
     return { kind: 'lmdb', path: dataFlag ?? (s.path === undefined ? DEFAULT_DATA_DIR : text('store.path', s.path)) };
   }
   if (s.kind === 'bigtable') {
-    for (const k of Object.keys(s)) if (!['kind', 'projectId', 'instanceId', 'tablePrefix'].includes(k)) bad(`store.${k}`, 'unknown key for kind bigtable (use projectId, instanceId, tablePrefix)');
+    for (const k of Object.keys(s)) if (!['kind', 'projectId', 'instanceId', 'tablePrefix', 'metrics'].includes(k)) bad(`store.${k}`, 'unknown key for kind bigtable (use projectId, instanceId, tablePrefix, metrics)');
+    if (s.metrics !== undefined && typeof s.metrics !== 'boolean') bad('store.metrics', 'must be true or false');
     return {
       kind: 'bigtable',
       projectId: text('store.projectId', s.projectId),
       instanceId: text('store.instanceId', s.instanceId),
       tablePrefix: s.tablePrefix === undefined ? 'rowgate' : text('store.tablePrefix', s.tablePrefix),
+      ...(s.metrics === undefined ? {} : { metrics: s.metrics as boolean }),
     };
   }
   return bad('store.kind', `must be lmdb or bigtable, got ${JSON.stringify(s.kind)}`);
@@ -120,7 +168,101 @@ function parseLimits(raw: unknown): Limits {
     if (!(k in DEFAULT_LIMITS)) bad(`limits.${k}`, `unknown limit (known: ${Object.keys(DEFAULT_LIMITS).join(', ')})`);
     out[k] = integer(`limits.${k}`, v, 1, Number.MAX_SAFE_INTEGER);
   }
+  // node:http refuses a headers timeout longer than the request timeout.
+  if (out.headersTimeoutMs! > out.requestTimeoutMs!) bad('limits.headersTimeoutMs', `must not exceed limits.requestTimeoutMs (${out.requestTimeoutMs})`);
   return out as unknown as Limits;
+}
+
+function mapping(key: string, raw: unknown): Record<string, unknown> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) bad(key, 'must be a mapping');
+  return raw as Record<string, unknown>;
+}
+
+function onlyKeys(key: string, m: Record<string, unknown>, known: readonly string[]): void {
+  for (const k of Object.keys(m)) if (!known.includes(k)) bad(`${key}.${k}`, `unknown key (known: ${known.join(', ')})`);
+}
+
+const SCOPES: readonly Scope[] = ['read', 'write', '*'];
+
+function parseAuth(raw: unknown): AuthConfig | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const a = mapping('auth', raw);
+  onlyKeys('auth', a, ['tokens']);
+  if (!Array.isArray(a.tokens)) bad('auth.tokens', 'must be a list of {name, sha256, scopes}');
+  const names = new Set<string>();
+  const digests = new Set<string>();
+  const tokens = a.tokens.map((item: unknown, i): TokenConfig => {
+    const key = `auth.tokens[${i}]`;
+    const t = mapping(key, item);
+    onlyKeys(key, t, ['name', 'sha256', 'scopes']);
+    const name = text(`${key}.name`, t.name);
+    if (names.has(name)) bad(`${key}.name`, `token name ${JSON.stringify(name)} is used twice`);
+    names.add(name);
+    if (typeof t.sha256 !== 'string' || !/^[0-9a-fA-F]{64}$/.test(t.sha256)) {
+      bad(`${key}.sha256`, 'must be the SHA-256 of the token as 64 hex digits (tools/rowgate hash-token prints it)');
+    }
+    const sha256 = t.sha256.toLowerCase();
+    if (digests.has(sha256)) bad(`${key}.sha256`, 'the same token is configured twice');
+    digests.add(sha256);
+    const scopesRaw = mapping(`${key}.scopes`, t.scopes);
+    const scopes: Record<string, Scope> = {};
+    for (const [instance, scope] of Object.entries(scopesRaw)) {
+      if (!SCOPES.includes(scope as Scope)) bad(`${key}.scopes.${instance}`, `must be read, write or '*', got ${JSON.stringify(scope)}`);
+      scopes[instance] = scope as Scope;
+    }
+    return { name, sha256, scopes };
+  });
+  if (tokens.length === 0) bad('auth.tokens', 'is empty: list at least one token, or remove auth to run an open gateway');
+  return { tokens };
+}
+
+const ORIGIN = /^https?:\/\/[^/\s?#]+$/i;
+
+function parseCors(raw: unknown): CorsConfig {
+  if (raw === undefined || raw === null) return false;
+  if (typeof raw === 'boolean') return raw;
+  if (typeof raw !== 'object' || Array.isArray(raw)) bad('cors', 'must be true, false, or a mapping {origins: [...], credentials: true|false}');
+  const c = raw as Record<string, unknown>;
+  onlyKeys('cors', c, ['origins', 'credentials']);
+  if (!Array.isArray(c.origins)) bad('cors.origins', 'must be a list of origins such as https://app.example.com');
+  const origins = c.origins.map((o: unknown, i) => {
+    if (o === '*') return '*';
+    if (typeof o !== 'string' || !ORIGIN.test(o)) bad(`cors.origins[${i}]`, `must be '*' or an origin (scheme://host[:port], no path), got ${JSON.stringify(o)}`);
+    return o.toLowerCase();
+  });
+  if (c.credentials !== undefined && typeof c.credentials !== 'boolean') bad('cors.credentials', 'must be true or false');
+  const credentials = c.credentials === true;
+  if (credentials && origins.includes('*')) bad('cors.origins', "'*' cannot be combined with credentials: true (list the origins instead)");
+  return { origins, credentials };
+}
+
+function parseTls(raw: unknown): TlsConfig | undefined {
+  if (raw === undefined || raw === null || raw === false) return undefined;
+  const t = mapping('tls', raw);
+  onlyKeys('tls', t, ['cert', 'key']);
+  const out = { cert: text('tls.cert', t.cert), key: text('tls.key', t.key) };
+  for (const k of ['cert', 'key'] as const) {
+    try {
+      readFileSync(out[k]);
+    } catch (e) {
+      bad(`tls.${k}`, `cannot read ${out[k]}: ${(e as Error).message}`);
+    }
+  }
+  return out;
+}
+
+function parseAdmin(raw: unknown, host: string, port: number): AdminConfig | false {
+  if (raw === false) return false;
+  const a = raw === undefined || raw === null || raw === true ? {} : mapping('admin', raw);
+  onlyKeys('admin', a, ['host', 'port', 'readyTimeoutMs']);
+  const adminHost = a.host === undefined ? host : text('admin.host', a.host);
+  // An ephemeral main port (0, tests and parallel runs) gets an ephemeral admin port too.
+  const adminPort = integer('admin.port', a.port ?? (port === 0 ? 0 : DEFAULT_ADMIN_PORT), 0, 65535);
+  if (adminPort !== 0 && adminPort === port) {
+    bad('admin.port', `${adminPort} is the port of the main listener; pick another (or admin: false)`);
+  }
+  const readyTimeoutMs = integer('admin.readyTimeoutMs', a.readyTimeoutMs ?? 2000, 1, 600_000);
+  return { host: adminHost, port: adminPort, readyTimeoutMs };
 }
 
 /** Builds the configuration from the YAML file named by `flags.config` (if any) and the flags. */
@@ -158,7 +300,7 @@ export function buildConfig(file: Record<string, unknown>, flags: ConfigFlags = 
     if (!Array.isArray(file.instances)) bad('instances', 'must be a list of instance names');
     instances = file.instances.map((v, i) => text(`instances[${i}]`, v));
   }
-  if (file.cors !== undefined && typeof file.cors !== 'boolean') bad('cors', 'must be true or false');
+  if (file.readOnly !== undefined && typeof file.readOnly !== 'boolean') bad('readOnly', 'must be true or false');
   if (file.logLevel !== undefined && !['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(String(file.logLevel))) {
     bad('logLevel', 'must be one of fatal, error, warn, info, debug, trace, silent');
   }
@@ -168,7 +310,11 @@ export function buildConfig(file: Record<string, unknown>, flags: ConfigFlags = 
     port,
     revision,
     instances,
-    cors: (file.cors as boolean | undefined) ?? d.cors,
+    cors: parseCors(file.cors),
+    auth: parseAuth(file.auth),
+    tls: parseTls(file.tls),
+    readOnly: (file.readOnly as boolean | undefined) ?? d.readOnly,
+    admin: parseAdmin(file.admin, host, port),
     store: parseStore(file.store, dataFlag),
     limits: parseLimits(file.limits),
     logLevel: (file.logLevel as string | undefined) ?? d.logLevel,

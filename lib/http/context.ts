@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import { rgError } from '../errors.js';
 import type { TableLayout } from '../model/types.js';
 import type { Store } from '../store/store.js';
+import type { Principal } from './auth.js';
 import type { Query } from './query.js';
 
 export interface AppContext {
@@ -13,6 +14,8 @@ export interface AppContext {
   readonly log: Logger;
   /** Streaming responses in flight (bounded by limits.maxScans). */
   activeScans: number;
+  /** The caller's token when tokens are configured (undefined on an open gateway). */
+  readonly principal?: Principal;
 }
 
 /** Per-request facts a handler can report for the access log. */
@@ -32,11 +35,15 @@ export type Handler = (
   info: RequestInfo,
 ) => Promise<void>;
 
-/** Instances clients may see: all when the configuration lists none, else those listed (DESIGN.md 4.7). */
+/**
+ * Instances clients may see: all when the configuration lists none, else those listed (DESIGN.md
+ * 4.7); with tokens, only those the caller's token may read.
+ */
 export async function visibleInstances(ctx: AppContext): Promise<string[]> {
   const all = await ctx.store.listInstances();
   const allowed = ctx.config.instances;
-  return allowed === undefined ? all : all.filter((name) => allowed.includes(name));
+  const principal = ctx.principal;
+  return all.filter((name) => (allowed === undefined || allowed.includes(name)) && (principal === undefined || principal.can(name, 'read')));
 }
 
 export function requireVisible(ctx: AppContext, instance: string): void {

@@ -1,23 +1,32 @@
 /**
- * The gateway: node:http with find-my-way routing, no framework. Picks the route table of the
- * configured revision, turns every thrown error into its coded JSON response, logs one line per
- * request, and shuts down gracefully.
+ * The gateway: node:http (or node:https with `tls`) and find-my-way routing, no framework. Picks
+ * the route table of the configured revision, checks access (bearer tokens, read-only mode) before
+ * any handler runs, turns every thrown error into its coded JSON response, logs one line and
+ * records metrics per request, and shuts down gracefully.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { rgError, type RowgateError } from '../errors.js';
+import { GatewayMetrics, instrumentStore, UNMATCHED_ROUTE } from '../metrics.js';
 import type { Store } from '../store/store.js';
+import { accessOf, Authenticator, requireScope, type Principal } from './auth.js';
 import type { AppContext, Handler, RequestInfo } from './context.js';
+import { createCors } from './cors.js';
 import { parseQuery } from './query.js';
 import { asRowgateError, sendError } from './respond.js';
 import { routesFor } from './routes.js';
 
 export interface Gateway {
-  readonly server: Server;
+  readonly server: Server | HttpsServer;
   readonly context: AppContext;
+  readonly metrics: GatewayMetrics;
+  /** 'https' when `tls` is configured. */
+  readonly protocol: 'http' | 'https';
   /** Starts listening; resolves with the bound address. */
   listen(): Promise<AddressInfo>;
   /** Stops accepting, lets running requests finish for `limits.shutdownGraceMs`, then closes the rest. */
@@ -31,15 +40,30 @@ interface RouteStore {
 
 const ROUTED_METHODS: HTTPMethod[] = ['GET', 'POST', 'PUT', 'DELETE'];
 
-const CORS_HEADERS = {
-  'access-control-allow-origin': '*',
-  'access-control-allow-methods': 'GET,POST,PUT,DELETE,OPTIONS',
-  'access-control-allow-headers': 'Content-Type,Accept,Authorization,X-Requested-With,Origin',
-  'access-control-max-age': '1800',
-};
+/**
+ * How often node checks headersTimeout/requestTimeout: they act only at these checks (default
+ * 30 s), so a slow sender would otherwise outlive a short timeout by up to that much.
+ */
+export function checkingIntervalMs(config: Config): number {
+  const shortest = Math.min(config.limits.headersTimeoutMs, config.limits.requestTimeoutMs);
+  return Math.max(25, Math.min(1000, Math.floor(shortest / 10)));
+}
 
-export function createGateway(config: Config, store: Store, log: Logger): Gateway {
+function readPem(key: 'cert' | 'key', path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (e) {
+    throw rgError('RG_ERR_BAD_CONFIG', `configuration tls.${key}: cannot read ${path}: ${(e as Error).message}`);
+  }
+}
+
+export function createGateway(config: Config, rawStore: Store, log: Logger): Gateway {
+  const metrics = new GatewayMetrics(() => context.activeScans, () => rawStore.openScans);
+  // Handlers see the store through the proxy that counts store errors.
+  const store = instrumentStore(rawStore, metrics);
   const context: AppContext = { config, store, log, activeScans: 0 };
+  const authenticator = config.auth === undefined ? undefined : new Authenticator(config.auth);
+  const cors = createCors(config.cors, config.readOnly);
   const router = FindMyWay<FindMyWay.HTTPVersion.V1>({ ignoreTrailingSlash: true, maxParamLength: 4096 });
   for (const route of routesFor(config.revision)) {
     const storeData: RouteStore = { template: route.path, handler: route.handler };
@@ -47,19 +71,37 @@ export function createGateway(config: Config, store: Store, log: Logger): Gatewa
   }
   const allowedMethods = (path: string): string[] => ROUTED_METHODS.filter((m) => router.find(m, path) !== null);
 
+  /** The context a handler sees: the shared one, or (with tokens) one that knows the caller. */
+  const contextFor = (principal: Principal | undefined): AppContext =>
+    principal === undefined
+      ? context
+      : {
+          config,
+          store,
+          log,
+          principal,
+          get activeScans() {
+            return context.activeScans;
+          },
+          set activeScans(n: number) {
+            context.activeScans = n;
+          },
+        };
+
   const handle = async (req: IncomingMessage, res: ServerResponse, info: RequestInfo): Promise<void> => {
     const url = req.url ?? '/';
     if (url.length > config.limits.urlBytes) throw rgError('RG_ERR_URL_TOO_LONG', `request URL of ${url.length} bytes exceeds the limit of ${config.limits.urlBytes}`);
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
-    if (config.cors) for (const [k, v] of Object.entries(CORS_HEADERS)) res.setHeader(k, v);
     const method = req.method ?? 'GET';
-    if (method === 'OPTIONS' && config.cors) {
-      res.writeHead(204);
-      res.end();
-      return;
+    if (cors !== undefined) {
+      if (method === 'OPTIONS') return cors.preflight(req, res);
+      cors.apply(req, res);
     }
     const found = router.find(method as HTTPMethod, path);
+    if (found) info.route = (found.store as RouteStore).template;
+    // Authentication comes first: without a valid token not even the route table is revealed.
+    const principal = authenticator?.authenticate(req.headers.authorization);
     if (!found) {
       const allowed = allowedMethods(path);
       if (allowed.length > 0) {
@@ -68,44 +110,87 @@ export function createGateway(config: Config, store: Store, log: Logger): Gatewa
       }
       throw rgError('RG_ERR_ROUTE_NOT_FOUND', `no route for ${path} in revision ${config.revision} of the interface`);
     }
+    const access = accessOf(method);
+    const instance = found.params.instance;
+    if (principal !== undefined && instance !== undefined) requireScope(principal, instance, access);
+    if (access === 'write' && config.readOnly) {
+      throw rgError('RG_ERR_FORBIDDEN', `the gateway is in read-only mode (readOnly: true): ${method} is refused`);
+    }
     const route = found.store as RouteStore;
-    info.route = route.template;
     const query = parseQuery(q < 0 ? '' : url.slice(q + 1));
-    await route.handler(context, req, res, found.params, query, info);
+    await route.handler(contextFor(principal), req, res, found.params, query, info);
   };
 
-  const server = createServer({ requestTimeout: config.limits.requestTimeoutMs, headersTimeout: config.limits.headersTimeoutMs }, (req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const started = process.hrtime.bigint();
+    const socket = req.socket;
+    const bytesBefore = socket.bytesWritten;
     const info: RequestInfo = { route: '-', rows: 0 };
     res.on('close', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      log.info({ method: req.method, route: info.route, status: res.statusCode, ms: Math.round(ms * 100) / 100, rows: info.rows, aborted: !res.writableFinished }, 'request');
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const aborted = !res.writableFinished;
+      log.info({ method: req.method, route: info.route, status: res.statusCode, ms: Math.round(seconds * 1e5) / 100, rows: info.rows, aborted }, 'request');
+      metrics.request({
+        route: info.route === '-' ? UNMATCHED_ROUTE : info.route,
+        method: ROUTED_METHODS.includes(req.method as HTTPMethod) || req.method === 'OPTIONS' ? req.method! : 'other',
+        status: res.statusCode,
+        seconds,
+        rows: info.rows,
+        bytes: Math.max(0, socket.bytesWritten - bytesBefore),
+        aborted,
+      });
     });
     handle(req, res, info).catch((e: unknown) => {
       const err: RowgateError = asRowgateError(e);
       if (err.code === 'RG_ERR_INTERNAL') log.error({ err: e, url: req.url }, 'internal error');
-      const headers: Record<string, string> = {};
+      const headers: Record<string, string> = { ...(e as { headers?: Record<string, string> }).headers };
       const retryAfter = (e as { retryAfter?: number }).retryAfter;
       if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
       sendError(req, res, err, headers);
     });
-  });
-  server.keepAliveTimeout = config.limits.keepAliveTimeoutMs;
+  };
+
+  const limits = config.limits;
+  const httpOptions: ServerOptions = {
+    requestTimeout: limits.requestTimeoutMs,
+    headersTimeout: limits.headersTimeoutMs,
+    connectionsCheckingInterval: checkingIntervalMs(config),
+    maxHeaderSize: limits.maxHeaderBytes,
+  };
+  let server: Server | HttpsServer;
+  if (config.tls !== undefined) {
+    const cert = readPem('cert', config.tls.cert);
+    const key = readPem('key', config.tls.key);
+    try {
+      // A TLS handshake is bounded like the request head that follows it.
+      server = createHttpsServer({ ...httpOptions, cert, key, handshakeTimeout: limits.headersTimeoutMs }, onRequest);
+    } catch (e) {
+      throw rgError('RG_ERR_BAD_CONFIG', `configuration tls: cannot use ${config.tls.cert} and ${config.tls.key}: ${(e as Error).message}`);
+    }
+  } else {
+    server = createServer(httpOptions, onRequest);
+  }
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
 
   return {
     server,
     context,
+    metrics,
+    protocol: config.tls === undefined ? 'http' : 'https',
     listen: () =>
       new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(config.port, config.host, () => {
           server.off('error', reject);
+          if (authenticator === undefined) log.warn('no auth tokens configured: the gateway is open to every client that can reach it');
+          else log.info({ tokens: config.auth!.tokens.map((t) => t.name) }, 'bearer tokens required');
+          if (config.readOnly) log.info('read-only mode: every write is refused');
           resolve(server.address() as AddressInfo);
         });
       }),
     close: () =>
       new Promise<void>((resolve) => {
-        const force = setTimeout(() => server.closeAllConnections(), config.limits.shutdownGraceMs);
+        const force = setTimeout(() => server.closeAllConnections(), limits.shutdownGraceMs);
         force.unref();
         server.close(() => {
           clearTimeout(force);

@@ -1,0 +1,132 @@
+/**
+ * Prometheus metrics (prom-client), one registry per gateway so several gateways in one process
+ * (tests) never share counters. Served by the admin listener at /metrics.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { isRowgateError } from './errors.js';
+import type { Store } from './store/store.js';
+
+/** Label of requests no route matched (the raw path would be unbounded cardinality). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+export interface RequestSample {
+  readonly route: string;
+  readonly method: string;
+  readonly status: number;
+  readonly seconds: number;
+  readonly rows: number;
+  readonly bytes: number;
+  readonly aborted: boolean;
+}
+
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'route' | 'method' | 'status'>;
+  private readonly duration: Histogram<'route' | 'method'>;
+  private readonly rowsStreamed: Counter<'route'>;
+  private readonly rowsWritten: Counter<'route' | 'method'>;
+  private readonly bytes: Counter<'route' | 'method'>;
+  private readonly aborted: Counter<'route' | 'method'>;
+  private readonly storeErrors: Counter<'operation'>;
+
+  constructor(openScans: () => number, storeOpenScans: () => number) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({ name: 'rowgate_http_requests_total', help: 'HTTP requests answered, by route template, method and status', labelNames: ['route', 'method', 'status'], registers });
+    this.duration = new Histogram({
+      name: 'rowgate_http_request_duration_seconds',
+      help: 'Time from request to the end of the response (streamed scans included), by route template and method',
+      labelNames: ['route', 'method'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers,
+    });
+    this.rowsStreamed = new Counter({ name: 'rowgate_rows_streamed_total', help: 'Rows sent to clients by GET requests', labelNames: ['route'], registers });
+    this.rowsWritten = new Counter({ name: 'rowgate_rows_written_total', help: 'Rows written or deleted by POST, PUT and DELETE requests', labelNames: ['route', 'method'], registers });
+    this.bytes = new Counter({ name: 'rowgate_response_bytes_total', help: 'Bytes sent on the wire in responses (headers included)', labelNames: ['route', 'method'], registers });
+    this.aborted = new Counter({ name: 'rowgate_http_responses_aborted_total', help: 'Responses that did not complete (client gone, or a stream cut by an error)', labelNames: ['route', 'method'], registers });
+    this.storeErrors = new Counter({ name: 'rowgate_store_errors_total', help: 'Store operations that failed for a reason other than a client error, by operation', labelNames: ['operation'], registers });
+    new Gauge({
+      name: 'rowgate_open_scans',
+      help: 'Streaming scans in flight (bounded by limits.maxScans)',
+      registers,
+      collect() {
+        this.set(openScans());
+      },
+    });
+    new Gauge({
+      name: 'rowgate_store_open_scans',
+      help: 'Store scans started and not yet finished or returned',
+      registers,
+      collect() {
+        this.set(storeOpenScans());
+      },
+    });
+  }
+
+  request(s: RequestSample): void {
+    const route = s.route;
+    this.requests.inc({ route, method: s.method, status: String(s.status) });
+    this.duration.observe({ route, method: s.method }, s.seconds);
+    if (s.rows > 0) {
+      if (s.method === 'GET') this.rowsStreamed.inc({ route }, s.rows);
+      else this.rowsWritten.inc({ route, method: s.method }, s.rows);
+    }
+    if (s.bytes > 0) this.bytes.inc({ route, method: s.method }, s.bytes);
+    if (s.aborted) this.aborted.inc({ route, method: s.method });
+  }
+
+  storeError(operation: string): void {
+    this.storeErrors.inc({ operation });
+  }
+
+  /** The Prometheus text exposition. */
+  async text(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
+
+/** A failure that is the store's, not the client's (not found, bad value, ... are not counted). */
+function isStoreFailure(e: unknown): boolean {
+  return !isRowgateError(e) || e.status >= 500;
+}
+
+/**
+ * The store seen through a proxy that counts failed operations (rejected promises, and failed
+ * `next()` of scans). Properties (openScans, kind, ...) are read from the store itself.
+ */
+export function instrumentStore(store: Store, metrics: GatewayMetrics): Store {
+  const wrapped = new Map<PropertyKey, unknown>();
+  const count = (operation: string) => (e: unknown): never => {
+    if (isStoreFailure(e)) metrics.storeError(operation);
+    throw e;
+  };
+  return new Proxy(store, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop, target);
+      if (typeof value !== 'function' || typeof prop !== 'string' || prop === 'constructor') return value;
+      let fn = wrapped.get(prop);
+      if (fn === undefined) {
+        const method = value as (...args: unknown[]) => unknown;
+        fn =
+          prop === 'scan'
+            ? (...args: unknown[]) => {
+                const scan = method.apply(target, args) as ReturnType<Store['scan']>;
+                const next = scan.next.bind(scan);
+                scan.next = () => next().catch(count('scan'));
+                return scan;
+              }
+            : (...args: unknown[]) => {
+                let result: unknown;
+                try {
+                  result = method.apply(target, args);
+                } catch (e) {
+                  return count(prop)(e);
+                }
+                return result instanceof Promise ? result.catch(count(prop)) : result;
+              };
+        wrapped.set(prop, fn);
+      }
+      return fn;
+    },
+  });
+}
