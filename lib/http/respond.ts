@@ -1,6 +1,7 @@
 /** Writing complete (non-streamed) responses: JSON bodies and coded errors. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isRowgateError, rgError, type RowgateError } from '../errors.js';
+import { serialize } from './serializers.js';
 
 export function sendJson(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
   const bytes = Buffer.from(body, 'utf8');
@@ -22,5 +23,5 @@ export function sendError(req: IncomingMessage, res: ServerResponse, err: Rowgat
   }
   // A body we stopped reading cannot be skipped safely on a kept-alive connection.
   if (!req.complete) headers = { ...headers, connection: 'close' };
-  sendJson(res, err.status, JSON.stringify(err.toBody()), headers);
+  sendJson(res, err.status, serialize.error(err.toBody()), headers);
 }

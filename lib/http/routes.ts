@@ -5,6 +5,7 @@ import { getInstance, getInstances, getRoot, getTable, getTables, getVersion } f
 import { getRows } from './handlers/rows-read.js';
 import { deleteRows, postRows } from './handlers/rows-write.js';
 import { getEntityId, getRow, putRow } from './handlers/legacy-rows.js';
+import { getOpenApi } from './handlers/openapi.js';
 
 export interface Route {
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -17,6 +18,7 @@ const TABLE = '/v1/instances/:instance/tables/:table';
 const COMMON: Route[] = [
   { method: 'GET', path: '/v1', handler: getRoot },
   { method: 'GET', path: '/v1/version', handler: getVersion },
+  { method: 'GET', path: '/v1/openapi.json', handler: getOpenApi },
   { method: 'GET', path: '/v1/instances', handler: getInstances },
   { method: 'GET', path: '/v1/instances/:instance', handler: getInstance },
   { method: 'GET', path: '/v1/instances/:instance/tables', handler: getTables },

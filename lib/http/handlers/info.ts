@@ -62,7 +62,7 @@ export const getInstance: Handler = async (ctx, _req, res, params, query) => {
     },
     meta_table: { tables },
   };
-  sendJson(res, 200, JSON.stringify(body));
+  sendJson(res, 200, serialize.instanceMetadata(body));
 };
 
 export const getTables: Handler = async (ctx, _req, res, params, query) => {

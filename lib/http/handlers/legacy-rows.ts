@@ -21,8 +21,8 @@ import { sendJson } from '../respond.js';
 import { rowSerializer } from '../row-format.js';
 import { serialize } from '../serializers.js';
 
-const ENTITY_ID_PARAMS = new Set(['eid']);
-const ROW_PARAMS = new Set(['cols', 'versions', 'timerange']);
+export const ENTITY_ID_PARAMS: ReadonlySet<string> = new Set(['eid']);
+export const ROW_PARAMS: ReadonlySet<string> = new Set(['cols', 'versions', 'timerange']);
 
 /** GET entityId: the hex row key of an entity id given in the revision 1/2 shell syntax. */
 export const getEntityId: Handler = async (ctx, _req, res, params, query) => {

@@ -17,6 +17,8 @@ import { sendJson } from '../respond.js';
 import { serialize } from '../serializers.js';
 
 const NONE = new Set<string>();
+/** The parameters of DELETE rows. */
+export const DELETE_PARAMS: ReadonlySet<string> = new Set(['eid', 'eids', 'cols', 'timestamp']);
 
 
 /** Prefixes a coded error's message with where in the body it happened. */
@@ -55,7 +57,7 @@ async function encodeRow(dialect: Dialect, layout: TableLayout, schemas: SchemaT
 
 export const deleteRows: Handler = async (ctx, _req, res, params, query, info) => {
   const dialect = dialectOf(ctx.config.revision);
-  allowOnly(query, new Set(['eid', 'eids', 'cols', 'timestamp']), ctx.config.revision);
+  allowOnly(query, DELETE_PARAMS, ctx.config.revision);
   const layout = await tableLayout(ctx, params);
   const eid = query.get('eid');
   const eids = query.get('eids');
