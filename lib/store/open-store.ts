@@ -1,6 +1,6 @@
 /** Opens the store a configuration names. */
 import type { StoreConfig } from '../config.js';
-import { rgError } from '../errors.js';
+import { BigtableStore } from './bigtable/bigtable-store.js';
 import { LmdbStore } from './lmdb/lmdb-store.js';
 import type { Store } from './store.js';
 
@@ -9,6 +9,6 @@ export async function openStore(config: StoreConfig): Promise<Store> {
     case 'lmdb':
       return new LmdbStore({ path: config.path });
     case 'bigtable':
-      throw rgError('RG_ERR_BAD_CONFIG', 'configuration store.kind: bigtable is not available in this build yet; use kind: lmdb');
+      return BigtableStore.open({ projectId: config.projectId, instanceId: config.instanceId, tablePrefix: config.tablePrefix, metrics: config.metrics });
   }
 }

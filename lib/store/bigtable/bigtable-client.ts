@@ -1,0 +1,145 @@
+/**
+ * A thin typed layer over the Bigtable client's raw gapic calls (`bigtable.request`). Raw calls
+ * are used throughout because the convenience API loses information the gateway needs: it
+ * replaces a timestamp of 0 with the current time, drops numeric time-range bounds, and turns
+ * binary qualifiers into object keys (platform-notes.md 2).
+ */
+import { Bigtable } from '@google-cloud/bigtable';
+import type { Readable } from 'node:stream';
+import { GRPC, grpcCode, mapBigtableError, type ErrorContext } from './bigtable-errors.js';
+import type { CellChunk } from './row-assembler.js';
+
+export interface BigtableConnection {
+  readonly projectId: string;
+  readonly instanceId: string;
+  /** Turns the client's Cloud Monitoring export on (off unless the configuration asks). */
+  readonly metrics?: boolean;
+}
+
+export interface Mutation {
+  readonly setCell?: { familyName: string; columnQualifier: Buffer; timestampMicros: string; value: Buffer };
+  readonly deleteFromColumn?: { familyName: string; columnQualifier: Buffer; timeRange?: { startTimestampMicros?: string; endTimestampMicros?: string } };
+  readonly deleteFromFamily?: { familyName: string };
+  readonly deleteFromRow?: Record<string, never>;
+}
+
+export interface MutateEntry {
+  readonly rowKey: Buffer;
+  readonly mutations: readonly Mutation[];
+}
+
+export interface ReadRowsRequest {
+  readonly rows?: { rowKeys?: Buffer[]; rowRanges?: { startKeyClosed?: Buffer; endKeyOpen?: Buffer }[] };
+  readonly filter?: Record<string, unknown>;
+  readonly rowsLimit?: number;
+}
+
+/** A ReadRows response stream: objects `{chunks}`; `abort()` cancels the gRPC call. */
+export type ReadRowsStream = Readable & { abort(): void };
+
+export interface RmwCell {
+  readonly family: string;
+  readonly qualifier: Buffer;
+  readonly value: Buffer;
+  readonly timestampMicros: string;
+}
+
+export class BigtableClient {
+  readonly bigtable: Bigtable;
+  readonly instancePath: string;
+
+  constructor(readonly connection: BigtableConnection) {
+    this.bigtable = new Bigtable({ projectId: connection.projectId, metricsEnabled: connection.metrics ?? false });
+    this.instancePath = `projects/${connection.projectId}/instances/${connection.instanceId}`;
+  }
+
+  tablePath(tableId: string): string {
+    return `${this.instancePath}/tables/${tableId}`;
+  }
+
+  private unary<T>(client: 'BigtableClient' | 'BigtableTableAdminClient', method: string, reqOpts: object): Promise<T> {
+    return new Promise((resolve, reject) => {
+      this.bigtable.request<T>({ client, method, reqOpts }, (err: unknown, response?: unknown) => (err ? reject(err) : resolve(response as T)));
+    });
+  }
+
+  /** Creates a table; false when it already exists. */
+  async createTable(tableId: string, families: Record<string, { gcRule: Record<string, unknown> }>): Promise<boolean> {
+    try {
+      await this.unary('BigtableTableAdminClient', 'createTable', { parent: this.instancePath, tableId, table: { columnFamilies: families, granularity: 'MILLIS' } });
+      return true;
+    } catch (e) {
+      if (grpcCode(e) === GRPC.ALREADY_EXISTS) return false;
+      throw e;
+    }
+  }
+
+  /** Sets families' GC rules again (on the emulator, GC runs only after such a call). */
+  async updateFamilies(tableId: string, families: Record<string, { gcRule: Record<string, unknown> }>): Promise<void> {
+    const modifications = Object.entries(families).map(([id, f]) => ({ id, update: f }));
+    if (modifications.length === 0) return;
+    await this.unary('BigtableTableAdminClient', 'modifyColumnFamilies', { name: this.tablePath(tableId), modifications });
+  }
+
+  readRows(tableId: string, request: ReadRowsRequest): ReadRowsStream {
+    return this.bigtable.request({ client: 'BigtableClient', method: 'readRows', reqOpts: { tableName: this.tablePath(tableId), ...request } }) as unknown as ReadRowsStream;
+  }
+
+  /** Reads every chunk of a (small) read into memory. */
+  async readAllChunks(tableId: string, request: ReadRowsRequest): Promise<CellChunk[]> {
+    const chunks: CellChunk[] = [];
+    for await (const response of this.readRows(tableId, request)) chunks.push(...((response as { chunks?: CellChunk[] }).chunks ?? []));
+    return chunks;
+  }
+
+  /** MutateRows: the status code of each entry, in order (0 = applied). */
+  async mutateRows(tableId: string, entries: readonly MutateEntry[]): Promise<number[]> {
+    const codes = new Array<number>(entries.length).fill(GRPC.UNAVAILABLE);
+    const stream = this.bigtable.request({ client: 'BigtableClient', method: 'mutateRows', reqOpts: { tableName: this.tablePath(tableId), entries } }) as unknown as Readable;
+    for await (const response of stream) {
+      for (const entry of (response as { entries?: { index?: string | number; status?: { code?: number } }[] }).entries ?? []) {
+        codes[Number(entry.index ?? 0)] = entry.status?.code ?? 0;
+      }
+    }
+    return codes;
+  }
+
+  /** CheckAndMutateRow with no predicate: applies `ifEmpty` only when the row has no cells. Returns true when it did. */
+  async mutateIfEmpty(tableId: string, rowKey: Buffer, ifEmpty: readonly Mutation[]): Promise<boolean> {
+    const r = await this.unary<{ predicateMatched?: boolean }>('BigtableClient', 'checkAndMutateRow', { tableName: this.tablePath(tableId), rowKey, falseMutations: ifEmpty });
+    return !r.predicateMatched;
+  }
+
+  async mutateRow(tableId: string, rowKey: Buffer, mutations: readonly Mutation[]): Promise<void> {
+    await this.unary('BigtableClient', 'mutateRow', { tableName: this.tablePath(tableId), rowKey, mutations });
+  }
+
+  /** ReadModifyWriteRow increments; returns the new cells. */
+  async increment(tableId: string, rowKey: Buffer, rules: readonly { family: string; qualifier: Buffer; amount: bigint }[]): Promise<RmwCell[]> {
+    const r = await this.unary<{ row?: { families?: { name: string; columns?: { qualifier: Buffer; cells?: { value: Buffer; timestampMicros: string }[] }[] }[] } }>(
+      'BigtableClient', 'readModifyWriteRow',
+      { tableName: this.tablePath(tableId), rowKey, rules: rules.map((r) => ({ familyName: r.family, columnQualifier: r.qualifier, incrementAmount: r.amount.toString() })) },
+    );
+    const out: RmwCell[] = [];
+    for (const f of r.row?.families ?? []) {
+      for (const c of f.columns ?? []) {
+        const cell = c.cells?.[0];
+        if (cell) out.push({ family: f.name, qualifier: Buffer.from(c.qualifier), value: Buffer.from(cell.value), timestampMicros: String(cell.timestampMicros) });
+      }
+    }
+    return out;
+  }
+
+  /** Runs `fn`, mapping a failure to a coded error. */
+  async call<T>(context: ErrorContext, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      throw mapBigtableError(e, context);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.bigtable.close();
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * Maps errors from the Bigtable client (gRPC status codes) to the gateway's coded errors. The
+ * driver's own message never reaches a client: it is kept as the cause, for the server log.
+ */
+import { isRowgateError, rgError, type RowgateError } from '../../errors.js';
+
+/** gRPC status codes the mapping distinguishes. */
+export const GRPC = {
+  CANCELLED: 1,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  ABORTED: 10,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+} as const;
+
+const NAMES: Record<number, string> = {
+  1: 'CANCELLED', 2: 'UNKNOWN', 3: 'INVALID_ARGUMENT', 4: 'DEADLINE_EXCEEDED', 5: 'NOT_FOUND', 6: 'ALREADY_EXISTS',
+  7: 'PERMISSION_DENIED', 8: 'RESOURCE_EXHAUSTED', 9: 'FAILED_PRECONDITION', 10: 'ABORTED', 11: 'OUT_OF_RANGE',
+  12: 'UNIMPLEMENTED', 13: 'INTERNAL', 14: 'UNAVAILABLE', 15: 'DATA_LOSS', 16: 'UNAUTHENTICATED',
+};
+
+/** Codes worth retrying: the call may succeed later (the entry-level MutateRows retry uses them too). */
+export const RETRYABLE = new Set<number>([GRPC.DEADLINE_EXCEEDED, GRPC.RESOURCE_EXHAUSTED, GRPC.ABORTED, GRPC.UNAVAILABLE]);
+
+export function grpcCode(e: unknown): number | undefined {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'number' ? code : undefined;
+}
+
+export function statusName(code: number | undefined): string {
+  return code === undefined ? 'no status' : (NAMES[code] ?? `status ${code}`);
+}
+
+export interface ErrorContext {
+  /** What the gateway was doing, for the message: "reading table users of instance demo". */
+  readonly doing: string;
+  /** Instance and table, when NOT_FOUND means "this Kiji table has no Bigtable table". */
+  readonly instance?: string;
+  readonly table?: string;
+}
+
+/** A coded error for a failed Bigtable call; coded errors pass through unchanged. */
+export function mapBigtableError(e: unknown, context: ErrorContext): RowgateError {
+  if (isRowgateError(e)) return e;
+  const code = grpcCode(e);
+  switch (code) {
+    case GRPC.NOT_FOUND:
+      if (context.table !== undefined) {
+        return rgError('RG_ERR_TABLE_NOT_FOUND', `table ${context.table} not found in instance ${context.instance ?? '?'} (no Bigtable table)`, e);
+      }
+      return rgError('RG_ERR_INSTANCE_NOT_FOUND', `${context.doing}: the Bigtable instance or table does not exist`, e);
+    case GRPC.INVALID_ARGUMENT:
+    case GRPC.FAILED_PRECONDITION:
+      return rgError('RG_ERR_BAD_PARAMETER', `${context.doing}: Bigtable rejected the request as invalid (${statusName(code)})`, e);
+    case GRPC.DEADLINE_EXCEEDED:
+    case GRPC.UNAVAILABLE:
+    case GRPC.RESOURCE_EXHAUSTED:
+    case GRPC.ABORTED:
+    case GRPC.CANCELLED:
+      return rgError('RG_ERR_STORE_UNAVAILABLE', `${context.doing}: Bigtable is unavailable or timed out (${statusName(code)}); retry later`, e);
+    case GRPC.PERMISSION_DENIED:
+    case GRPC.UNAUTHENTICATED:
+      return rgError('RG_ERR_STORE_UNAVAILABLE', `${context.doing}: Bigtable refused the gateway's credentials (${statusName(code)})`, e);
+    default:
+      return rgError('RG_ERR_INTERNAL', `${context.doing}: Bigtable call failed (${statusName(code)})`, e);
+  }
+}

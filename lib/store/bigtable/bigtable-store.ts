@@ -1,0 +1,640 @@
+/**
+ * The distributed store on Cloud Bigtable. Every piece of state lives in Bigtable, so any number
+ * of gateway processes can serve one cluster:
+ *
+ * - a meta table `<tablePrefix>.meta` holds instances, table layouts and schema tables
+ *   (meta-table.ts, bigtable-schema-table.ts);
+ * - each Kiji table is one Bigtable table `<tablePrefix>.<instance>.<table>` (a hash when that
+ *   exceeds Bigtable's 50 characters), one column family per Kiji family with a GC rule from its
+ *   locality group's max_versions and ttl_seconds;
+ * - cells are stored at ms x 1000 microseconds; values as `01 varint(schemaId) json` (as LMDB),
+ *   counters as plain 8-byte big-endian integers so ReadModifyWrite increments them.
+ *
+ * Reads push the row set, families/columns, version limits and the time range down
+ * (read-filter.ts) and still run the CellPicker, since GC is lazy. Scans stream with
+ * backpressure and cancel the gRPC call when returned. Writes go through MutateRows with
+ * per-entry status; rows are atomic one by one, not as a batch (Bigtable has no multi-row
+ * transactions), but counter increments run first, so an overflowing increment rejects the
+ * batch before anything else is written.
+ */
+import { createHash } from 'node:crypto';
+import { rgError } from '../../errors.js';
+import { parseLayout } from '../../model/layout.js';
+import { FOREVER, type EncodedCell, type ReadSpec, type RowOut, type RowWrite, type SchemaTable, type TableLayout } from '../../model/types.js';
+import { CellPicker } from '../cell-picker.js';
+import { encodeValueCell } from '../lmdb/cell-value.js';
+import { DATA_VERSION, type InstanceMetadata, type RowDelete, type RowScan, type ScanRequest, type Store } from '../store.js';
+import { BigtableClient, type BigtableConnection, type MutateEntry, type Mutation, type ReadRowsRequest } from './bigtable-client.js';
+import { GRPC, grpcCode, mapBigtableError, RETRYABLE, statusName } from './bigtable-errors.js';
+import { BigtableSchemaTable } from './bigtable-schema-table.js';
+import { MetaTable } from './meta-table.js';
+import { buildReadFilter, micros } from './read-filter.js';
+import { ChunkMerger, CounterColumns, pickRow, type CellChunk, type RawRow } from './row-assembler.js';
+
+/** Bigtable's row key limit. */
+const MAX_ROW_KEY = 4096;
+/** Bigtable's column qualifier limit. */
+const MAX_QUALIFIER = 16 * 1024;
+const MAX_TABLE_ID = 50;
+const NAME_PATTERN = /^[a-zA-Z0-9_]+$/;
+/** Rows per batch handed to a scan's consumer. */
+const SCAN_BATCH_ROWS = 256;
+/** Keys per ReadRows call of a bulk get. */
+const GET_KEYS_PER_CALL = 1000;
+/** Rows and mutations per MutateRows call (Bigtable allows 100,000 mutations per call). */
+const MUTATE_ROWS_PER_CALL = 500;
+const MUTATIONS_PER_CALL = 20_000;
+const MUTATE_CONCURRENCY = 4;
+const MUTATE_ATTEMPTS = 4;
+const INT64_MAX = 2n ** 63n - 1n;
+const INT64_MIN = -(2n ** 63n);
+
+export interface BigtableStoreOptions extends BigtableConnection {
+  /** Prefix of every Bigtable table this store creates (default rowgate). */
+  readonly tablePrefix: string;
+}
+
+interface OpenTable {
+  readonly instance: string;
+  readonly layout: TableLayout;
+  readonly tableId: string;
+  readonly counters: CounterColumns;
+}
+
+interface TableRecord {
+  readonly layout: Record<string, unknown>;
+  readonly bigtable: string;
+}
+
+export class BigtableStore implements Store {
+  readonly kind = 'bigtable' as const;
+  readonly maxRowKeyBytes = MAX_ROW_KEY;
+  private readonly client: BigtableClient;
+  private readonly meta: MetaTable;
+  /** Caches of things that never change once created (tables are never dropped). */
+  private readonly tables = new Map<string, OpenTable>();
+  private readonly instances = new Set<string>();
+  private readonly schemaTables = new Map<string, BigtableSchemaTable>();
+  private scansOpen = 0;
+
+  private constructor(private readonly options: BigtableStoreOptions) {
+    this.client = new BigtableClient(options);
+    this.meta = new MetaTable(this.client, `${options.tablePrefix}.meta`);
+  }
+
+  /** Connects and creates the meta table when it does not exist yet. */
+  static async open(options: BigtableStoreOptions): Promise<BigtableStore> {
+    if (!/^[a-zA-Z0-9_][-a-zA-Z0-9_.]*$/.test(options.tablePrefix) || options.tablePrefix.length > 30) {
+      throw rgError('RG_ERR_BAD_CONFIG', `store.tablePrefix ${JSON.stringify(options.tablePrefix)} must be 1-30 of letters, digits, _ - . (a Bigtable table id prefix)`);
+    }
+    const store = new BigtableStore(options);
+    try {
+      await store.client.call({ doing: `opening Bigtable instance ${store.client.instancePath}` }, () => store.meta.ensure());
+    } catch (e) {
+      await store.client.close().catch(() => undefined);
+      throw e;
+    }
+    return store;
+  }
+
+  get openScans(): number {
+    return this.scansOpen;
+  }
+
+  // ------------------------------------------------------------ instances and tables
+
+  async createInstance(name: string): Promise<void> {
+    if (!NAME_PATTERN.test(name)) throw rgError('RG_ERR_BAD_PARAMETER', `invalid instance name ${JSON.stringify(name)}: use letters, digits and _`);
+    const record = JSON.stringify({ dataVersion: DATA_VERSION, created: Date.now() });
+    const created = await this.metaCall(`creating instance ${name}`, () => this.meta.createIfAbsent(`instance/${name}`, { info: Buffer.from(record) }));
+    if (!created) throw rgError('RG_ERR_INSTANCE_EXISTS', `instance ${name} already exists`);
+    this.instances.add(name);
+  }
+
+  async listInstances(): Promise<string[]> {
+    const rows = await this.metaCall('listing instances', () => this.meta.scanPrefix('instance/'));
+    return rows.map((r) => r.key.slice('instance/'.length));
+  }
+
+  async instanceMetadata(instance: string): Promise<InstanceMetadata> {
+    const info = await this.requireInstance(instance);
+    const schemaTable = await this.metaCall(`reading the schema table of ${instance}`, async () => (await this.schemaTableOf(instance)).entries());
+    const rows = await this.metaCall(`listing tables of ${instance}`, () => this.meta.scanPrefix(`table/${instance}/`));
+    const tables = rows.map((r) => ({ name: r.key.slice(`table/${instance}/`.length), layout: parseRecord(r.cells).layout }));
+    return { name: instance, dataVersion: info.dataVersion, schemaTable, tables };
+  }
+
+  async schemaTable(instance: string): Promise<SchemaTable> {
+    await this.requireInstance(instance);
+    const table = await this.schemaTableOf(instance);
+    // Wrapped so a Bigtable failure during registration is a coded error too.
+    return {
+      schemaOf: (id) => this.metaCall(`reading schema ${id} of ${instance}`, () => table.schemaOf(id)),
+      idOf: (json) => this.metaCall(`registering a schema in ${instance}`, () => table.idOf(json)),
+      entries: () => this.metaCall(`reading the schema table of ${instance}`, () => table.entries()),
+    };
+  }
+
+  async createTable(instance: string, layout: TableLayout): Promise<void> {
+    await this.requireInstance(instance);
+    const tableId = bigtableTableId(this.options.tablePrefix, instance, layout.name);
+    const record: TableRecord = { layout: layout.desc, bigtable: tableId };
+    // The meta row is claimed first: of two gateways creating one table, exactly one proceeds.
+    const claimed = await this.metaCall(`creating table ${layout.name}`, () => this.meta.createIfAbsent(`table/${instance}/${layout.name}`, { layout: Buffer.from(JSON.stringify(record)) }));
+    if (!claimed) throw rgError('RG_ERR_TABLE_EXISTS', `table ${layout.name} already exists in instance ${instance}`);
+    const families = familiesOf(layout);
+    try {
+      await this.client.createTable(tableId, families);
+      // On the emulator GC runs only after a ModifyColumnFamilies call; on Bigtable this is a no-op change.
+      const limited = Object.fromEntries(Object.entries(families).filter(([, f]) => Object.keys(f.gcRule).length > 0));
+      await this.client.updateFamilies(tableId, limited);
+    } catch (e) {
+      await this.meta.remove(`table/${instance}/${layout.name}`).catch(() => undefined);
+      throw mapBigtableError(e, { doing: `creating Bigtable table ${tableId}` });
+    }
+  }
+
+  async listTables(instance: string): Promise<string[]> {
+    await this.requireInstance(instance);
+    const rows = await this.metaCall(`listing tables of ${instance}`, () => this.meta.scanPrefix(`table/${instance}/`));
+    return rows.map((r) => r.key.slice(`table/${instance}/`.length));
+  }
+
+  async getLayout(instance: string, table: string): Promise<TableLayout> {
+    return (await this.openTable(instance, table)).layout;
+  }
+
+  // ------------------------------------------------------------ reads
+
+  async get(instance: string, table: string, rowKeys: readonly Buffer[], read: ReadSpec): Promise<RowOut[]> {
+    const t = await this.openTable(instance, table);
+    const found = new Map<string, RowOut>();
+    const filter = buildReadFilter(t.layout, read);
+    const picker = new CellPicker(t.layout, read);
+    for (let i = 0; i < rowKeys.length; i += GET_KEYS_PER_CALL) {
+      const keys = rowKeys.slice(i, i + GET_KEYS_PER_CALL);
+      const chunks = await this.dataCall(t, 'reading rows', () => this.client.readAllChunks(t.tableId, { rows: { rowKeys: [...keys] }, filter }));
+      for (const raw of new ChunkMerger().pushAll(chunks)) {
+        const row = pickRow(raw, picker, t.counters);
+        if (row) found.set(row.rowKey.toString('latin1'), row);
+      }
+    }
+    return rowKeys.map((rowKey) => ({ rowKey, cells: found.get(rowKey.toString('latin1'))?.cells ?? [] }));
+  }
+
+  scan(instance: string, table: string, request: ScanRequest): RowScan {
+    return new BigtableScan(this, () => this.openTable(instance, table), request, (delta) => {
+      this.scansOpen += delta;
+    });
+  }
+
+  /** Opens one ReadRows stream of a scan (BigtableScan calls it, again after a rowsLimit was reached). */
+  openReadStream(t: OpenTable, request: ReadRowsRequest) {
+    return this.client.readRows(t.tableId, request);
+  }
+
+  // ------------------------------------------------------------ writes
+
+  async write(instance: string, table: string, rows: readonly RowWrite[]): Promise<void> {
+    const t = await this.openTable(instance, table);
+    for (const row of rows) this.checkRow(t, row.rowKey, row.cells);
+    await this.applyIncrements(t, rows);
+    const entries: MutateEntry[] = [];
+    for (const row of rows) {
+      const now = Date.now();
+      const mutations: Mutation[] = [];
+      for (const cell of row.cells) {
+        if (cell.kind === 'counter-increment') continue;
+        const timestampMicros = micros(cell.timestamp ?? now);
+        const value = cell.kind === 'value' ? encodeValueCell(cell.schemaId, cell.json) : int64(cell.value);
+        mutations.push({ setCell: { familyName: cell.family, columnQualifier: Buffer.from(cell.qualifier, 'utf8'), timestampMicros, value } });
+      }
+      if (mutations.length > 0) entries.push({ rowKey: row.rowKey, mutations });
+    }
+    await this.mutate(t, entries, 'writing');
+  }
+
+  /**
+   * Counter increments, one ReadModifyWrite per row. Bigtable wraps on overflow, so the new value
+   * tells whether it overflowed; an overflow is undone (by the opposite increment) together with
+   * the batch's earlier increments, and the batch is rejected before its other cells are written.
+   */
+  private async applyIncrements(t: OpenTable, rows: readonly RowWrite[]): Promise<void> {
+    const done: { rowKey: Buffer; rules: { family: string; qualifier: Buffer; amount: bigint }[] }[] = [];
+    for (const row of rows) {
+      const sums = new Map<string, { family: string; qualifier: string; amount: bigint }>();
+      for (const cell of row.cells) {
+        if (cell.kind !== 'counter-increment') continue;
+        const id = `${cell.family}\u0000${cell.qualifier}`;
+        const prev = sums.get(id);
+        sums.set(id, { family: cell.family, qualifier: cell.qualifier, amount: (prev?.amount ?? 0n) + cell.delta });
+      }
+      if (sums.size === 0) continue;
+      const rules = [...sums.values()].filter((s) => s.amount !== 0n).map((s) => ({ family: s.family, qualifier: Buffer.from(s.qualifier, 'utf8'), amount: s.amount }));
+      if (rules.length === 0) continue;
+      for (const r of rules) {
+        if (r.amount > INT64_MAX || r.amount < INT64_MIN) {
+          await this.undoIncrements(t, done);
+          throw rgError('RG_ERR_BAD_COUNTER', `incrementing counter ${r.family}:${r.qualifier.toString()} by ${r.amount} overflows a 64-bit integer`);
+        }
+      }
+      const cells = await this.dataCall(t, 'incrementing counters', () => this.client.increment(t.tableId, row.rowKey, rules));
+      done.push({ rowKey: row.rowKey, rules });
+      for (const r of rules) {
+        const cell = cells.find((c) => c.family === r.family && c.qualifier.equals(r.qualifier));
+        if (!cell || cell.value.length !== 8) continue;
+        const value = cell.value.readBigInt64BE(0);
+        const overflowed = r.amount > 0n ? value < INT64_MIN + r.amount : value > INT64_MAX + r.amount;
+        if (overflowed) {
+          await this.undoIncrements(t, done);
+          throw rgError('RG_ERR_BAD_COUNTER', `incrementing counter ${r.family}:${r.qualifier.toString()} by ${r.amount} overflows a 64-bit integer`);
+        }
+      }
+    }
+  }
+
+  private async undoIncrements(t: OpenTable, done: { rowKey: Buffer; rules: { family: string; qualifier: Buffer; amount: bigint }[] }[]): Promise<void> {
+    for (const d of done.reverse()) {
+      // Wrapping arithmetic: adding the negation restores the previous value exactly.
+      const undo = d.rules.map((r) => ({ ...r, amount: BigInt.asIntN(64, -r.amount) }));
+      await this.dataCall(t, 'undoing counter increments', () => this.client.increment(t.tableId, d.rowKey, undo));
+    }
+  }
+
+  async delete(instance: string, table: string, deletes: readonly RowDelete[]): Promise<void> {
+    const t = await this.openTable(instance, table);
+    for (const d of deletes) {
+      if (d.family !== undefined && !t.layout.families.has(d.family)) {
+        throw rgError('RG_ERR_BAD_COLUMNS', `unknown family ${d.family} in table ${t.layout.name}`);
+      }
+      if (d.rowKey.length > MAX_ROW_KEY) throw rgError('RG_ERR_ROW_KEY_TOO_LONG', `row key of ${d.rowKey.length} bytes exceeds Bigtable's limit of ${MAX_ROW_KEY} bytes`);
+    }
+    const entries: MutateEntry[] = [];
+    for (const d of deletes) {
+      if (d.upToTimestamp === undefined) {
+        const mutation: Mutation =
+          d.family === undefined ? { deleteFromRow: {} }
+          : d.qualifier === undefined ? { deleteFromFamily: { familyName: d.family } }
+          : { deleteFromColumn: { familyName: d.family, columnQualifier: Buffer.from(d.qualifier, 'utf8') } };
+        entries.push({ rowKey: d.rowKey, mutations: [mutation] });
+        continue;
+      }
+      // Versions up to a timestamp: a time-ranged delete per column (Bigtable has it for columns only).
+      const timeRange = { endTimestampMicros: micros(d.upToTimestamp + 1) };
+      let columns: { family: string; qualifier: string }[];
+      if (d.family !== undefined && d.qualifier !== undefined) {
+        columns = [{ family: d.family, qualifier: d.qualifier }];
+      } else {
+        columns = await this.columnsOf(t, d.rowKey, d.family);
+      }
+      if (columns.length > 0) {
+        entries.push({ rowKey: d.rowKey, mutations: columns.map((c) => ({ deleteFromColumn: { familyName: c.family, columnQualifier: Buffer.from(c.qualifier, 'utf8'), timeRange } })) });
+      }
+    }
+    await this.mutate(t, entries, 'deleting');
+  }
+
+  /** The columns a row has (in one family, or all), read without values. */
+  private async columnsOf(t: OpenTable, rowKey: Buffer, family: string | undefined): Promise<{ family: string; qualifier: string }[]> {
+    const strip = { stripValueTransformer: true };
+    const filter = family === undefined ? strip : { chain: { filters: [{ familyNameRegexFilter: family }, strip] } };
+    const chunks = await this.dataCall(t, 'reading columns', () => this.client.readAllChunks(t.tableId, { rows: { rowKeys: [rowKey] }, filter }));
+    const seen = new Map<string, { family: string; qualifier: string }>();
+    for (const row of new ChunkMerger().pushAll(chunks)) {
+      for (const c of row.cells) seen.set(`${c.family}\u0000${c.qualifier}`, { family: c.family, qualifier: c.qualifier });
+    }
+    return [...seen.values()];
+  }
+
+  /**
+   * MutateRows in calls of bounded size, a few at a time. Entries that fail with a transient status
+   * are retried (every mutation carries its timestamp, so a retry is idempotent); any other failed
+   * entry fails the write with a coded error naming how many rows were not written.
+   */
+  private async mutate(t: OpenTable, entries: readonly MutateEntry[], doing: string): Promise<void> {
+    const calls: MutateEntry[][] = [];
+    let current: MutateEntry[] = [];
+    let mutations = 0;
+    for (const entry of entries) {
+      if (current.length > 0 && (current.length >= MUTATE_ROWS_PER_CALL || mutations + entry.mutations.length > MUTATIONS_PER_CALL)) {
+        calls.push(current);
+        current = [];
+        mutations = 0;
+      }
+      current.push(entry);
+      mutations += entry.mutations.length;
+    }
+    if (current.length > 0) calls.push(current);
+    const failures: { entry: MutateEntry; code: number }[] = [];
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < calls.length) {
+        const call = calls[next++]!;
+        failures.push(...(await this.mutateWithRetry(t, call, doing)));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(MUTATE_CONCURRENCY, calls.length) }, worker));
+    if (failures.length === 0) return;
+    const code = failures[0]!.code;
+    const what = `${doing} table ${t.layout.name}: ${failures.length} of ${entries.length} rows were not applied (first: row key hex ${failures[0]!.entry.rowKey.toString('hex').slice(0, 64)}, ${statusName(code)})`;
+    if (RETRYABLE.has(code)) throw rgError('RG_ERR_STORE_UNAVAILABLE', `${what}; retry later`);
+    if (code === GRPC.INVALID_ARGUMENT) throw rgError('RG_ERR_BAD_BODY', `${what}: Bigtable rejected them as invalid`);
+    if (code === GRPC.NOT_FOUND) throw rgError('RG_ERR_TABLE_NOT_FOUND', `table ${t.layout.name} not found in instance ${t.instance} (no Bigtable table)`);
+    throw rgError('RG_ERR_INTERNAL', what);
+  }
+
+  private async mutateWithRetry(t: OpenTable, entries: MutateEntry[], doing: string): Promise<{ entry: MutateEntry; code: number }[]> {
+    let pending = entries;
+    for (let attempt = 1; ; attempt++) {
+      let codes: number[];
+      try {
+        codes = await this.client.mutateRows(t.tableId, pending);
+      } catch (e) {
+        const code = grpcCode(e);
+        if (code !== undefined && RETRYABLE.has(code) && attempt < MUTATE_ATTEMPTS) {
+          await delay(50 * 2 ** attempt);
+          continue;
+        }
+        throw mapBigtableError(e, { doing: `${doing} table ${t.layout.name}`, instance: t.instance, table: t.layout.name });
+      }
+      const failed = pending.map((entry, i) => ({ entry, code: codes[i]! })).filter((f) => f.code !== 0);
+      const retry = failed.filter((f) => RETRYABLE.has(f.code));
+      if (failed.length === 0 || retry.length < failed.length || attempt >= MUTATE_ATTEMPTS) return failed;
+      pending = retry.map((f) => f.entry);
+      await delay(50 * 2 ** attempt);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+
+  // ------------------------------------------------------------ helpers
+
+  private checkRow(t: OpenTable, rowKey: Buffer, cells: readonly EncodedCell[]): void {
+    if (rowKey.length > MAX_ROW_KEY) {
+      throw rgError('RG_ERR_ROW_KEY_TOO_LONG', `row key of ${rowKey.length} bytes exceeds Bigtable's limit of ${MAX_ROW_KEY} bytes`);
+    }
+    if (rowKey.length === 0) throw rgError('RG_ERR_BAD_ROW_KEY', 'an empty row key cannot be stored in Bigtable');
+    for (const cell of cells) {
+      if (!t.layout.families.has(cell.family)) throw rgError('RG_ERR_UNKNOWN_COLUMN', `Specified column does not exist: ${cell.family}:${cell.qualifier}`);
+      if (Buffer.byteLength(cell.qualifier) > MAX_QUALIFIER) {
+        throw rgError('RG_ERR_UNKNOWN_COLUMN', `qualifier ${cell.qualifier.slice(0, 64)}... exceeds Bigtable's limit of ${MAX_QUALIFIER} bytes`);
+      }
+      if (cell.kind !== 'counter-increment' && cell.timestamp !== undefined && BigInt(cell.timestamp) * 1000n > INT64_MAX) {
+        throw rgError('RG_ERR_BAD_TIMESTAMP', `timestamp ${cell.timestamp} is too large for Bigtable (microseconds in 64 bits)`);
+      }
+    }
+  }
+
+  private async metaCall<T>(doing: string, fn: () => Promise<T>): Promise<T> {
+    return this.client.call({ doing }, fn);
+  }
+
+  private async dataCall<T>(t: OpenTable, doing: string, fn: () => Promise<T>): Promise<T> {
+    return this.client.call({ doing: `${doing} in table ${t.layout.name}`, instance: t.instance, table: t.layout.name }, fn);
+  }
+
+  private async requireInstance(instance: string): Promise<{ dataVersion: string }> {
+    if (this.instances.has(instance)) return { dataVersion: DATA_VERSION };
+    const row = NAME_PATTERN.test(instance) ? await this.metaCall(`reading instance ${instance}`, () => this.meta.get(`instance/${instance}`)) : undefined;
+    const info = row?.get('info');
+    if (!info) throw rgError('RG_ERR_INSTANCE_NOT_FOUND', `instance ${instance} not found`);
+    this.instances.add(instance);
+    return { dataVersion: (JSON.parse(info.toString('utf8')) as { dataVersion?: string }).dataVersion ?? DATA_VERSION };
+  }
+
+  private async schemaTableOf(instance: string): Promise<BigtableSchemaTable> {
+    let s = this.schemaTables.get(instance);
+    if (!s) {
+      s = new BigtableSchemaTable(this.meta, instance);
+      this.schemaTables.set(instance, s);
+    }
+    return s;
+  }
+
+  /** The open table, from cache (only found tables are cached: another gateway may create one any time). */
+  async openTable(instance: string, table: string): Promise<OpenTable> {
+    const id = `${instance}/${table}`;
+    const cached = this.tables.get(id);
+    if (cached) return cached;
+    await this.requireInstance(instance);
+    const row = NAME_PATTERN.test(table) ? await this.metaCall(`reading table ${table}`, () => this.meta.get(`table/${instance}/${table}`)) : undefined;
+    if (!row) throw rgError('RG_ERR_TABLE_NOT_FOUND', `table ${table} not found in instance ${instance}`);
+    const record = parseRecord(row);
+    const layout = parseLayout(record.layout);
+    const opened: OpenTable = { instance, layout, tableId: record.bigtable, counters: new CounterColumns(layout) };
+    this.tables.set(id, opened);
+    return opened;
+  }
+}
+
+/**
+ * A scan over one ReadRows stream (or several: when a rowsLimit was reached and the picker dropped
+ * rows, the next stream continues after the last row seen). Reads are pulled only as the consumer
+ * asks, so gRPC flow control holds the server back; return() cancels the call at once.
+ */
+class BigtableScan implements RowScan {
+  private stream: (ReturnType<BigtableStore['openReadStream']>) | undefined;
+  private table: OpenTable | undefined;
+  private picker: CellPicker | undefined;
+  private merger = new ChunkMerger();
+  private readonly ready: RawRow[] = [];
+  private remaining: number;
+  private finished = false;
+  private ended = false;
+  private error: unknown;
+  private wake: (() => void) | undefined;
+  private lastKey: Buffer | undefined;
+  private rowsInStream = 0;
+  private streamLimit = 0;
+  private readonly filterRows: ((key: Buffer) => boolean) | undefined;
+
+  constructor(
+    private readonly store: BigtableStore,
+    private readonly open: () => Promise<OpenTable>,
+    private readonly request: ScanRequest,
+    private readonly count: (delta: number) => void,
+  ) {
+    this.remaining = request.limit < 0 ? Infinity : request.limit;
+    this.filterRows = request.filter ? (key: Buffer) => request.filter!.matches(key) : undefined;
+    if (this.remaining > 0) this.count(1);
+    else this.finished = true;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async next(): Promise<IteratorResult<RowOut[]>> {
+    if (this.finished) return { done: true, value: undefined };
+    try {
+      if (!this.table) {
+        this.table = await this.open();
+        this.picker = new CellPicker(this.table.layout, this.request.read);
+        if (!this.openStream(undefined)) {
+          this.finish();
+          return { done: true, value: undefined };
+        }
+      }
+      const batch: RowOut[] = [];
+      while (batch.length < SCAN_BATCH_ROWS && this.remaining > 0) {
+        const raw = this.readRaw();
+        if (raw === undefined) {
+          if (this.error !== undefined) throw mapBigtableError(this.error, { doing: `scanning table ${this.table.layout.name}`, instance: this.table.instance, table: this.table.layout.name });
+          if (this.ended) {
+            // A rowsLimit cut the stream short while rows were dropped: continue after the last row.
+            if (this.rowsInStream >= this.streamLimit && this.streamLimit > 0 && this.lastKey && this.openStream(this.lastKey)) continue;
+            this.remaining = 0;
+            break;
+          }
+          if (batch.length > 0) break;
+          await new Promise<void>((resolve) => {
+            this.wake = resolve;
+          });
+          this.wake = undefined;
+          continue;
+        }
+        if (this.filterRows && !this.filterRows(raw.rowKey)) continue;
+        const row = pickRow(raw, this.picker!, this.table.counters);
+        if (!row) continue;
+        batch.push(row);
+        this.remaining--;
+      }
+      if (this.remaining <= 0) this.finish();
+      return batch.length > 0 ? { done: false, value: batch } : { done: true, value: undefined };
+    } catch (e) {
+      this.finish();
+      throw e;
+    }
+  }
+
+  async return(): Promise<IteratorResult<RowOut[]>> {
+    this.finish();
+    return { done: true, value: undefined };
+  }
+
+  /** The next committed row already received, or undefined when none is buffered. */
+  private readRaw(): RawRow | undefined {
+    for (;;) {
+      const row = this.ready.shift();
+      if (row) return row;
+      const stream = this.stream;
+      if (!stream || this.ended || this.error !== undefined) return undefined;
+      const response = stream.read() as { chunks?: CellChunk[] } | null;
+      if (response === null) return undefined;
+      for (const chunk of response.chunks ?? []) {
+        const raw = this.merger.push(chunk);
+        if (raw) {
+          this.ready.push(raw);
+          this.lastKey = raw.rowKey;
+          this.rowsInStream++;
+        }
+      }
+    }
+  }
+
+  /** Opens the ReadRows stream for the scan's range (after `after`, when continuing); false when the range is empty. */
+  private openStream(after: Buffer | undefined): boolean {
+    const t = this.table!;
+    let start = this.request.start;
+    let end = this.request.end;
+    const prefix = this.request.filter?.prefix;
+    if (prefix && prefix.length > 0) {
+      if (!start || Buffer.compare(prefix, start) > 0) start = prefix;
+      const pEnd = prefixEnd(prefix);
+      if (pEnd && (!end || Buffer.compare(pEnd, end) < 0)) end = pEnd;
+    }
+    if (start && end && Buffer.compare(start, end) >= 0) return false;
+    const range: { startKeyClosed?: Buffer; startKeyOpen?: Buffer; endKeyOpen?: Buffer } = {};
+    if (after) range.startKeyOpen = after;
+    else if (start && start.length > 0) range.startKeyClosed = start;
+    if (end) range.endKeyOpen = end;
+    // Without a row-key filter every row Bigtable returns has selected cells (nearly always), so
+    // the limit goes down too; the continuation above covers the rare row the picker drops.
+    this.streamLimit = this.filterRows === undefined && Number.isFinite(this.remaining) ? this.remaining : 0;
+    this.rowsInStream = 0;
+    this.ended = false;
+    this.merger = new ChunkMerger();
+    this.closeStream();
+    const stream = this.store.openReadStream(t, {
+      rows: { rowRanges: [range] },
+      filter: buildReadFilter(t.layout, this.request.read),
+      ...(this.streamLimit > 0 ? { rowsLimit: this.streamLimit } : {}),
+    });
+    stream.on('readable', () => this.wake?.());
+    stream.on('end', () => {
+      if (stream === this.stream) this.ended = true;
+      this.wake?.();
+    });
+    stream.on('error', (e: unknown) => {
+      if (stream === this.stream && !this.finished) this.error = e;
+      this.wake?.();
+    });
+    this.stream = stream;
+    return true;
+  }
+
+  private closeStream(): void {
+    const stream = this.stream;
+    if (!stream) return;
+    this.stream = undefined;
+    stream.abort();
+    stream.destroy();
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.ready.length = 0;
+    this.closeStream();
+    this.count(-1);
+    this.wake?.();
+  }
+}
+
+/** Column families with GC rules from the locality groups' max_versions and ttl_seconds. */
+function familiesOf(layout: TableLayout): Record<string, { gcRule: Record<string, unknown> }> {
+  const out: Record<string, { gcRule: Record<string, unknown> }> = {};
+  for (const family of layout.families.values()) {
+    const rules: Record<string, unknown>[] = [];
+    if (family.maxVersions < FOREVER) rules.push({ maxNumVersions: family.maxVersions });
+    if (family.ttlSeconds < FOREVER) rules.push({ maxAge: { seconds: String(family.ttlSeconds) } });
+    out[family.name] = { gcRule: rules.length === 0 ? {} : rules.length === 1 ? rules[0]! : { union: { rules } } };
+  }
+  return out;
+}
+
+/** `<prefix>.<instance>.<table>`, or `<prefix>.<sha1>` when that exceeds Bigtable's 50 characters. */
+export function bigtableTableId(prefix: string, instance: string, table: string): string {
+  const plain = `${prefix}.${instance}.${table}`;
+  if (plain.length <= MAX_TABLE_ID) return plain;
+  const hash = createHash('sha1').update(`${instance}/${table}`).digest('hex');
+  return `${prefix}.${hash}`.slice(0, MAX_TABLE_ID);
+}
+
+function parseRecord(cells: Map<string, Buffer>): TableRecord {
+  return JSON.parse(cells.get('layout')!.toString('utf8')) as TableRecord;
+}
+
+function int64(value: bigint): Buffer {
+  const b = Buffer.allocUnsafe(8);
+  b.writeBigInt64BE(value, 0);
+  return b;
+}
+
+/** The smallest key after every key starting with `prefix`; undefined when there is none (all ff). */
+function prefixEnd(prefix: Buffer): Buffer | undefined {
+  const end = Buffer.from(prefix);
+  for (let i = end.length - 1; i >= 0; i--) {
+    if (end[i]! < 0xff) {
+      end[i]!++;
+      return end.subarray(0, i + 1);
+    }
+  }
+  return undefined;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

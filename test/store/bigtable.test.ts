@@ -1,0 +1,98 @@
+/**
+ * The store conformance suite, unchanged, against the Bigtable store on a cbtemulator this file
+ * starts (skipped, saying what is missing, when the emulator is not installed); then the
+ * Bigtable-specific behaviour: pushdown, GC rules, sharing between two store objects, errors.
+ */
+import t from 'tap';
+import { parseLayout } from '../../lib/model/layout.js';
+import { FOREVER, type ReadSpec, type RowOut } from '../../lib/model/types.js';
+import { BigtableStore } from '../../lib/store/bigtable/bigtable-store.js';
+import { openStore } from '../../lib/store/open-store.js';
+import { EMULATOR_MISSING, startEmulator } from './bigtable-emulator.js';
+import { RAW_LAYOUT, storeConformance } from './conformance.js';
+
+const emulator = await startEmulator();
+if (!emulator) {
+  t.test('Bigtable store conformance', { skip: EMULATOR_MISSING }, async () => undefined);
+} else {
+  t.teardown(() => emulator.stop());
+  let prefix = 0;
+  // A fresh table prefix per test: every test sees an empty store, as with a new LMDB directory.
+  storeConformance(t, () => BigtableStore.open({ projectId: 'test', instanceId: 'conformance', tablePrefix: `c${++prefix}` }));
+
+  const ALL: ReadSpec = { maxVersions: FOREVER, minTimestamp: 0, maxTimestamp: Number.MAX_SAFE_INTEGER };
+  const cellsOf = (row: RowOut): string[] => row.cells.map((c) => `${c.family}:${c.qualifier}@${c.timestamp}=${c.json}`);
+
+  t.test('two store objects over one Bigtable share instances, tables, rows and the schema table', async (t) => {
+    const config = { kind: 'bigtable', projectId: 'test', instanceId: 'shared', tablePrefix: 'shared' } as const;
+    const a = await openStore(config);
+    const b = await openStore(config);
+    t.teardown(async () => {
+      await a.close();
+      await b.close();
+    });
+    await a.createInstance('i');
+    await t.rejects(b.createInstance('i'), { code: 'RG_ERR_INSTANCE_EXISTS' });
+    await b.createTable('i', parseLayout(RAW_LAYOUT));
+    t.same(await a.listTables('i'), ['raw']);
+    await a.write('i', 'raw', [{ rowKey: Buffer.from('k'), cells: [{ kind: 'value', family: 'info', qualifier: 'name', timestamp: 1, schemaId: 0, json: '"x"' }] }]);
+    t.same(cellsOf((await b.get('i', 'raw', [Buffer.from('k')], ALL))[0]!), ['info:name@1="x"']);
+    const [sa, sb] = [await a.schemaTable('i'), await b.schemaTable('i')];
+    const schemas = Array.from({ length: 12 }, (_, i) => `{"type":"fixed","name":"F${i}","size":${i + 1}}`);
+    const ids = await Promise.all(schemas.flatMap((s) => [sa.idOf(s), sb.idOf(s)]));
+    for (let i = 0; i < schemas.length; i++) t.equal(ids[2 * i], ids[2 * i + 1], `one id for schema ${i} from both`);
+    t.equal(new Set(ids).size, schemas.length, 'distinct schemas, distinct ids');
+    const entries = await sb.entries();
+    t.equal(entries.length, 8 + schemas.length, 'no duplicate or orphan entries');
+    for (const s of schemas) t.equal(entries.filter((e) => e.json === s).length, 1);
+  });
+
+  t.test('metadata lists tables with their layouts; unknown instance or table names are 404 codes', async (t) => {
+    const store = await BigtableStore.open({ projectId: 'test', instanceId: 'meta', tablePrefix: 'm' });
+    t.teardown(() => store.close());
+    await store.createInstance('i');
+    await store.createTable('i', parseLayout(RAW_LAYOUT));
+    const meta = await store.instanceMetadata('i');
+    t.same(meta.tables.map((x) => x.name), ['raw']);
+    t.same(parseLayout(meta.tables[0]!.layout).desc, meta.tables[0]!.layout);
+    await t.rejects(store.get('i', 'nosuch', [Buffer.from('a')], ALL), { code: 'RG_ERR_TABLE_NOT_FOUND' });
+    await t.rejects(store.write('i', 'no/such', []), { code: 'RG_ERR_TABLE_NOT_FOUND' });
+    await t.rejects(store.scan('nosuch', 'raw', { limit: -1, read: ALL }).next(), { code: 'RG_ERR_INSTANCE_NOT_FOUND' });
+    t.equal(store.openScans, 0);
+  });
+
+  t.test('a scan that stops early cancels its stream; a limited scan without a filter reads only what it needs', async (t) => {
+    const store = await BigtableStore.open({ projectId: 'test', instanceId: 'scan', tablePrefix: 's' });
+    t.teardown(() => store.close());
+    await store.createInstance('i');
+    await store.createTable('i', parseLayout(RAW_LAYOUT));
+    await store.write('i', 'raw', Array.from({ length: 3000 }, (_, n) => ({ rowKey: Buffer.from(`r${String(n).padStart(5, '0')}`), cells: [{ kind: 'value' as const, family: 'info', qualifier: 'age', timestamp: 1, schemaId: 2, json: String(n) }] })));
+    const scan = store.scan('i', 'raw', { limit: -1, read: ALL });
+    const first = await scan.next();
+    t.ok(!first.done && first.value.length > 0 && first.value.length <= 256);
+    await scan.return();
+    t.equal(store.openScans, 0);
+    const limited: RowOut[] = [];
+    for await (const batch of store.scan('i', 'raw', { start: Buffer.from('r01000'), limit: 300, read: { ...ALL, columns: [{ family: 'info', qualifier: 'age' }] } })) limited.push(...batch);
+    t.equal(limited.length, 300);
+    t.equal(limited[0]!.rowKey.toString(), 'r01000');
+    t.equal(limited[299]!.cells[0]!.json, '1299');
+  });
+
+  t.test('an unreachable Bigtable is a 503 store-unavailable error, never a raw driver message', async (t) => {
+    const saved = process.env.BIGTABLE_EMULATOR_HOST;
+    process.env.BIGTABLE_EMULATOR_HOST = '127.0.0.1:9';
+    try {
+      const err = await BigtableStore.open({ projectId: 'test', instanceId: 'down', tablePrefix: 'd' }).then(
+        () => undefined,
+        (e: unknown) => e as { code?: string; status?: number; message: string },
+      );
+      t.equal(err?.code, 'RG_ERR_STORE_UNAVAILABLE');
+      t.equal(err?.status, 503);
+      t.match(err?.message ?? '', /retry later/);
+      t.notMatch(err?.message ?? '', /ECONNREFUSED|No connection established/);
+    } finally {
+      process.env.BIGTABLE_EMULATOR_HOST = saved;
+    }
+  });
+}
