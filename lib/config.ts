@@ -83,6 +83,8 @@ export interface Config {
   readonly store: StoreConfig;
   readonly limits: Limits;
   readonly logLevel: string;
+  /** Compress responses (gzip or br, streamed) for clients that accept it. */
+  readonly compression: boolean;
 }
 
 export const DEFAULT_DATA_DIR = './rowgate-data';
@@ -110,6 +112,7 @@ export const DEFAULT_CONFIG: Config = {
   store: { kind: 'lmdb', path: DEFAULT_DATA_DIR },
   limits: DEFAULT_LIMITS,
   logLevel: 'info',
+  compression: false,
 };
 
 /** Flags given on the command line; undefined = not given. */
@@ -121,7 +124,7 @@ export interface ConfigFlags {
   readonly revision?: string | number;
 }
 
-const TOP_KEYS = new Set(['host', 'port', 'revision', 'instances', 'cors', 'store', 'limits', 'logLevel', 'data', 'auth', 'tls', 'readOnly', 'admin']);
+const TOP_KEYS = new Set(['host', 'port', 'revision', 'instances', 'cors', 'store', 'limits', 'logLevel', 'data', 'auth', 'tls', 'readOnly', 'admin', 'compression']);
 
 function bad(key: string, message: string): never {
   throw rgError('RG_ERR_BAD_CONFIG', `configuration ${key}: ${message}`);
@@ -301,6 +304,7 @@ export function buildConfig(file: Record<string, unknown>, flags: ConfigFlags = 
     instances = file.instances.map((v, i) => text(`instances[${i}]`, v));
   }
   if (file.readOnly !== undefined && typeof file.readOnly !== 'boolean') bad('readOnly', 'must be true or false');
+  if (file.compression !== undefined && typeof file.compression !== 'boolean') bad('compression', 'must be true or false');
   if (file.logLevel !== undefined && !['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(String(file.logLevel))) {
     bad('logLevel', 'must be one of fatal, error, warn, info, debug, trace, silent');
   }
@@ -318,5 +322,6 @@ export function buildConfig(file: Record<string, unknown>, flags: ConfigFlags = 
     store: parseStore(file.store, dataFlag),
     limits: parseLimits(file.limits),
     logLevel: (file.logLevel as string | undefined) ?? d.logLevel,
+    compression: (file.compression as boolean | undefined) ?? d.compression,
   };
 }
