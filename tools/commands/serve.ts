@@ -16,6 +16,7 @@ import type { Command } from 'commander';
 import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../../lib/config.js';
 import { createDemoData, DEMO_INSTANCE, DEMO_TABLE } from '../../lib/demo/demo-data.js';
+import { createAdminServer } from '../../lib/admin/admin-server.js';
 import { createGateway } from '../../lib/http/server.js';
 import { createLogger } from '../../lib/logger.js';
 import { openStore } from '../../lib/store/open-store.js';
@@ -75,7 +76,7 @@ async function servePrimary(flags: ServeFlags, count: number): Promise<void> {
     if (!announced && listening >= count) {
       announced = true;
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-      process.stdout.write(`listening on http://${host}:${address.port}\n`);
+      process.stdout.write(`listening on ${config.tls ? 'https' : 'http'}://${host}:${address.port}\n`);
     }
   });
   cluster.on('exit', (worker, code, signal) => {
@@ -120,11 +121,18 @@ async function serve(flags: ServeFlags): Promise<void> {
   } catch (e) {
     throw startupError(e);
   }
-  const gateway = createGateway(config, store, log);
+  let gateway;
   let address;
+  // The admin listener (/healthz, /readyz, /metrics); with --workers each worker serves its own.
+  let admin;
+  let adminAddress;
   try {
+    gateway = createGateway(config, store, log);
+    admin = config.admin === false ? undefined : createAdminServer(config.admin, { store: gateway.context.store, metrics: gateway.metrics }, log);
     address = await gateway.listen();
+    adminAddress = await admin?.listen();
   } catch (e) {
+    await gateway?.close();
     await store.close();
     throw startupError(e);
   }
@@ -139,6 +147,7 @@ async function serve(flags: ServeFlags): Promise<void> {
     log.info({ signal }, 'shutting down');
     gateway
       .close()
+      .then(() => admin?.close())
       .then(() => store.close())
       .then(
         () => process.exit(0),
@@ -153,7 +162,11 @@ async function serve(flags: ServeFlags): Promise<void> {
 
   if (cluster.isWorker) return; // the primary prints the listening line once every worker listens
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  process.stdout.write(`listening on http://${host}:${address.port}\n`);
+  process.stdout.write(`listening on ${gateway.protocol}://${host}:${address.port}\n`);
+  if (config.admin !== false && adminAddress !== undefined) {
+    const adminHost = config.admin.host.includes(':') ? `[${config.admin.host}]` : config.admin.host;
+    process.stdout.write(`admin listening on http://${adminHost}:${adminAddress.port}\n`);
+  }
 }
 
 /** Every failure before the server accepts connections exits 2 with its message. */

@@ -1,0 +1,95 @@
+/**
+ * The admin listener (configuration `admin`, default port 8081 like the original's admin port):
+ * plain HTTP, no tokens, meant for probes and scrapers on a private network.
+ *
+ *   GET /healthz  200 while the process is up
+ *   GET /readyz   200 when the store answers listInstances() within admin.readyTimeoutMs, else 503
+ *   GET /metrics  Prometheus text format (prom-client)
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { AdminConfig } from '../config.js';
+import type { GatewayMetrics } from '../metrics.js';
+import type { Store } from '../store/store.js';
+
+export interface AdminServer {
+  readonly server: Server;
+  listen(): Promise<AddressInfo>;
+  close(): Promise<void>;
+}
+
+export interface AdminTargets {
+  readonly store: Store;
+  readonly metrics: GatewayMetrics;
+}
+
+function send(res: ServerResponse, status: number, contentType: string, body: string): void {
+  const bytes = Buffer.from(body, 'utf8');
+  res.writeHead(status, { 'content-type': contentType, 'content-length': String(bytes.length), 'cache-control': 'no-store' });
+  res.end(bytes);
+}
+
+const sendJson = (res: ServerResponse, status: number, body: unknown): void => send(res, status, 'application/json', JSON.stringify(body));
+
+/** Resolves with the store's answer or rejects after `ms`. */
+async function probeStore(store: Store, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the store did not answer within ${ms} ms`)), ms);
+  });
+  try {
+    await Promise.race([store.listInstances(), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function createAdminServer(config: AdminConfig, targets: AdminTargets, log: Logger): AdminServer {
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = (req.url ?? '/').split('?')[0]!.replace(/\/+$/, '') || '/';
+    const known = path === '/healthz' || path === '/readyz' || path === '/metrics';
+    if (!known) return sendJson(res, 404, { status: 404, error: `no admin resource ${path} (try /healthz, /readyz, /metrics)` });
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('allow', 'GET, HEAD');
+      return sendJson(res, 405, { status: 405, error: `method ${req.method} is not allowed on ${path}` });
+    }
+    if (path === '/healthz') return sendJson(res, 200, { status: 'ok', uptimeSeconds: Math.round(process.uptime()) });
+    if (path === '/readyz') {
+      try {
+        await probeStore(targets.store, config.readyTimeoutMs);
+        return sendJson(res, 200, { status: 'ready', store: targets.store.kind });
+      } catch (e) {
+        log.warn({ err: e }, 'readiness check failed');
+        return sendJson(res, 503, { status: 'unavailable', store: targets.store.kind, error: (e as Error).message });
+      }
+    }
+    const { contentType, body } = await targets.metrics.text();
+    send(res, 200, contentType, body);
+  };
+
+  const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, (req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      log.error({ err: e, url: req.url }, 'admin request failed');
+      if (!res.headersSent) sendJson(res, 500, { status: 500, error: 'internal error (logged by the server)' });
+      else res.destroy();
+    });
+  });
+
+  return {
+    server,
+    listen: () =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.port, config.host, () => {
+          server.off('error', reject);
+          resolve(server.address() as AddressInfo);
+        });
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
