@@ -7,17 +7,27 @@
 import type { Revision } from '../config.js';
 import { formatEntityIdJson, formatShellEntityId } from '../model/entity-id.js';
 import type { RowKeyFormat, RowOut } from '../model/types.js';
+import type { RowRenderSpec } from '../store/store.js';
 
 /** Rows are framed by CR LF, after every row including the last. */
 export const ROW_TERMINATOR = '\r\n';
 
 export type RowSerializer = (row: RowOut) => string;
 
+/**
+ * What a store's fast path (Store.scanChunks) needs to render rows exactly as rowSerializer does:
+ * the entity id text and whether cells carry writer_schema.
+ */
+export function rowRenderSpec(format: RowKeyFormat, revision: Revision): RowRenderSpec {
+  return {
+    entityId: revision === 3 ? (k) => formatEntityIdJson(format, k) : (k) => JSON.stringify(formatShellEntityId(format, k)),
+    // Revision 1 cells have no writer_schema (it came with REST-45, after 0.4.0).
+    withSchema: revision !== 1,
+  };
+}
+
 export function rowSerializer(format: RowKeyFormat, revision: Revision): RowSerializer {
-  const entityId: (rowKey: Buffer) => string =
-    revision === 3 ? (k) => formatEntityIdJson(format, k) : (k) => JSON.stringify(formatShellEntityId(format, k));
-  // Revision 1 cells have no writer_schema (it came with REST-45, after 0.4.0).
-  const withSchema = revision !== 1;
+  const { entityId, withSchema } = rowRenderSpec(format, revision);
   const keyCache = new Map<string, string>();
   const jsonKey = (name: string): string => {
     let k = keyCache.get(name);

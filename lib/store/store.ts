@@ -38,6 +38,23 @@ export interface ScanRequest {
  */
 export type RowScan = AsyncIterableIterator<RowOut[]> & { return(): Promise<IteratorResult<RowOut[]>> };
 
+/** How a fast-path scan renders rows (the HTTP layer's row format, lib/http/row-format.ts). */
+export interface RowRenderSpec {
+  /** The row's entity id as compact JSON text. */
+  entityId(rowKey: Buffer): string;
+  /** Cells carry writer_schema (revisions 2 and 3). */
+  readonly withSchema: boolean;
+}
+
+/** A batch of rows already rendered: each row's JSON document followed by CR LF. */
+export interface RenderedChunk {
+  readonly bytes: Buffer;
+  readonly rows: number;
+}
+
+/** A fast-path scan: rendered batches, with the same laziness and `return()` as RowScan. */
+export type ChunkScan = AsyncIterableIterator<RenderedChunk> & { return(): Promise<IteratorResult<RenderedChunk>> };
+
 /** A delete: the whole row, a family, or one column; all versions, or those at or before a timestamp. */
 export interface RowDelete {
   readonly rowKey: Buffer;
@@ -63,6 +80,12 @@ export interface Store {
   /** Point gets: one RowOut per key, in the order given; a missing row has no cells. */
   get(instance: string, table: string, rowKeys: readonly Buffer[], read: ReadSpec): Promise<RowOut[]>;
   scan(instance: string, table: string, request: ScanRequest): RowScan;
+  /**
+   * Optional fast path of scan(): the same rows, rendered straight into the response bytes
+   * (byte-identical to serializing scan()'s rows with lib/http/row-format.ts). Stores without it
+   * are served through scan().
+   */
+  scanChunks?(instance: string, table: string, request: ScanRequest, render: RowRenderSpec): ChunkScan;
 
   /**
    * Writes a batch of rows (cells already validated and encoded). Cells without a timestamp get

@@ -13,8 +13,10 @@ import type { ScanRequest } from '../../store/store.js';
 import { tableLayout, type AppContext, type Handler, type Params, type RequestInfo } from '../context.js';
 import { dialectOf } from '../dialect.js';
 import { allowOnly, type Query } from '../query.js';
-import { rowSerializer, ROW_TERMINATOR } from '../row-format.js';
-import { RowStream } from '../row-stream.js';
+import { compressor, encodingHeaders, negotiateEncoding } from '../compression.js';
+import { rowRenderSpec, rowSerializer, ROW_TERMINATOR } from '../row-format.js';
+import { renderedSource, RowStream, serializedSource, type ChunkSource } from '../row-stream.js';
+import type { RenderedChunk } from '../../store/store.js';
 
 export const getRows: Handler = async (ctx, req, res, params, query, info) => {
   const dialect = dialectOf(ctx.config.revision);
@@ -41,13 +43,13 @@ export const getRows: Handler = async (ctx, req, res, params, query, info) => {
       return streamScan(ctx, req, res, params, layout, { filter, limit, read }, info);
     }
     const rows = limit === 0 ? [] : await ctx.store.get(params.instance!, params.table!, [resolveEntityId(layout.keyFormat, input)], read);
-    return sendRows(ctx, res, layout, rows, info);
+    return sendRows(ctx, req, res, layout, rows, info);
   }
   if (eids !== undefined) {
     const keys = bulkKeys(ctx, layout, eids);
     const wanted = limit < 0 ? keys : keys.slice(0, limit);
     const rows = wanted.length === 0 ? [] : await ctx.store.get(params.instance!, params.table!, wanted, read);
-    return sendRows(ctx, res, layout, rows, info);
+    return sendRows(ctx, req, res, layout, rows, info);
   }
   const scan: ScanRequest = {
     start: start === undefined ? undefined : dialect.parseBound(start, layout.keyFormat, dialect.startParam),
@@ -80,12 +82,22 @@ function bulkKeys(ctx: AppContext, layout: TableLayout, text: string): Buffer[] 
   return keys;
 }
 
-function sendRows(ctx: AppContext, res: ServerResponse, layout: TableLayout, rows: readonly RowOut[], info: RequestInfo): void {
+function sendRows(ctx: AppContext, req: IncomingMessage, res: ServerResponse, layout: TableLayout, rows: readonly RowOut[], info: RequestInfo): void {
   const serialize = rowSerializer(layout.keyFormat, ctx.config.revision);
   let body = '';
   for (const row of rows) body += serialize(row) + ROW_TERMINATOR;
   info.rows = rows.length;
   const bytes = Buffer.from(body, 'utf8');
+  const encoding = negotiateEncoding(req, ctx.config.compression);
+  if (encoding !== undefined) {
+    res.writeHead(200, { 'content-type': 'application/json', ...encodingHeaders(encoding, res) });
+    const z = compressor(encoding);
+    pipeline(z, res, (err) => {
+      if (err && !res.destroyed) res.destroy(err);
+    });
+    z.end(bytes);
+    return;
+  }
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(bytes.length) });
   res.end(bytes);
 }
@@ -97,22 +109,27 @@ async function streamScan(
     throw Object.assign(rgError('RG_ERR_TOO_MANY_SCANS', `${ctx.activeScans} scans are running, the configured maximum; retry shortly`), { retryAfter: 1 });
   }
   ctx.activeScans++;
-  const scan = ctx.store.scan(params.instance!, params.table!, request);
-  let first: IteratorResult<RowOut[]>;
+  // The store's fast path renders rows straight into response bytes; otherwise rows are serialized here.
+  const source: ChunkSource = ctx.store.scanChunks
+    ? renderedSource(ctx.store.scanChunks(params.instance!, params.table!, request, rowRenderSpec(layout.keyFormat, ctx.config.revision)))
+    : serializedSource(ctx.store.scan(params.instance!, params.table!, request), rowSerializer(layout.keyFormat, ctx.config.revision));
+  let first: RenderedChunk | undefined;
   try {
     // The first batch is read before the headers go out, so an early failure is a proper error response.
-    first = await scan.next();
+    first = await source.next();
   } catch (e) {
     ctx.activeScans--;
-    await scan.return();
+    await source.close();
     throw e;
   }
-  const stream = new RowStream(scan, rowSerializer(layout.keyFormat, ctx.config.revision), first.done ? [] : first.value, (n) => {
+  const stream = new RowStream(source, first, (n) => {
     info.rows = n;
   });
-  res.writeHead(200, { 'content-type': 'application/json' });
+  const encoding = negotiateEncoding(req, ctx.config.compression);
+  res.writeHead(200, { 'content-type': 'application/json', ...encodingHeaders(encoding, res) });
+  const stages: NodeJS.ReadWriteStream[] = encoding === undefined ? [] : [compressor(encoding)];
   await new Promise<void>((resolve) => {
-    pipeline(stream, res, (err) => {
+    pipeline([stream, ...stages, res], (err) => {
       ctx.activeScans--;
       info.rows = stream.rowsSent;
       if (err && !res.destroyed) res.destroy(err);

@@ -11,7 +11,8 @@ import { rgError } from '../../errors.js';
 import { parseLayout } from '../../model/layout.js';
 import { FOREVER, type CellOut, type ReadSpec, type RowOut, type RowWrite, type SchemaTable, type TableLayout } from '../../model/types.js';
 import { CellPicker } from '../cell-picker.js';
-import { DATA_VERSION, type InstanceMetadata, type RowDelete, type RowScan, type ScanRequest, type Store } from '../store.js';
+import { DATA_VERSION, type ChunkScan, type InstanceMetadata, type RenderedChunk, type RowDelete, type RowRenderSpec, type RowScan, type ScanRequest, type Store } from '../store.js';
+import { ChunkRenderer } from './chunk-render.js';
 import { cellKey, cellKeyLength, columnPrefix, familyPrefix, parseCellTail, prefixEnd, rowKeyEnd, rowPrefix, unescape } from './cell-key.js';
 import { counterValue, decodeCell, encodeCounterCell, encodeValueCell } from './cell-value.js';
 import { installSchemaTable, LmdbSchemaTable } from './lmdb-schema-table.js';
@@ -20,6 +21,8 @@ import { installSchemaTable, LmdbSchemaTable } from './lmdb-schema-table.js';
 const LMDB_MAX_KEY = 1978;
 /** Rows per batch handed to a scan's consumer: big enough to amortize one promise per batch. */
 const SCAN_BATCH_ROWS = 256;
+/** Rendered bytes per fast-path chunk: large socket writes, still small against a slow client. */
+const CHUNK_BYTES = 256 * 1024;
 const NAME_PATTERN = /^[a-zA-Z0-9_]+$/;
 const INT64_MAX = 2n ** 63n - 1n;
 const INT64_MIN = -(2n ** 63n);
@@ -210,6 +213,84 @@ export class LmdbStore implements Store {
     return iterator;
   }
 
+  scanChunks(instance: string, table: string, request: ScanRequest, render: RowRenderSpec): ChunkScan {
+    const t = this.openTable(instance, table);
+    const renderer = new ChunkRenderer(new CellPicker(t.layout, request.read), render);
+    const { start, end } = scanBounds(request);
+    const entries = t.db.getRange({ start, end })[Symbol.iterator]();
+    const filter = request.filter;
+    let remaining = request.limit < 0 ? Infinity : request.limit;
+    let pending: { key: Buffer; value: Buffer } | undefined;
+    let finished = false;
+    this.scansOpen++;
+
+    const finish = (): void => {
+      if (finished) return;
+      finished = true;
+      this.scansOpen--;
+      entries.return?.();
+    };
+    const nextEntry = (): { key: Buffer; value: Buffer } | undefined => {
+      const r = entries.next();
+      return r.done ? undefined : (r.value as { key: Buffer; value: Buffer });
+    };
+    /** Renders the next row with at least one selected cell; false at the end of the range. */
+    const renderRow = (): boolean => {
+      for (;;) {
+        const first = pending ?? nextEntry();
+        pending = undefined;
+        if (!first) return false;
+        const firstKey = first.key;
+        const rowEnd = rowKeyEnd(firstKey);
+        const rowKey = unescape(firstKey, 0, rowEnd);
+        const wanted = filter === undefined || filter.matches(rowKey);
+        if (wanted) renderer.beginRow(rowKey);
+        let entry = first;
+        for (;;) {
+          if (wanted) renderer.cell(entry.key, rowEnd, entry.value);
+          const next = nextEntry();
+          if (!next) break;
+          if (!sameRow(firstKey, next.key, rowEnd)) {
+            pending = next;
+            break;
+          }
+          entry = next;
+        }
+        if (wanted && renderer.endRow()) return true;
+      }
+    };
+
+    const iterator: ChunkScan = {
+      next: async (): Promise<IteratorResult<RenderedChunk>> => {
+        if (finished) return { done: true, value: undefined };
+        try {
+          let rows = 0;
+          while (renderer.length < CHUNK_BYTES && remaining > 0) {
+            if (!renderRow()) {
+              remaining = 0;
+              break;
+            }
+            rows++;
+            remaining--;
+          }
+          if (remaining <= 0) finish();
+          return rows > 0 ? { done: false, value: { bytes: renderer.take(), rows } } : { done: true, value: undefined };
+        } catch (e) {
+          finish();
+          throw e;
+        }
+      },
+      return: async () => {
+        finish();
+        return { done: true, value: undefined };
+      },
+      [Symbol.asyncIterator]() {
+        return iterator;
+      },
+    };
+    return iterator;
+  }
+
   // ------------------------------------------------------------ writes
 
   async write(instance: string, table: string, rows: readonly RowWrite[]): Promise<void> {
@@ -356,6 +437,13 @@ export class LmdbStore implements Store {
     }
     return names;
   }
+}
+
+/** True when `key` belongs to the row whose escaped key with terminator is `first[0, rowEnd)`. */
+function sameRow(first: Buffer, key: Buffer, rowEnd: number): boolean {
+  if (key.length < rowEnd) return false;
+  for (let i = rowEnd - 1; i >= 0; i--) if (first[i] !== key[i]) return false;
+  return true;
 }
 
 /** The LMDB key range of a scan: [start, end) row keys, narrowed by a wildcard's fixed prefix. */

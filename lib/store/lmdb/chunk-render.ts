@@ -1,0 +1,238 @@
+/**
+ * The scan fast path's renderer: writes rows straight from LMDB key and value bytes into one
+ * output Buffer per batch, in exactly the bytes lib/http/row-format.ts produces, without a
+ * CellOut object or a JavaScript string per cell. Values are stored as wire JSON (cell-value.ts),
+ * so a cell costs a byte copy, the timestamp digits and the precomputed column fragments.
+ *
+ * Column identity is found by comparing key bytes with a small per-scan cache of the columns seen
+ * so far, so family and qualifier strings are decoded once per column, not once per cell.
+ */
+import type { CellPicker } from '../cell-picker.js';
+import type { RowRenderSpec } from '../store.js';
+import { readInvertedTimestamp, unescape } from './cell-key.js';
+import { COUNTER_SCHEMA_ID } from './cell-value.js';
+
+const TS_BYTES = 8;
+const KIND_COUNTER = 2;
+/** Columns remembered per scan; a map family with more distinct qualifiers decodes the rest. */
+const COLUMN_CACHE = 256;
+
+interface Column {
+  /** `family 00 esc(qualifier) 00 00` as stored in the key. */
+  readonly bytes: Buffer;
+  readonly family: string;
+  readonly qualifier: string;
+  /** `"family":{"qualifier":[` */
+  readonly openFamily: Buffer;
+  /** `],"qualifier":[` */
+  readonly nextQualifier: Buffer;
+}
+
+const enc = (s: string): Buffer => Buffer.from(s, 'utf8');
+const ROW_OPEN = enc('{"entityId":');
+const CELLS_OPEN = enc(',"cells":{');
+const FAMILY_CLOSE_COMMA = enc(']},');
+const CELL_OPEN_FIRST = enc('{"timestamp":');
+const CELL_OPEN_NEXT = enc(',{"timestamp":');
+const VALUE = enc(',"value":');
+const SCHEMA = enc(',"writer_schema":');
+const ROW_CLOSE_WITH_CELLS = enc(']}}}\r\n');
+const ROW_CLOSE_EMPTY = enc('}}\r\n');
+
+export class ChunkRenderer {
+  private out: Buffer;
+  private pos = 0;
+  private readonly columns: Column[] = [];
+  private last: Column | undefined;
+  // Per-row state.
+  private rowFamily: string | undefined;
+  private rowColumn: Column | undefined;
+  private rowCells = 0;
+  private rowStart = 0;
+
+  constructor(
+    private readonly picker: CellPicker,
+    private readonly spec: RowRenderSpec,
+    initialBytes = 512 * 1024,
+  ) {
+    this.out = Buffer.allocUnsafe(initialBytes);
+  }
+
+  get length(): number {
+    return this.pos;
+  }
+
+  /** Hands out the bytes rendered so far and starts a new chunk. */
+  take(): Buffer {
+    const chunk = Buffer.from(this.out.subarray(0, this.pos));
+    this.pos = 0;
+    return chunk;
+  }
+
+  beginRow(rowKey: Buffer): void {
+    this.picker.beginRow();
+    this.rowStart = this.pos;
+    this.rowFamily = undefined;
+    this.rowColumn = undefined;
+    this.rowCells = 0;
+    this.bytes(ROW_OPEN);
+    this.text(this.spec.entityId(rowKey));
+    this.bytes(CELLS_OPEN);
+  }
+
+  /** Renders the cell when the picker keeps it. */
+  cell(key: Buffer, rowEnd: number, value: Buffer): void {
+    const col = this.columnOf(key, rowEnd);
+    const tsPos = key.length - TS_BYTES;
+    const timestamp = readInvertedTimestamp(key, tsPos);
+    if (!this.picker.keep(col.family, col.qualifier, timestamp)) return;
+    if (col !== this.rowColumn) {
+      if (this.rowColumn === undefined) {
+        this.bytes(col.openFamily);
+      } else if (col.family !== this.rowFamily) {
+        this.bytes(FAMILY_CLOSE_COMMA);
+        this.bytes(col.openFamily);
+      } else {
+        this.bytes(col.nextQualifier);
+      }
+      this.rowFamily = col.family;
+      this.rowColumn = col;
+      this.bytes(CELL_OPEN_FIRST);
+    } else {
+      this.bytes(CELL_OPEN_NEXT);
+    }
+    this.rowCells++;
+    this.digits(timestamp);
+    this.bytes(VALUE);
+    let schemaId: number;
+    if (value[0] === KIND_COUNTER) {
+      this.text(value.readBigInt64BE(1).toString());
+      schemaId = COUNTER_SCHEMA_ID;
+    } else {
+      schemaId = 0;
+      let shift = 0;
+      let p = 1;
+      for (;;) {
+        const b = value[p++]!;
+        schemaId += (b & 0x7f) * 2 ** shift;
+        if (b < 0x80) break;
+        shift += 7;
+      }
+      this.copy(value, p, value.length);
+    }
+    if (this.spec.withSchema) {
+      this.bytes(SCHEMA);
+      this.digits(schemaId);
+    }
+    this.byte(0x7d); // }
+  }
+
+  /** Ends the row; a row without kept cells is taken back. Returns whether the row was kept. */
+  endRow(): boolean {
+    if (this.rowCells === 0) {
+      this.pos = this.rowStart;
+      return false;
+    }
+    this.bytes(ROW_CLOSE_WITH_CELLS);
+    return true;
+  }
+
+  /** For stores that render rows without cells (point gets of missing rows). */
+  endRowAlways(): void {
+    this.bytes(this.rowCells === 0 ? ROW_CLOSE_EMPTY : ROW_CLOSE_WITH_CELLS);
+  }
+
+  // ---------------------------------------------------------------- columns
+
+  private columnOf(key: Buffer, rowEnd: number): Column {
+    const len = key.length - TS_BYTES - rowEnd;
+    const last = this.last;
+    if (last !== undefined && sameBytes(last.bytes, key, rowEnd, len)) return last;
+    for (const c of this.columns) {
+      if (c !== last && sameBytes(c.bytes, key, rowEnd, len)) {
+        this.last = c;
+        return c;
+      }
+    }
+    let i = rowEnd;
+    while (key[i] !== 0) i++;
+    const family = key.toString('latin1', rowEnd, i);
+    const qualifier = unescape(key, i + 1, key.length - TS_BYTES).toString('utf8');
+    const q = JSON.stringify(qualifier);
+    const col: Column = {
+      bytes: Buffer.from(key.subarray(rowEnd, rowEnd + len)),
+      family,
+      qualifier,
+      openFamily: enc(`${JSON.stringify(family)}:{${q}:[`),
+      nextQualifier: enc(`],${q}:[`),
+    };
+    if (this.columns.length < COLUMN_CACHE) this.columns.push(col);
+    this.last = col;
+    return col;
+  }
+
+  // ---------------------------------------------------------------- output
+
+  private reserve(n: number): void {
+    if (this.pos + n <= this.out.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(this.out.length * 2, this.pos + n));
+    this.out.copy(bigger, 0, 0, this.pos);
+    this.out = bigger;
+  }
+
+  private byte(b: number): void {
+    this.reserve(1);
+    this.out[this.pos++] = b;
+  }
+
+  private bytes(src: Buffer): void {
+    this.copy(src, 0, src.length);
+  }
+
+  private copy(src: Buffer, start: number, end: number): void {
+    const n = end - start;
+    this.reserve(n);
+    const out = this.out;
+    let p = this.pos;
+    if (n < 48) {
+      for (let i = start; i < end; i++) out[p++] = src[i]!;
+    } else {
+      src.copy(out, p, start, end);
+      p += n;
+    }
+    this.pos = p;
+  }
+
+  private text(s: string): void {
+    const max = s.length * 3;
+    this.reserve(max);
+    this.pos += this.out.write(s, this.pos, 'utf8');
+  }
+
+  /** A non-negative safe integer in decimal. */
+  private digits(n: number): void {
+    this.reserve(16);
+    const out = this.out;
+    if (n < 10) {
+      out[this.pos++] = 0x30 + n;
+      return;
+    }
+    let len = 1;
+    for (let x = n; x >= 10; x = Math.floor(x / 10)) len++;
+    let p = this.pos + len - 1;
+    let x = n;
+    while (x >= 10) {
+      const q = Math.floor(x / 10);
+      out[p--] = 0x30 + (x - q * 10);
+      x = q;
+    }
+    out[p] = 0x30 + x;
+    this.pos += len;
+  }
+}
+
+function sameBytes(col: Buffer, key: Buffer, at: number, len: number): boolean {
+  if (col.length !== len) return false;
+  for (let i = 0; i < len; i++) if (col[i] !== key[at + i]) return false;
+  return true;
+}
