@@ -1,5 +1,5 @@
 /**
- * Starts a real gateway on 127.0.0.1 (random port) over a fresh LMDB store, with the fixture
+ * Starts a real gateway on 127.0.0.1 (random port) over a fresh LMDB store (or a given one), with the fixture
  * tables of the original's tests: `sample_table` (one LONG component) and `players` (two STRINGs).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -54,9 +54,17 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startGateway(file: Record<string, unknown> = {}): Promise<Harness> {
-  const dir = mkdtempSync(join(tmpdir(), 'rowgate-http-'));
-  const store = new LmdbStore({ path: dir });
+export interface GatewayOptions {
+  /**
+   * Serve this store (e.g. a Bigtable store) instead of a fresh LMDB one. The fixture instances and
+   * tables are created in it; the harness closes it.
+   */
+  readonly store?: Store;
+}
+
+export async function startGateway(file: Record<string, unknown> = {}, options: GatewayOptions = {}): Promise<Harness> {
+  const dir = options.store ? undefined : mkdtempSync(join(tmpdir(), 'rowgate-http-'));
+  const store = options.store ?? new LmdbStore({ path: dir! });
   await store.createInstance('default');
   await store.createInstance('hidden');
   await store.createTable('default', parseLayout(SAMPLE_LAYOUT));
@@ -71,7 +79,7 @@ export async function startGateway(file: Record<string, unknown> = {}): Promise<
     close: async () => {
       await gateway.close();
       await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

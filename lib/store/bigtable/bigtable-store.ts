@@ -74,7 +74,7 @@ export class BigtableStore implements Store {
   /** Caches of things that never change once created (tables are never dropped). */
   private readonly tables = new Map<string, OpenTable>();
   private readonly instances = new Set<string>();
-  private readonly schemaTables = new Map<string, BigtableSchemaTable>();
+  private readonly schemaTables = new Map<string, SchemaTable>();
   private scansOpen = 0;
 
   private constructor(private readonly options: BigtableStoreOptions) {
@@ -118,7 +118,7 @@ export class BigtableStore implements Store {
 
   async instanceMetadata(instance: string): Promise<InstanceMetadata> {
     const info = await this.requireInstance(instance);
-    const schemaTable = await this.metaCall(`reading the schema table of ${instance}`, async () => (await this.schemaTableOf(instance)).entries());
+    const schemaTable = await this.schemaTableOf(instance).entries();
     const rows = await this.metaCall(`listing tables of ${instance}`, () => this.meta.scanPrefix(`table/${instance}/`));
     const tables = rows.map((r) => ({ name: r.key.slice(`table/${instance}/`.length), layout: parseRecord(r.cells).layout }));
     return { name: instance, dataVersion: info.dataVersion, schemaTable, tables };
@@ -126,13 +126,7 @@ export class BigtableStore implements Store {
 
   async schemaTable(instance: string): Promise<SchemaTable> {
     await this.requireInstance(instance);
-    const table = await this.schemaTableOf(instance);
-    // Wrapped so a Bigtable failure during registration is a coded error too.
-    return {
-      schemaOf: (id) => this.metaCall(`reading schema ${id} of ${instance}`, () => table.schemaOf(id)),
-      idOf: (json) => this.metaCall(`registering a schema in ${instance}`, () => table.idOf(json)),
-      entries: () => this.metaCall(`reading the schema table of ${instance}`, () => table.entries()),
-    };
+    return this.schemaTableOf(instance);
   }
 
   async createTable(instance: string, layout: TableLayout): Promise<void> {
@@ -404,10 +398,16 @@ export class BigtableStore implements Store {
     return { dataVersion: (JSON.parse(info.toString('utf8')) as { dataVersion?: string }).dataVersion ?? DATA_VERSION };
   }
 
-  private async schemaTableOf(instance: string): Promise<BigtableSchemaTable> {
+  /** One object per instance (callers cache by identity); a Bigtable failure inside is a coded error. */
+  private schemaTableOf(instance: string): SchemaTable {
     let s = this.schemaTables.get(instance);
     if (!s) {
-      s = new BigtableSchemaTable(this.meta, instance);
+      const table = new BigtableSchemaTable(this.meta, instance);
+      s = {
+        schemaOf: (id) => this.metaCall(`reading schema ${id} of ${instance}`, () => table.schemaOf(id)),
+        idOf: (json) => this.metaCall(`registering a schema in ${instance}`, () => table.idOf(json)),
+        entries: () => this.metaCall(`reading the schema table of ${instance}`, () => table.entries()),
+      };
       this.schemaTables.set(instance, s);
     }
     return s;
