@@ -199,3 +199,58 @@ t.test('tokens and CORS preflight: preflight needs no token', async (t) => {
   t.equal(denied.status, 401);
   t.equal(denied.headers['access-control-allow-origin'], 'https://app.example', 'errors carry CORS headers so the browser can read them');
 });
+
+t.test('CORS allow-list: listed origins echoed, others get nothing, preflight answered', async (t) => {
+  const h = await startGateway({ cors: { origins: ['https://app.example', 'http://localhost:3000'], credentials: true } });
+  t.teardown(() => h.close());
+  const listed = await raw(h.base, 'GET', '/v1', undefined, { origin: 'https://app.example' });
+  t.equal(listed.status, 200);
+  t.equal(listed.headers['access-control-allow-origin'], 'https://app.example', 'a listed origin is echoed');
+  t.equal(listed.headers['access-control-allow-credentials'], 'true');
+  t.match(listed.headers.vary, /Origin/);
+  t.match(listed.headers['access-control-expose-headers'], /Retry-After/);
+  t.equal((await raw(h.base, 'GET', '/v1', undefined, { origin: 'HTTPS://APP.EXAMPLE' })).headers['access-control-allow-origin'], 'HTTPS://APP.EXAMPLE', 'origins compare case-insensitively');
+
+  for (const origin of ['https://evil.example', 'https://app.example.evil.example', 'null', 'https://app.example:8443']) {
+    const res = await raw(h.base, 'GET', '/v1', undefined, { origin });
+    t.equal(res.status, 200, 'the request itself is served (CORS is for browsers)');
+    t.equal(res.headers['access-control-allow-origin'], undefined, `${origin} is not reflected`);
+    t.equal(res.headers['access-control-allow-credentials'], undefined);
+    const pre = await raw(h.base, 'OPTIONS', `${TABLE}/rows`, undefined, { origin, 'access-control-request-method': 'POST' });
+    t.equal(pre.status, 204);
+    t.equal(pre.headers['access-control-allow-origin'], undefined, `preflight from ${origin} is not allowed`);
+    t.equal(pre.headers['access-control-allow-methods'], undefined);
+  }
+  const noOrigin = await raw(h.base, 'GET', '/v1');
+  t.equal(noOrigin.headers['access-control-allow-origin'], undefined, 'never * with credentials');
+
+  const pre = await raw(h.base, 'OPTIONS', `${TABLE}/rows`, undefined, { origin: 'http://localhost:3000', 'access-control-request-method': 'DELETE' });
+  t.equal(pre.status, 204);
+  t.equal(pre.headers['access-control-allow-origin'], 'http://localhost:3000');
+  t.equal(pre.headers['access-control-allow-credentials'], 'true');
+  t.match(pre.headers['access-control-allow-methods'], /DELETE/);
+  t.match(pre.headers['access-control-allow-headers'], /Authorization/);
+  t.equal(pre.headers['access-control-max-age'], '1800');
+});
+
+t.test('CORS: * without credentials; read-only preflight offers only GET; off = no headers', async (t) => {
+  const any = await startGateway({ cors: { origins: ['*'] }, readOnly: true });
+  t.teardown(() => any.close());
+  const res = await raw(any.base, 'GET', '/v1', undefined, { origin: 'https://whoever.example' });
+  t.equal(res.headers['access-control-allow-origin'], '*');
+  t.equal(res.headers['access-control-allow-credentials'], undefined);
+  const pre = await raw(any.base, 'OPTIONS', `${TABLE}/rows`, undefined, { origin: 'https://whoever.example', 'access-control-request-method': 'POST' });
+  t.equal(pre.headers['access-control-allow-methods'], 'GET,OPTIONS');
+
+  const legacy = await startGateway({ cors: true });
+  t.teardown(() => legacy.close());
+  const l = await raw(legacy.base, 'GET', '/v1', undefined, { origin: 'https://whoever.example' });
+  t.equal(l.headers['access-control-allow-origin'], '*', 'cors: true keeps answering *');
+  t.equal(l.headers['access-control-allow-credentials'], undefined);
+
+  const off = await startGateway();
+  t.teardown(() => off.close());
+  const o = await raw(off.base, 'GET', '/v1', undefined, { origin: 'https://whoever.example' });
+  t.equal(o.headers['access-control-allow-origin'], undefined);
+  t.equal((await raw(off.base, 'OPTIONS', '/v1')).status, 405, 'without CORS, OPTIONS is an ordinary unrouted method');
+});
