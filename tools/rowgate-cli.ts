@@ -11,6 +11,7 @@ import { CliError, EXIT_FAILURE, EXIT_USAGE, systemErrorMessage } from './suppor
 import { registerCreateTable } from './commands/create-table.js';
 import { registerExport } from './commands/export.js';
 import { registerGet } from './commands/get.js';
+import { registerHashToken } from './commands/hash-token.js';
 import { registerImport } from './commands/import.js';
 import { registerLs } from './commands/ls.js';
 import { registerScan } from './commands/scan.js';
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerLs(program);
   registerGet(program);
   registerScan(program);
+  registerHashToken(program);
   return program;
 }
 
