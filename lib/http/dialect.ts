@@ -80,6 +80,15 @@ function shellDialect(revision: 1 | 2): Dialect {
 
 const DIALECTS: Record<Revision, Dialect> = { 1: shellDialect(1), 2: shellDialect(2), 3: revision3 };
 
+/**
+ * A row key given in a request, checked against the store's key limit: no longer key can have been
+ * written, and the store cannot even seek to one, so it is a client error (not a 500).
+ */
+export function storableKey(key: Buffer, maxBytes: number, what: string): Buffer {
+  if (key.length > maxBytes) throw rgError('RG_ERR_ROW_KEY_TOO_LONG', `${what} is a row key of ${key.length} bytes; the store accepts at most ${maxBytes}`);
+  return key;
+}
+
 export function dialectOf(revision: Revision): Dialect {
   return DIALECTS[revision];
 }

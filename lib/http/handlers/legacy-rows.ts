@@ -16,6 +16,7 @@ import { parseExactJson } from '../../model/exact-json.js';
 import { END_OF_TIME, parseReadSpec } from '../../model/read-request.js';
 import type { ColumnSelector, EncodedCell, JsonValue, ReadSpec, SchemaTable, TableLayout } from '../../model/types.js';
 import { tableLayout, type AppContext, type Handler, type Params } from '../context.js';
+import { storableKey } from '../dialect.js';
 import { allowOnly, type Query } from '../query.js';
 import { sendJson } from '../respond.js';
 import { rowSerializer } from '../row-format.js';
@@ -37,9 +38,9 @@ export const getEntityId: Handler = async (ctx, _req, res, params, query) => {
 };
 
 /** The row key of the `<hexEntityId>` path segment, checked against the table's key format. */
-function pathRowKey(layout: TableLayout, params: Params): Buffer {
+function pathRowKey(ctx: AppContext, layout: TableLayout, params: Params): Buffer {
   const hex = params.hexEntityId ?? '';
-  const rowKey = fromHex(hex, 'hexEntityId');
+  const rowKey = storableKey(fromHex(hex, 'hexEntityId'), ctx.store.maxRowKeyBytes, 'hexEntityId');
   return resolveEntityId(layout.keyFormat, { kind: 'rowKey', rowKey, text: `hbase=hex:${hex}` });
 }
 
@@ -53,7 +54,7 @@ async function sendRow(ctx: AppContext, res: Parameters<Handler>[2], params: Par
 export const getRow: Handler = async (ctx, _req, res, params, query, info) => {
   allowOnly(query, ROW_PARAMS, ctx.config.revision);
   const layout = await tableLayout(ctx, params);
-  const rowKey = pathRowKey(layout, params);
+  const rowKey = pathRowKey(ctx, layout, params);
   const read = parseReadSpec(layout, { cols: query.get('cols'), versions: query.get('versions'), timerange: query.get('timerange') });
   info.rows = 1;
   await sendRow(ctx, res, params, layout, rowKey, read);
@@ -133,7 +134,7 @@ function hasBody(req: IncomingMessage): boolean {
 export const putRow: Handler = async (ctx, req, res, params, query, info) => {
   if (hasBody(req)) throw rgError('RG_ERR_BAD_BODY', 'PUT takes query parameters only (timestamp and <family:qualifier>=<value>), not a body');
   const layout = await tableLayout(ctx, params);
-  const rowKey = pathRowKey(layout, params);
+  const rowKey = pathRowKey(ctx, layout, params);
   const { columns, timestamp, timestamps, schemas: writerSchemas } = parsePutQuery(query);
   const written = new Set(columns.map((c) => `${c.family}:${c.qualifier}`));
   // Overrides for columns not written are refused, so a misspelt column name cannot go unnoticed.

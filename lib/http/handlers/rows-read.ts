@@ -11,7 +11,7 @@ import { parseLimit, parseReadSpec } from '../../model/read-request.js';
 import { WILDCARD, type EntityIdInput, type RowOut, type TableLayout } from '../../model/types.js';
 import type { ScanRequest } from '../../store/store.js';
 import { tableLayout, type AppContext, type Handler, type Params, type RequestInfo } from '../context.js';
-import { dialectOf } from '../dialect.js';
+import { dialectOf, storableKey } from '../dialect.js';
 import { allowOnly, type Query } from '../query.js';
 import { compressor, encodingHeaders, negotiateEncoding } from '../compression.js';
 import { rowRenderSpec, rowSerializer, ROW_TERMINATOR } from '../row-format.js';
@@ -42,7 +42,7 @@ export const getRows: Handler = async (ctx, req, res, params, query, info) => {
       const filter = compileWildcard(layout.keyFormat, input.components);
       return streamScan(ctx, req, res, params, layout, { filter, limit, read }, info);
     }
-    const rows = limit === 0 ? [] : await ctx.store.get(params.instance!, params.table!, [resolveEntityId(layout.keyFormat, input)], read);
+    const rows = limit === 0 ? [] : await ctx.store.get(params.instance!, params.table!, [storableKey(resolveEntityId(layout.keyFormat, input), ctx.store.maxRowKeyBytes, 'eid')], read);
     return sendRows(ctx, req, res, layout, rows, info);
   }
   if (eids !== undefined) {
@@ -52,8 +52,8 @@ export const getRows: Handler = async (ctx, req, res, params, query, info) => {
     return sendRows(ctx, req, res, layout, rows, info);
   }
   const scan: ScanRequest = {
-    start: start === undefined ? undefined : dialect.parseBound(start, layout.keyFormat, dialect.startParam),
-    end: end === undefined ? undefined : dialect.parseBound(end, layout.keyFormat, dialect.endParam),
+    start: start === undefined ? undefined : storableKey(dialect.parseBound(start, layout.keyFormat, dialect.startParam), ctx.store.maxRowKeyBytes, dialect.startParam),
+    end: end === undefined ? undefined : storableKey(dialect.parseBound(end, layout.keyFormat, dialect.endParam), ctx.store.maxRowKeyBytes, dialect.endParam),
     limit,
     read,
   };
@@ -72,7 +72,7 @@ function bulkKeys(ctx: AppContext, layout: TableLayout, text: string): Buffer[] 
   const keys: Buffer[] = [];
   for (const item of list) {
     const input: EntityIdInput = dialect.bulkItem(item, layout.keyFormat);
-    const key = resolveEntityId(layout.keyFormat, input);
+    const key = storableKey(resolveEntityId(layout.keyFormat, input), ctx.store.maxRowKeyBytes, 'an entity id of eids');
     const id = key.toString('latin1');
     if (!seen.has(id)) {
       seen.add(id);

@@ -11,7 +11,7 @@ import type { JsonValue, RowWrite, SchemaTable, TableLayout } from '../../model/
 import type { RowDelete } from '../../store/store.js';
 import { jsonBodyItems } from '../body.js';
 import { tableLayout, type Handler } from '../context.js';
-import { dialectOf, type Dialect } from '../dialect.js';
+import { dialectOf, storableKey, type Dialect } from '../dialect.js';
 import { allowOnly } from '../query.js';
 import { sendJson } from '../respond.js';
 import { serialize } from '../serializers.js';
@@ -66,12 +66,12 @@ export const deleteRows: Handler = async (ctx, _req, res, params, query, info) =
   }
   let keys: Buffer[];
   if (eid !== undefined) {
-    keys = [resolveEntityId(layout.keyFormat, dialect.parseEid(eid, layout.keyFormat, false))];
+    keys = [storableKey(resolveEntityId(layout.keyFormat, dialect.parseEid(eid, layout.keyFormat, false)), ctx.store.maxRowKeyBytes, 'eid')];
   } else {
     const list = parseExactJson(eids!, 'eids');
     if (!Array.isArray(list)) throw rgError('RG_ERR_BAD_ENTITY_ID', 'eids must be a JSON array of entity ids');
     if (list.length > ctx.config.limits.maxEids) throw rgError('RG_ERR_BAD_PARAMETER', `eids has ${list.length} entity ids; at most ${ctx.config.limits.maxEids} are allowed per request`);
-    keys = list.map((item) => resolveEntityId(layout.keyFormat, dialect.bulkItem(item, layout.keyFormat)));
+    keys = list.map((item) => storableKey(resolveEntityId(layout.keyFormat, dialect.bulkItem(item, layout.keyFormat)), ctx.store.maxRowKeyBytes, 'an entity id of eids'));
   }
   const upToTimestamp = parseDeleteTimestamp(query.get('timestamp'));
   const columns = parseDeleteColumns(layout, query.get('cols'));
