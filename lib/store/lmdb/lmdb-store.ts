@@ -295,8 +295,15 @@ export class LmdbStore implements Store {
 
   async write(instance: string, table: string, rows: readonly RowWrite[]): Promise<void> {
     const t = this.openTable(instance, table);
-    for (const row of rows) this.checkKeySizes(row);
-    t.db.transactionSync(() => {
+    let increments = false;
+    for (const row of rows) {
+      this.checkKeySizes(row);
+      for (const cell of row.cells) {
+        if (!t.layout.families.has(cell.family)) throw rgError('RG_ERR_UNKNOWN_COLUMN', `Specified column does not exist: ${cell.family}:${cell.qualifier}`);
+        if (cell.kind === 'counter-increment') increments = true;
+      }
+    }
+    const apply = (): void => {
       for (const row of rows) {
         const now = Date.now();
         let limited = false;
@@ -314,8 +321,17 @@ export class LmdbStore implements Store {
         }
         if (limited) this.trimVersions(t, row.rowKey);
       }
-    });
-    await t.db.flushed;
+    };
+    if (increments) {
+      // An increment can still fail inside the transaction (overflow): a synchronous transaction
+      // rolls the whole batch back when its callback throws.
+      t.db.transactionSync(apply);
+      await t.db.flushed;
+      return;
+    }
+    // Nothing below can throw: an asynchronous transaction, which lmdb-js commits together with
+    // concurrent ones (several POSTs share one commit and one fsync), off the main thread.
+    await t.db.transaction(apply);
   }
 
   /** Adds `delta` to the newest counter cell of the column, in the current write transaction. */
