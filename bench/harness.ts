@@ -113,9 +113,31 @@ export function fetchText(url: string, method = 'GET', body?: string): Promise<{
 
 /** Resident set size of a process in bytes (Linux /proc), undefined elsewhere. */
 export function rssOf(pid: number): number | undefined {
+  return memOf(pid)?.rss;
+}
+
+/**
+ * Resident memory of a process split as Linux reports it (/proc/<pid>/status, bytes): `rss` total,
+ * `anon` (RssAnon: the JS heap, Buffers, malloc; the memory the process itself holds) and `file`
+ * (RssFile: file-backed pages, mostly the LMDB memory map a scan touches, which the kernel can
+ * drop at will). Undefined off Linux.
+ */
+export interface Mem {
+  readonly rss: number;
+  readonly anon: number;
+  readonly file: number;
+}
+
+export function memOf(pid: number): Mem | undefined {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : undefined;
+    const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (name: string): number | undefined => {
+      const m = new RegExp(`${name}:\\s+(\\d+) kB`).exec(text);
+      return m ? Number(m[1]) * 1024 : undefined;
+    };
+    const rss = kb('VmRSS');
+    if (rss === undefined) return undefined;
+    return { rss, anon: kb('RssAnon') ?? rss, file: kb('RssFile') ?? 0 };
   } catch {
     return undefined;
   }
@@ -126,18 +148,29 @@ export interface SlowRead {
   readonly seconds: number;
   readonly rssBefore?: number;
   readonly rssMax?: number;
+  /** RssAnon / RssFile before the read and their maxima while it ran (sampled every 250 ms). */
+  readonly anonBefore?: number;
+  readonly anonMax?: number;
+  readonly fileBefore?: number;
+  readonly fileMax?: number;
 }
 
 /** Reads a response at about `bytesPerSecond` for `seconds`, sampling the server's RSS, then hangs up. */
 export function slowRead(url: string, bytesPerSecond: number, seconds: number, serverPid: number): Promise<SlowRead> {
   return new Promise((resolve, reject) => {
-    const rssBefore = rssOf(serverPid);
+    const before = memOf(serverPid);
+    const rssBefore = before?.rss;
     let rssMax = rssBefore;
+    let anonMax = before?.anon;
+    let fileMax = before?.file;
     let bytes = 0;
     const started = performance.now();
     const sampler = setInterval(() => {
-      const r = rssOf(serverPid);
-      if (r !== undefined) rssMax = Math.max(rssMax ?? 0, r);
+      const m = memOf(serverPid);
+      if (m === undefined) return;
+      rssMax = Math.max(rssMax ?? 0, m.rss);
+      anonMax = Math.max(anonMax ?? 0, m.anon);
+      fileMax = Math.max(fileMax ?? 0, m.file);
     }, 250);
     const req = get(url, (res) => {
       const ticker = setInterval(() => {
@@ -146,7 +179,7 @@ export function slowRead(url: string, bytesPerSecond: number, seconds: number, s
           clearInterval(ticker);
           clearInterval(sampler);
           req.destroy();
-          resolve({ bytes, seconds: elapsed, rssBefore, rssMax });
+          resolve({ bytes, seconds: elapsed, rssBefore, rssMax, anonBefore: before?.anon, anonMax, fileBefore: before?.file, fileMax });
           return;
         }
         if (bytes < bytesPerSecond * elapsed) res.resume();

@@ -232,9 +232,16 @@ async function main(): Promise<void> {
         await download(rowsUrl(s.port, '?limit=20000'));
         const r = await slowRead(rowsUrl(s.port, '?limit=-1'), 1 * MB, SLOW_SECONDS, s.proc.pid!);
         const growth = r.rssMax !== undefined && r.rssBefore !== undefined ? r.rssMax - r.rssBefore : undefined;
-        results.slowClient = { ...r, rssGrowthBytes: growth, readMBps: r.bytes / r.seconds / MB, serverRssAfter: rssOf(s.proc.pid!) };
-        if (growth !== undefined) add({ scenario: '4 slow client (1 MB/s)', figure: 'server RSS growth', value: Math.round((growth / MB) * 10) / 10, unit: 'MB', target: '< 50', met: growth < 50 * MB });
-        note(`slow client: read ${(r.bytes / MB).toFixed(1)} MB in ${r.seconds.toFixed(1)} s; RSS growth ${growth === undefined ? 'n/a' : (growth / MB).toFixed(1)} MB`);
+        const anonGrowth = r.anonMax !== undefined && r.anonBefore !== undefined ? r.anonMax - r.anonBefore : undefined;
+        const fileGrowth = r.fileMax !== undefined && r.fileBefore !== undefined ? r.fileMax - r.fileBefore : undefined;
+        results.slowClient = { ...r, rssGrowthBytes: growth, anonGrowthBytes: anonGrowth, fileGrowthBytes: fileGrowth, readMBps: r.bytes / r.seconds / MB, serverRssAfter: rssOf(s.proc.pid!) };
+        const mb = (b: number): number => Math.round((b / MB) * 10) / 10;
+        // The target is on the memory the server holds (RssAnon); file-backed pages of the LMDB map
+        // are the page cache seen through the mapping (the kernel reclaims them) and are listed apart.
+        if (anonGrowth !== undefined) add({ scenario: '4 slow client (1 MB/s)', figure: 'server RssAnon growth (held memory)', value: mb(anonGrowth), unit: 'MB', target: '< 50', met: anonGrowth < 50 * MB });
+        if (fileGrowth !== undefined) add({ scenario: '4 slow client (1 MB/s)', figure: 'server RssFile growth (LMDB map pages)', value: mb(fileGrowth), unit: 'MB' });
+        if (growth !== undefined) add({ scenario: '4 slow client (1 MB/s)', figure: 'server total RSS growth', value: mb(growth), unit: 'MB' });
+        note(`slow client: read ${(r.bytes / MB).toFixed(1)} MB in ${r.seconds.toFixed(1)} s; RssAnon growth ${anonGrowth === undefined ? 'n/a' : (anonGrowth / MB).toFixed(1)} MB, RssFile ${fileGrowth === undefined ? 'n/a' : (fileGrowth / MB).toFixed(1)} MB, total ${growth === undefined ? 'n/a' : (growth / MB).toFixed(1)} MB`);
       },
     );
 

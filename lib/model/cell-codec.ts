@@ -33,6 +33,30 @@ export interface EncodeCellArgs {
 }
 
 export async function encodeCell(args: EncodeCellArgs): Promise<EncodedCell> {
+  // Warm caches (the usual case: one column plan, schema and id per column) finish synchronously.
+  const warm = encodeCellCached(args);
+  if (warm !== undefined) return warm;
+  const { layout, family, qualifier, schemas } = args;
+  const spec = columnSpecOf(layout, family, qualifier);
+  const column = `${family}:${qualifier}`;
+  const timestamp = parseTimestamp(args.timestamp, column);
+  const plan = cachedColumnPlan(spec, schemas) ?? (await columnPlanOf(spec, schemas, column));
+  // Revision 1 has no writer_schema: values are always in the layout schema.
+  const writer = args.revision === 1 || args.writerSchema == null ? plan.reader : await writerSchemaOf(args.writerSchema, schemas, column);
+  const { schema, json } = encodeValue(plan, writer, args.value, column, spec.type);
+  const schemaId = cachedIds(schemas).get(schema) ?? (await schemaIdOf(schemas, schema));
+  return timestamp === undefined
+    ? { kind: 'value', family, qualifier, schemaId, json }
+    : { kind: 'value', family, qualifier, timestamp, schemaId, json };
+}
+
+/**
+ * encodeCell without awaiting: the same cell (or the same error, thrown in the same order of
+ * checks), or undefined when a cache it needs is cold (column plan, schema of a writer_schema id,
+ * id of the schema) and encodeCell must be awaited instead. Callers encoding many cells (import,
+ * POST bodies) use it to avoid one promise per cell.
+ */
+export function encodeCellCached(args: EncodeCellArgs): EncodedCell | undefined {
   const { layout, family, qualifier, schemas } = args;
   const spec = columnSpecOf(layout, family, qualifier);
   // writer_schema is ignored for counters, as the original did (its tests send an arbitrary 3).
@@ -40,31 +64,44 @@ export async function encodeCell(args: EncodeCellArgs): Promise<EncodedCell> {
 
   const column = `${family}:${qualifier}`;
   const timestamp = parseTimestamp(args.timestamp, column);
-  // Awaits only on a cold cache: this runs once per posted cell.
-  const plan = cachedColumnPlan(spec, schemas) ?? (await columnPlanOf(spec, schemas, column));
+  const plan = cachedColumnPlan(spec, schemas);
+  if (plan === undefined) return undefined;
+  let writer: string | undefined;
+  if (args.revision === 1 || args.writerSchema == null) writer = plan.reader;
+  else {
+    const ws = args.writerSchema;
+    if (typeof ws === 'number' && Number.isInteger(ws)) {
+      writer = cachedSchemas(schemas).get(ws);
+      if (writer === undefined) return undefined;
+    } else if (typeof ws === 'bigint') return undefined;
+    else writer = writerSchemaOfSync(ws, column);
+  }
+  const { schema, json } = encodeValue(plan, writer, args.value, column, spec.type);
+  const schemaId = cachedIds(schemas).get(schema);
+  if (schemaId === undefined) return undefined;
+  return timestamp === undefined
+    ? { kind: 'value', family, qualifier, schemaId, json }
+    : { kind: 'value', family, qualifier, timestamp, schemaId, json };
+}
+
+/** Validates the value against its writer schema, resolves it to the reader's: the JSON stored and its schema. */
+function encodeValue(plan: { readonly reader?: string; readonly allowedWriters?: ReadonlySet<string> }, writer: string | undefined, jsonValue: JsonValue, column: string, specType: string): { schema: string; json: string } {
   const reader = plan.reader;
-  // Revision 1 has no writer_schema: values are always in the layout schema.
-  const writer = args.revision === 1 || args.writerSchema == null ? reader : await writerSchemaOf(args.writerSchema, schemas, column);
   if (writer === undefined) {
-    throw rgError('RG_ERR_BAD_SCHEMA', `column ${column} (${spec.type}) has no layout schema to write with: give writer_schema`);
+    throw rgError('RG_ERR_BAD_SCHEMA', `column ${column} (${specType}) has no layout schema to write with: give writer_schema`);
   }
   if (plan.allowedWriters !== undefined && !plan.allowedWriters.has(writer)) {
     throw rgError('RG_ERR_BAD_SCHEMA', `writer schema ${shorten(writer)} is not among the writers of STRICT column ${column}`);
   }
-
   let type = avroTypeOf(writer);
-  let value = readValue(type, args.value, column, writer);
+  let value = readValue(type, jsonValue, column, writer);
   let schema = writer;
   if (reader !== undefined && reader !== writer) {
     type = avroTypeOf(reader);
     value = resolve(avroTypeOf(writer), value, type, column, writer, reader);
     schema = reader;
   }
-  const json = avroToJson(type, value, true);
-  const schemaId = cachedIds(schemas).get(schema) ?? (await schemaIdOf(schemas, schema));
-  return timestamp === undefined
-    ? { kind: 'value', family, qualifier, schemaId, json }
-    : { kind: 'value', family, qualifier, timestamp, schemaId, json };
+  return { schema, json: avroToJson(type, value, true) };
 }
 
 /**
@@ -113,6 +150,11 @@ async function writerSchemaOf(ws: JsonValue, schemas: SchemaTable, column: strin
     if (json === undefined) throw rgError('RG_ERR_UNKNOWN_SCHEMA_ID', `writer_schema ${ws} of column ${column} is not in the schema table`);
     return json;
   }
+  return writerSchemaOfSync(ws, column);
+}
+
+/** writer_schema given as anything but an integer id. */
+function writerSchemaOfSync(ws: JsonValue, column: string): string {
   if (typeof ws === 'number' || typeof ws === 'boolean') {
     throw rgError('RG_ERR_BAD_SCHEMA', `writer_schema of column ${column} must be a schema id or an Avro schema, got ${ws}`);
   }

@@ -9,7 +9,7 @@
  */
 import type { Revision } from '../config.js';
 import { rgError } from '../errors.js';
-import { encodeCell } from './cell-codec.js';
+import { encodeCell, encodeCellCached, type EncodeCellArgs } from './cell-codec.js';
 import { entityIdFromBody, resolveEntityId } from './entity-id.js';
 import type { EncodedCell, EntityIdInput, JsonValue, RowKeyFormat, RowWrite, SchemaTable, TableLayout } from './types.js';
 
@@ -53,6 +53,34 @@ export const readEntityIdRevision3: EntityIdReader = (value) => {
  * column and the cell index); nothing is written here.
  */
 export async function encodeRowInput(item: JsonValue, ctx: RowInputContext): Promise<EncodedRowInput> {
+  // Cells whose encoding needed a cold cache, by position; each pass settles at least one more.
+  const awaited = new Map<number, EncodedCell>();
+  for (;;) {
+    const r = encodeRowCore(item, ctx, awaited);
+    if (!(r instanceof ColdCell)) return r;
+    awaited.set(r.index, await encodeCell(r.args));
+  }
+}
+
+/**
+ * encodeRowInput without a promise when every cache the row needs is warm (the usual case after
+ * the first rows of a table): the encoded row, or undefined (then await encodeRowInput). Throws
+ * the same errors encodeRowInput would.
+ */
+export function encodeRowInputCached(item: JsonValue, ctx: RowInputContext): EncodedRowInput | undefined {
+  const r = encodeRowCore(item, ctx, undefined);
+  return r instanceof ColdCell ? undefined : r;
+}
+
+/** A cell whose encoding needs an awaited cache fill. */
+class ColdCell {
+  constructor(
+    readonly index: number,
+    readonly args: EncodeCellArgs,
+  ) {}
+}
+
+function encodeRowCore(item: JsonValue, ctx: RowInputContext, awaited: ReadonlyMap<number, EncodedCell> | undefined): EncodedRowInput | ColdCell {
   if (!isJsonObject(item)) throw rgError('RG_ERR_BAD_BODY', 'a row must be a JSON object with entityId and cells');
   for (const key of Object.keys(item)) {
     if (!ROW_FIELDS.has(key)) throw rgError('RG_ERR_BAD_BODY', `unknown row field ${JSON.stringify(key)} (a row has entityId and cells)`);
@@ -73,33 +101,25 @@ export async function encodeRowInput(item: JsonValue, ctx: RowInputContext): Pro
     if (!isJsonObject(qualifiers)) throw rgError('RG_ERR_BAD_BODY', `cells.${family} must be an object: {qualifier: [cell, ...]}`);
     for (const qualifier of Object.keys(qualifiers)) {
       const list = qualifiers[qualifier];
-      const column = `${family}:${qualifier}`;
-      if (!Array.isArray(list)) throw rgError('RG_ERR_BAD_BODY', `cells of column ${column} must be a list of cells`);
+      if (!Array.isArray(list)) throw rgError('RG_ERR_BAD_BODY', `cells of column ${family}:${qualifier} must be a list of cells`);
       for (let i = 0; i < list.length; i++) {
         const cell = list[i];
         if (!isJsonObject(cell) || !('value' in cell)) {
-          throw rgError('RG_ERR_BAD_BODY', `cell ${i} of column ${column} must be an object with a value`);
+          throw rgError('RG_ERR_BAD_BODY', `cell ${i} of column ${family}:${qualifier} must be an object with a value`);
         }
         for (const key of Object.keys(cell)) {
           if (!CELL_FIELDS.has(key)) {
-            throw rgError('RG_ERR_BAD_BODY', `unknown field ${JSON.stringify(key)} in cell ${i} of column ${column} (a cell has value, timestamp, writer_schema)`);
+            throw rgError('RG_ERR_BAD_BODY', `unknown field ${JSON.stringify(key)} in cell ${i} of column ${family}:${qualifier} (a cell has value, timestamp, writer_schema)`);
           }
         }
         if (revision === 1 && cell.writer_schema !== undefined) {
           throw rgError('RG_ERR_BAD_PARAMETER', 'writer_schema is not part of revision 1 (the column\'s layout schema is used)');
         }
-        cells.push(
-          await encodeCell({
-            layout,
-            family,
-            qualifier,
-            timestamp: cell.timestamp,
-            value: cell.value!,
-            writerSchema: cell.writer_schema,
-            schemas,
-            revision,
-          }),
-        );
+        const index = cells.length;
+        const args: EncodeCellArgs = { layout, family, qualifier, timestamp: cell.timestamp, value: cell.value!, writerSchema: cell.writer_schema, schemas, revision };
+        const encoded = awaited?.get(index) ?? encodeCellCached(args);
+        if (encoded === undefined) return new ColdCell(index, args);
+        cells.push(encoded);
       }
     }
   }

@@ -13,7 +13,7 @@ import { FOREVER, type CellOut, type ReadSpec, type RowOut, type RowWrite, type 
 import { CellPicker } from '../cell-picker.js';
 import { DATA_VERSION, type ChunkScan, type InstanceMetadata, type RenderedChunk, type RowDelete, type RowRenderSpec, type RowScan, type ScanRequest, type Store } from '../store.js';
 import { ChunkRenderer } from './chunk-render.js';
-import { cellKey, cellKeyLength, columnPrefix, familyPrefix, parseCellTail, prefixEnd, rowKeyEnd, rowPrefix, unescape } from './cell-key.js';
+import { cellKey, cellKeyIn, cellKeyLength, columnPrefix, familyPrefix, parseCellTail, prefixEnd, rowKeyEnd, rowPrefix, unescape } from './cell-key.js';
 import { counterValue, decodeCell, encodeCounterCell, encodeValueCell } from './cell-value.js';
 import { installSchemaTable, LmdbSchemaTable } from './lmdb-schema-table.js';
 
@@ -303,23 +303,25 @@ export class LmdbStore implements Store {
         if (cell.kind === 'counter-increment') increments = true;
       }
     }
+    const families = t.layout.families;
     const apply = (): void => {
       for (const row of rows) {
         const now = Date.now();
+        const prefix = rowPrefix(row.rowKey);
         let limited = false;
         for (const cell of row.cells) {
-          const family = t.layout.families.get(cell.family);
+          const family = families.get(cell.family);
           if (!family) throw rgError('RG_ERR_UNKNOWN_COLUMN', `Specified column does not exist: ${cell.family}:${cell.qualifier}`);
           if (family.maxVersions < FOREVER) limited = true;
           if (cell.kind === 'value') {
-            t.db.putSync(cellKey(row.rowKey, cell.family, cell.qualifier, cell.timestamp ?? now), encodeValueCell(cell.schemaId, cell.json));
+            t.db.putSync(cellKeyIn(prefix, cell.family, cell.qualifier, cell.timestamp ?? now), encodeValueCell(cell.schemaId, cell.json));
           } else if (cell.kind === 'counter-set') {
-            t.db.putSync(cellKey(row.rowKey, cell.family, cell.qualifier, cell.timestamp ?? now), encodeCounterCell(cell.value));
+            t.db.putSync(cellKeyIn(prefix, cell.family, cell.qualifier, cell.timestamp ?? now), encodeCounterCell(cell.value));
           } else {
             this.incrementCounter(t, row.rowKey, cell.family, cell.qualifier, cell.delta, now);
           }
         }
-        if (limited) this.trimVersions(t, row.rowKey);
+        if (limited) this.trimVersions(t, prefix);
       }
     };
     if (increments) {
@@ -356,21 +358,27 @@ export class LmdbStore implements Store {
    * row rather than per written column: per-column cursors halved import speed (helper measurement,
    * 20,000-row batches).
    */
-  private trimVersions(t: OpenTable, rowKey: Buffer): void {
-    const prefix = rowPrefix(rowKey);
-    let family = '';
-    let qualifier = '';
+  private trimVersions(t: OpenTable, prefix: Buffer): void {
+    // Versions of one column are adjacent keys that differ only in their last 8 bytes (the
+    // timestamp): columns are told apart by comparing key bytes, and only a new family is decoded.
+    let prev: Uint8Array | undefined;
     let seen = 0;
     let max = FOREVER;
-    for (const key of t.db.getKeys({ start: prefix, end: prefixEnd(prefix) })) {
-      const tail = parseCellTail(key, prefix.length);
-      if (tail.family !== family || tail.qualifier !== qualifier) {
-        if (tail.family !== family) max = t.layout.families.get(tail.family)?.maxVersions ?? FOREVER;
-        family = tail.family;
-        qualifier = tail.qualifier;
+    let family = '';
+    const start = prefix.length;
+    for (const key of t.db.getKeys({ start: prefix, end: prefixEnd(prefix) }) as Iterable<Uint8Array>) {
+      if (prev === undefined || !sameColumn(prev, key, start)) {
+        let i = start;
+        while (key[i] !== 0) i++;
+        const name = Buffer.from(key.buffer, key.byteOffset + start, i - start).toString('latin1');
+        if (name !== family) {
+          family = name;
+          max = t.layout.families.get(name)?.maxVersions ?? FOREVER;
+        }
         seen = 0;
       }
-      if (++seen > max) t.db.removeSync(key);
+      prev = key;
+      if (++seen > max) t.db.removeSync(key as Buffer);
     }
   }
 
@@ -453,6 +461,13 @@ export class LmdbStore implements Store {
     }
     return names;
   }
+}
+
+/** True when two cell keys of one row (row part `[0, start)`) name the same column: only their timestamps differ. */
+function sameColumn(a: Uint8Array, b: Uint8Array, start: number): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = a.length - 9; i >= start; i--) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** True when `key` belongs to the row whose escaped key with terminator is `first[0, rowEnd)`. */
