@@ -26,7 +26,25 @@ export function rowRenderSpec(format: RowKeyFormat, revision: Revision): RowRend
   };
 }
 
+// Serializers depend only on the key format (one object per parsed layout) and the revision:
+// built once per layout, not per request.
+const serializers = new WeakMap<RowKeyFormat, Map<Revision, RowSerializer>>();
+
 export function rowSerializer(format: RowKeyFormat, revision: Revision): RowSerializer {
+  let byRevision = serializers.get(format);
+  if (byRevision === undefined) {
+    byRevision = new Map();
+    serializers.set(format, byRevision);
+  }
+  let serializer = byRevision.get(revision);
+  if (serializer === undefined) {
+    serializer = buildRowSerializer(format, revision);
+    byRevision.set(revision, serializer);
+  }
+  return serializer;
+}
+
+function buildRowSerializer(format: RowKeyFormat, revision: Revision): RowSerializer {
   const { entityId, withSchema } = rowRenderSpec(format, revision);
   const keyCache = new Map<string, string>();
   const jsonKey = (name: string): string => {

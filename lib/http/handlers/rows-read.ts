@@ -87,7 +87,6 @@ function sendRows(ctx: AppContext, req: IncomingMessage, res: ServerResponse, la
   let body = '';
   for (const row of rows) body += serialize(row) + ROW_TERMINATOR;
   info.rows = rows.length;
-  const bytes = Buffer.from(body, 'utf8');
   const encoding = negotiateEncoding(req, ctx.config.compression);
   if (encoding !== undefined) {
     res.writeHead(200, { 'content-type': 'application/json', ...encodingHeaders(encoding, res) });
@@ -95,11 +94,12 @@ function sendRows(ctx: AppContext, req: IncomingMessage, res: ServerResponse, la
     pipeline(z, res, (err) => {
       if (err && !res.destroyed) res.destroy(err);
     });
-    z.end(bytes);
+    z.end(Buffer.from(body, 'utf8'));
     return;
   }
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(bytes.length) });
-  res.end(bytes);
+  // A string body goes out in one write together with the headers (a Buffer body is a writev of two).
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body, 'utf8')) });
+  res.end(body, 'utf8');
 }
 
 async function streamScan(
