@@ -26,7 +26,10 @@ export interface Limits {
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
-  /** Largest request head (request line + headers) accepted; node answers 431 beyond it. */
+  /**
+   * Largest request head (request line + headers) accepted; node answers 431 beyond it. 32 KiB, twice
+   * urlBytes, so a long URL meets the coded 414 (with a JSON body) before node's bare 431.
+   */
   readonly maxHeaderBytes: number;
   /** How long SIGTERM waits for running requests before closing them. */
   readonly shutdownGraceMs: number;
@@ -98,7 +101,7 @@ export const DEFAULT_LIMITS: Limits = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 300_000,
   keepAliveTimeoutMs: 65_000,
-  maxHeaderBytes: 16 * 1024,
+  maxHeaderBytes: 32 * 1024,
   shutdownGraceMs: 10_000,
 };
 

@@ -31,9 +31,9 @@ t.test('defaults', async (t) => {
     headersTimeoutMs: 10_000,
     requestTimeoutMs: 300_000,
     keepAliveTimeoutMs: 65_000,
-    maxHeaderBytes: 16 * 1024,
+    maxHeaderBytes: 32 * 1024,
     shutdownGraceMs: 10_000,
-  }, 'the documented defaults (docs/security-and-operations.md)');
+  }, 'the documented defaults (README.md, limits)');
 });
 
 t.test('valid settings', async (t) => {

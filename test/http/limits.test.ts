@@ -120,3 +120,11 @@ t.test('limit and eids counts beyond the configured maximum are 400', async (t) 
   t.equal(eids.status, 400);
   t.match(JSON.parse(eids.body).exception, /at most 2/, eids.body);
 });
+
+t.test('regression: with the default limits a too-long URL gets the coded 414, not node\'s bare 431', async (t) => {
+  const h = await startGateway();
+  t.teardown(() => h.close());
+  const res = await raw(h.base, 'GET', `/v1/instances/default/tables/sample_table/rows?eids=${'[1],'.repeat(5000)}`);
+  t.equal(res.status, 414);
+  t.equal(JSON.parse(res.body).code, 'RG_ERR_URL_TOO_LONG');
+});
