@@ -107,6 +107,16 @@ t.test('an existing data directory is served as it is; SIGINT exits 0', async (t
   t.same(await stop(second.child, 'SIGINT'), { code: 0, signal: null });
 });
 
+t.test('regression: --workers 2 announces the gateway port, not the admin listener\'s', async (t) => {
+  const dir = tempDir(t);
+  const s = await serve(t, ['--data', join(dir, 'data'), '--port', '0', '--workers', '2']);
+  for (let i = 0; i < 4; i++) {
+    const res = await httpGet(s.port, '/v1/instances/default/tables/users/rows?eid=[1000]&cols=info:name');
+    t.equal(res.status, 200, 'the announced port serves the gateway');
+  }
+  t.same(await stop(s.child, 'SIGTERM'), { code: 0, signal: null });
+});
+
 t.test('--config names the store; flags override the file', async (t) => {
   const dir = tempDir(t);
   const config = writeFile(dir, 'rowgate.yaml', `port: 1\nhost: 127.0.0.1\nrevision: 2\nstore:\n  kind: lmdb\n  path: ${join(dir, 'from-config')}\n`);

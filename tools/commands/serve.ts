@@ -71,12 +71,19 @@ async function servePrimary(flags: ServeFlags, count: number): Promise<void> {
   const fork = (): void => {
     cluster.fork();
   };
-  cluster.on('listening', (_worker, address) => {
+  // Workers report their gateway port by message: cluster's 'listening' event also fires for the
+  // admin listener, whose port must not be announced as the gateway's.
+  cluster.on('message', (_worker, message: { rowgateListening?: number; adminPort?: number }) => {
+    if (typeof message?.rowgateListening !== 'number') return;
     listening++;
     if (!announced && listening >= count) {
       announced = true;
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-      process.stdout.write(`listening on ${config.tls ? 'https' : 'http'}://${host}:${address.port}\n`);
+      process.stdout.write(`listening on ${config.tls ? 'https' : 'http'}://${host}:${message.rowgateListening}\n`);
+      if (config.admin !== false && message.adminPort !== undefined) {
+        const adminHost = config.admin.host.includes(':') ? `[${config.admin.host}]` : config.admin.host;
+        process.stdout.write(`admin listening on http://${adminHost}:${message.adminPort}\n`);
+      }
     }
   });
   cluster.on('exit', (worker, code, signal) => {
@@ -160,7 +167,11 @@ async function serve(flags: ServeFlags): Promise<void> {
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 
-  if (cluster.isWorker) return; // the primary prints the listening line once every worker listens
+  if (cluster.isWorker) {
+    // The primary prints the listening lines once every worker listens.
+    process.send?.({ rowgateListening: address.port, adminPort: adminAddress?.port });
+    return;
+  }
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   process.stdout.write(`listening on ${gateway.protocol}://${host}:${address.port}\n`);
   if (config.admin !== false && adminAddress !== undefined) {
