@@ -219,3 +219,10 @@ t.test('a 64-bit long survives POST and GET exactly', async (t) => {
   const row = await get(`${ROWS}?eid=[9223372036854775807]`);
   t.equal(row.body, `{"entityId":[9223372036854775807],"cells":{"longs":{"max":[{"timestamp":1,"value":${big},"writer_schema":3}]}}}\r\n`);
 });
+
+t.test('regression: a bulk get without limit returns every requested row, not the scan default of 100', async (t) => {
+  const ids = Array.from({ length: 150 }, (_, i) => [100_000 + i]);
+  const res = await get(`${ROWS}?eids=${q(ids)}`);
+  t.equal(rowsOf(res.body).length, 150);
+  t.equal(rowsOf((await get(`${ROWS}?eids=${q(ids)}&limit=7`)).body).length, 7, 'an explicit limit still applies');
+});

@@ -47,7 +47,9 @@ export const getRows: Handler = async (ctx, req, res, params, query, info) => {
   }
   if (eids !== undefined) {
     const keys = bulkKeys(ctx, layout, eids);
-    const wanted = limit < 0 ? keys : keys.slice(0, limit);
+    // Every id asked for comes back unless `limit` is given: the default of 100 is for scans, and
+    // silently dropping requested rows would look like missing data (maxEids bounds the request).
+    const wanted = limit < 0 || query.get('limit') === undefined ? keys : keys.slice(0, limit);
     const rows = wanted.length === 0 ? [] : await ctx.store.get(params.instance!, params.table!, wanted, read);
     return sendRows(ctx, req, res, layout, rows, info);
   }
