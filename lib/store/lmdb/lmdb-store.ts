@@ -13,9 +13,10 @@ import { FOREVER, type CellOut, type ReadSpec, type RowOut, type RowWrite, type 
 import { CellPicker } from '../cell-picker.js';
 import { DATA_VERSION, type ChunkScan, type InstanceMetadata, type RenderedChunk, type RowDelete, type RowRenderSpec, type RowScan, type ScanRequest, type Store } from '../store.js';
 import { ChunkRenderer } from './chunk-render.js';
-import { cellKey, cellKeyIn, cellKeyLength, columnPrefix, familyPrefix, parseCellTail, prefixEnd, rowKeyEnd, rowPrefix, unescape } from './cell-key.js';
+import { cellKey, cellKeyIn, cellKeyLength, columnPrefix, familyPrefix, parseCellTail, prefixEnd, rowKeyEnd, rowPrefix } from './cell-key.js';
 import { counterValue, decodeCell, encodeCounterCell, encodeValueCell } from './cell-value.js';
 import { installSchemaTable, LmdbSchemaTable } from './lmdb-schema-table.js';
+import { cursorBatches, ScanCursor, type Entry } from './scan-cursor.js';
 
 /** LMDB's compiled-in key limit (platform-notes.md 3). */
 const LMDB_MAX_KEY = 1978;
@@ -127,168 +128,64 @@ export class LmdbStore implements Store {
 
   scan(instance: string, table: string, request: ScanRequest): RowScan {
     const t = this.openTable(instance, table);
-    return this.scanTable(t, request);
-  }
-
-  private scanTable(t: OpenTable, request: ScanRequest): RowScan {
     const picker = new CellPicker(t.layout, request.read);
-    const { start, end } = scanBounds(request);
-    const entries = t.db.getRange({ start, end })[Symbol.iterator]();
-    const filter = request.filter;
-    let remaining = request.limit < 0 ? Infinity : request.limit;
-    let pending: { key: Buffer; value: Buffer } | undefined;
-    let finished = false;
-    this.scansOpen++;
-
-    const finish = (): void => {
-      if (finished) return;
-      finished = true;
-      this.scansOpen--;
-      entries.return?.();
+    const cursor = this.openCursor(t, request);
+    let rowKey: Buffer = Buffer.alloc(0);
+    let cells: CellOut[] = [];
+    const beginRow = (key: Buffer): void => {
+      rowKey = key;
+      cells = [];
+      picker.beginRow();
     };
-
-    /** Reads the next row with at least one selected cell, or undefined at the end. */
-    const nextRow = (): RowOut | undefined => {
-      for (;;) {
-        const first = pending ?? nextEntry();
-        pending = undefined;
-        if (!first) return undefined;
-        const rowEnd = rowKeyEnd(first.key);
-        const rowKey = unescape(first.key, 0, rowEnd);
-        const wanted = filter === undefined || filter.matches(rowKey);
-        picker.beginRow();
-        const cells: CellOut[] = [];
-        let entry: { key: Buffer; value: Buffer } | undefined = first;
-        while (entry) {
-          if (wanted) {
-            const tail = parseCellTail(entry.key, rowEnd);
-            if (picker.keep(tail.family, tail.qualifier, tail.timestamp)) cells.push(decodeCell(tail.family, tail.qualifier, tail.timestamp, entry.value));
-          }
-          const next = nextEntry();
-          if (!next) break;
-          if (next.key.length < rowEnd || first.key.compare(next.key, 0, rowEnd, 0, rowEnd) !== 0) {
-            pending = next;
-            break;
-          }
-          entry = next;
+    const cell = (entry: Entry, rowEnd: number): void => {
+      const tail = parseCellTail(entry.key, rowEnd);
+      if (picker.keep(tail.family, tail.qualifier, tail.timestamp)) cells.push(decodeCell(tail.family, tail.qualifier, tail.timestamp, entry.value));
+    };
+    return cursorBatches(cursor, () => {
+      const batch: RowOut[] = [];
+      while (batch.length < SCAN_BATCH_ROWS && cursor.remaining > 0) {
+        if (!cursor.nextRow(beginRow, cell)) {
+          cursor.remaining = 0;
+          break;
         }
-        if (cells.length > 0) return { rowKey, cells };
+        // Rows with no selected cell are not returned and do not count against the limit.
+        if (cells.length === 0) continue;
+        batch.push({ rowKey, cells });
+        cursor.remaining--;
       }
-    };
-
-    const nextEntry = (): { key: Buffer; value: Buffer } | undefined => {
-      const r = entries.next();
-      return r.done ? undefined : (r.value as { key: Buffer; value: Buffer });
-    };
-
-    const iterator: RowScan = {
-      next: async () => {
-        if (finished) return { done: true, value: undefined };
-        try {
-          const batch: RowOut[] = [];
-          while (batch.length < SCAN_BATCH_ROWS && remaining > 0) {
-            const row = nextRow();
-            if (!row) {
-              remaining = 0;
-              break;
-            }
-            batch.push(row);
-            remaining--;
-          }
-          if (remaining <= 0) finish();
-          return batch.length > 0 ? { done: false, value: batch } : { done: true, value: undefined };
-        } catch (e) {
-          finish();
-          throw e;
-        }
-      },
-      return: async () => {
-        finish();
-        return { done: true, value: undefined };
-      },
-      [Symbol.asyncIterator]() {
-        return iterator;
-      },
-    };
-    return iterator;
+      return batch.length > 0 ? batch : undefined;
+    });
   }
 
   scanChunks(instance: string, table: string, request: ScanRequest, render: RowRenderSpec): ChunkScan {
     const t = this.openTable(instance, table);
     const renderer = new ChunkRenderer(new CellPicker(t.layout, request.read), render);
+    const cursor = this.openCursor(t, request);
+    const cell = (entry: Entry, rowEnd: number): void => renderer.cell(entry.key, rowEnd, entry.value);
+    const beginRow = (rowKey: Buffer): void => renderer.beginRow(rowKey);
+    return cursorBatches(cursor, (): RenderedChunk | undefined => {
+      let rows = 0;
+      while (renderer.length < CHUNK_BYTES && cursor.remaining > 0) {
+        if (!cursor.nextRow(beginRow, cell)) {
+          cursor.remaining = 0;
+          break;
+        }
+        if (!renderer.endRow()) continue; // no selected cell: nothing rendered, not counted
+        rows++;
+        cursor.remaining--;
+      }
+      return rows > 0 ? { bytes: renderer.take(), rows } : undefined;
+    });
+  }
+
+  /** A cursor over the scan's key range, counted in openScans until it finishes. */
+  private openCursor(t: OpenTable, request: ScanRequest): ScanCursor {
     const { start, end } = scanBounds(request);
     const entries = t.db.getRange({ start, end })[Symbol.iterator]();
-    const filter = request.filter;
-    let remaining = request.limit < 0 ? Infinity : request.limit;
-    let pending: { key: Buffer; value: Buffer } | undefined;
-    let finished = false;
     this.scansOpen++;
-
-    const finish = (): void => {
-      if (finished) return;
-      finished = true;
+    return new ScanCursor(entries, request.limit, request.filter, () => {
       this.scansOpen--;
-      entries.return?.();
-    };
-    const nextEntry = (): { key: Buffer; value: Buffer } | undefined => {
-      const r = entries.next();
-      return r.done ? undefined : (r.value as { key: Buffer; value: Buffer });
-    };
-    /** Renders the next row with at least one selected cell; false at the end of the range. */
-    const renderRow = (): boolean => {
-      for (;;) {
-        const first = pending ?? nextEntry();
-        pending = undefined;
-        if (!first) return false;
-        const firstKey = first.key;
-        const rowEnd = rowKeyEnd(firstKey);
-        const rowKey = unescape(firstKey, 0, rowEnd);
-        const wanted = filter === undefined || filter.matches(rowKey);
-        if (wanted) renderer.beginRow(rowKey);
-        let entry = first;
-        for (;;) {
-          if (wanted) renderer.cell(entry.key, rowEnd, entry.value);
-          const next = nextEntry();
-          if (!next) break;
-          if (!sameRow(firstKey, next.key, rowEnd)) {
-            pending = next;
-            break;
-          }
-          entry = next;
-        }
-        if (wanted && renderer.endRow()) return true;
-      }
-    };
-
-    const iterator: ChunkScan = {
-      next: async (): Promise<IteratorResult<RenderedChunk>> => {
-        if (finished) return { done: true, value: undefined };
-        try {
-          let rows = 0;
-          while (renderer.length < CHUNK_BYTES && remaining > 0) {
-            if (!renderRow()) {
-              remaining = 0;
-              break;
-            }
-            rows++;
-            remaining--;
-          }
-          if (remaining <= 0) finish();
-          return rows > 0 ? { done: false, value: { bytes: renderer.take(), rows } } : { done: true, value: undefined };
-        } catch (e) {
-          finish();
-          throw e;
-        }
-      },
-      return: async () => {
-        finish();
-        return { done: true, value: undefined };
-      },
-      [Symbol.asyncIterator]() {
-        return iterator;
-      },
-    };
-    return iterator;
+    });
   }
 
   // ------------------------------------------------------------ writes
@@ -467,13 +364,6 @@ export class LmdbStore implements Store {
 function sameColumn(a: Uint8Array, b: Uint8Array, start: number): boolean {
   if (a.length !== b.length) return false;
   for (let i = a.length - 9; i >= start; i--) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/** True when `key` belongs to the row whose escaped key with terminator is `first[0, rowEnd)`. */
-function sameRow(first: Buffer, key: Buffer, rowEnd: number): boolean {
-  if (key.length < rowEnd) return false;
-  for (let i = rowEnd - 1; i >= 0; i--) if (first[i] !== key[i]) return false;
   return true;
 }
 
