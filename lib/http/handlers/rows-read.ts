@@ -62,8 +62,11 @@ export const getRows: Handler = async (ctx, req, res, params, query, info) => {
   return streamScan(ctx, req, res, params, layout, scan, info);
 };
 
-/** `eids`: a JSON array of entity ids, each an array of components or a row key string form. */
-function bulkKeys(ctx: AppContext, layout: TableLayout, text: string): Buffer[] {
+/**
+ * `eids` (bulk get and DELETE): a JSON array of entity ids, each an array of components or a row
+ * key string form; the distinct row keys in request order.
+ */
+export function bulkKeys(ctx: AppContext, layout: TableLayout, text: string): Buffer[] {
   const list = parseExactJson(text, 'eids');
   if (!Array.isArray(list)) throw rgError('RG_ERR_BAD_ENTITY_ID', 'eids must be a JSON array of entity ids');
   if (list.length > ctx.config.limits.maxEids) {

@@ -6,10 +6,10 @@
 import { isRowgateError, rgError, RowgateError } from '../../errors.js';
 import { encodeRowInput } from '../../model/row-input.js';
 import { formatShellEntityId, resolveEntityId } from '../../model/entity-id.js';
-import { parseExactJson } from '../../model/exact-json.js';
 import type { JsonValue, RowWrite, SchemaTable, TableLayout } from '../../model/types.js';
 import type { RowDelete } from '../../store/store.js';
 import { jsonBodyItems } from '../body.js';
+import { bulkKeys } from './rows-read.js';
 import { tableLayout, type Handler } from '../context.js';
 import { dialectOf, storableKey, type Dialect } from '../dialect.js';
 import { allowOnly } from '../query.js';
@@ -68,10 +68,7 @@ export const deleteRows: Handler = async (ctx, _req, res, params, query, info) =
   if (eid !== undefined) {
     keys = [storableKey(resolveEntityId(layout.keyFormat, dialect.parseEid(eid, layout.keyFormat, false)), ctx.store.maxRowKeyBytes, 'eid')];
   } else {
-    const list = parseExactJson(eids!, 'eids');
-    if (!Array.isArray(list)) throw rgError('RG_ERR_BAD_ENTITY_ID', 'eids must be a JSON array of entity ids');
-    if (list.length > ctx.config.limits.maxEids) throw rgError('RG_ERR_BAD_PARAMETER', `eids has ${list.length} entity ids; at most ${ctx.config.limits.maxEids} are allowed per request`);
-    keys = list.map((item) => storableKey(resolveEntityId(layout.keyFormat, dialect.bulkItem(item, layout.keyFormat)), ctx.store.maxRowKeyBytes, 'an entity id of eids'));
+    keys = bulkKeys(ctx, layout, eids!);
   }
   const upToTimestamp = parseDeleteTimestamp(query.get('timestamp'));
   const columns = parseDeleteColumns(layout, query.get('cols'));

@@ -39,16 +39,26 @@ export function decodeCell(family: string, qualifier: string, timestamp: number,
   if (buf[0] === KIND_COUNTER) {
     return { family, qualifier, timestamp, schemaId: COUNTER_SCHEMA_ID, json: buf.readBigInt64BE(1).toString() };
   }
+  return { family, qualifier, timestamp, schemaId: valueSchemaId(buf), json: buf.toString('utf8', valueJsonStart(buf)) };
+}
+
+/** The schema id of a value cell (the varint after the kind byte). */
+export function valueSchemaId(value: Uint8Array): number {
   let schemaId = 0;
   let shift = 0;
-  let pos = 1;
-  for (;;) {
-    const b = buf[pos++]!;
+  for (let pos = 1; ; pos++) {
+    const b = value[pos]!;
     schemaId += (b & 0x7f) * 2 ** shift;
-    if (b < 0x80) break;
+    if (b < 0x80) return schemaId;
     shift += 7;
   }
-  return { family, qualifier, timestamp, schemaId, json: buf.toString('utf8', pos) };
+}
+
+/** Where a value cell's JSON text starts (after the kind byte and the schema-id varint). */
+export function valueJsonStart(value: Uint8Array): number {
+  let pos = 1;
+  while (value[pos++]! >= 0x80);
+  return pos;
 }
 
 function varintLength(n: number): number {

@@ -10,7 +10,7 @@
 import type { CellPicker } from '../cell-picker.js';
 import type { RowRenderSpec } from '../store.js';
 import { readInvertedTimestamp, unescape } from './cell-key.js';
-import { COUNTER_SCHEMA_ID } from './cell-value.js';
+import { COUNTER_SCHEMA_ID, valueJsonStart, valueSchemaId } from './cell-value.js';
 
 const TS_BYTES = 8;
 const KIND_COUNTER = 2;
@@ -109,16 +109,8 @@ export class ChunkRenderer {
       this.text(value.readBigInt64BE(1).toString());
       schemaId = COUNTER_SCHEMA_ID;
     } else {
-      schemaId = 0;
-      let shift = 0;
-      let p = 1;
-      for (;;) {
-        const b = value[p++]!;
-        schemaId += (b & 0x7f) * 2 ** shift;
-        if (b < 0x80) break;
-        shift += 7;
-      }
-      this.copy(value, p, value.length);
+      schemaId = valueSchemaId(value);
+      this.copy(value, valueJsonStart(value), value.length);
     }
     if (this.spec.withSchema) {
       this.bytes(SCHEMA);
