@@ -78,12 +78,7 @@ async function servePrimary(flags: ServeFlags, count: number): Promise<void> {
     listening++;
     if (!announced && listening >= count) {
       announced = true;
-      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-      process.stdout.write(`listening on ${config.tls ? 'https' : 'http'}://${host}:${message.rowgateListening}\n`);
-      if (config.admin !== false && message.adminPort !== undefined) {
-        const adminHost = config.admin.host.includes(':') ? `[${config.admin.host}]` : config.admin.host;
-        process.stdout.write(`admin listening on http://${adminHost}:${message.adminPort}\n`);
-      }
+      announce(config, message.rowgateListening, message.adminPort);
     }
   });
   cluster.on('exit', (worker, code, signal) => {
@@ -172,12 +167,14 @@ async function serve(flags: ServeFlags): Promise<void> {
     process.send?.({ rowgateListening: address.port, adminPort: adminAddress?.port });
     return;
   }
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  process.stdout.write(`listening on ${gateway.protocol}://${host}:${address.port}\n`);
-  if (config.admin !== false && adminAddress !== undefined) {
-    const adminHost = config.admin.host.includes(':') ? `[${config.admin.host}]` : config.admin.host;
-    process.stdout.write(`admin listening on http://${adminHost}:${adminAddress.port}\n`);
-  }
+  announce(config, address.port, adminAddress?.port);
+}
+
+/** The contract lines (DESIGN.md 5): `listening on ...`, then the admin listener's, on stdout. */
+function announce(config: Config, port: number, adminPort: number | undefined): void {
+  const urlHost = (host: string): string => (host.includes(':') ? `[${host}]` : host);
+  process.stdout.write(`listening on ${config.tls ? 'https' : 'http'}://${urlHost(config.host)}:${port}\n`);
+  if (config.admin !== false && adminPort !== undefined) process.stdout.write(`admin listening on http://${urlHost(config.admin.host)}:${adminPort}\n`);
 }
 
 /** Every failure before the server accepts connections exits 2 with its message. */
