@@ -117,7 +117,8 @@ t.test('store errors are counted; readyz fails when the store does not answer', 
   const hung = await raw(admin, 'GET', '/readyz');
   t.equal(hung.status, 503);
   t.match(JSON.parse(hung.body).error, /did not answer within 200 ms/);
-  t.ok(Date.now() - started < 2000, 'readyz answers within its timeout');
+  // The check hangs forever: any answer at all proves the timeout; the bound is loose for loaded CI.
+  t.ok(Date.now() - started < 15_000, 'readyz answers within its timeout');
   mode = 'ok';
   t.equal((await raw(admin, 'GET', '/readyz')).status, 200);
   t.equal((await raw(admin, 'GET', '/healthz')).status, 200);

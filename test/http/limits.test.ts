@@ -33,7 +33,8 @@ t.test('node checks the timeouts often enough for them to act', async (t) => {
 });
 
 t.test('a client sending its headers slowly is dropped after headersTimeoutMs', async (t) => {
-  const h = await startGateway({ limits: { headersTimeoutMs: 400, requestTimeoutMs: 5000 } });
+  // requestTimeoutMs far above the bound asserted below: only the headers timeout can drop it in time.
+  const h = await startGateway({ limits: { headersTimeoutMs: 400, requestTimeoutMs: 60_000 } });
   t.teardown(() => h.close());
   const socket = await open(h.base);
   const started = Date.now();
@@ -46,7 +47,9 @@ t.test('a client sending its headers slowly is dropped after headersTimeoutMs', 
   const { ms, received } = await closed;
   clearInterval(drip);
   t.ok(ms >= 350, `not before the timeout (${ms} ms)`);
-  t.ok(ms < 1500, `dropped within the timeout plus a check interval (${ms} ms)`);
+  // Generous upper bound: a loaded CI machine delays timers by seconds; without the headers
+  // timeout the drip would keep the connection open for a minute.
+  t.ok(ms < 15_000, `dropped by the headers timeout, not the request timeout (${ms} ms)`);
   t.match(received, /^HTTP\/1\.1 408 /, 'node answers 408 before closing');
 });
 
@@ -62,7 +65,8 @@ t.test('a client sending its body slowly is dropped after requestTimeoutMs', asy
   }, 50);
   const { ms, received } = await closed;
   clearInterval(drip);
-  t.ok(ms >= 550 && ms < 2000, `dropped after about requestTimeoutMs (${ms} ms)`);
+  // The drip would go on for 100,000 bytes (over 80 minutes): only the request timeout ends it.
+  t.ok(ms >= 550 && ms < 15_000, `dropped after about requestTimeoutMs (${ms} ms)`);
   t.match(received, /^HTTP\/1\.1 408 /);
   t.equal((await raw(h.base, 'GET', `${TABLE}/rows`)).body, '', 'nothing was written');
 });
@@ -78,7 +82,8 @@ t.test('an idle keep-alive connection is closed after keepAliveTimeoutMs', async
   t.match(closed.received, /^HTTP\/1\.1 200 /);
   t.match(closed.received, /keep-alive: timeout=0?\d/i);
   const idle = Date.now() - started;
-  t.ok(idle >= 250 && idle < 2000, `closed after ${idle} ms idle`);
+  // Upper bound loose for loaded CI machines; the default keep-alive timeout (65 s) is far above it.
+  t.ok(idle >= 250 && idle < 15_000, `closed after ${idle} ms idle`);
 });
 
 t.test('a request head larger than maxHeaderBytes is refused with 431', async (t) => {

@@ -41,7 +41,7 @@ export async function startEmulator(): Promise<Emulator | undefined> {
   const child: ChildProcess = spawn(binary, ['-host', '127.0.0.1', '-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   const host = await new Promise<string>((resolve, reject) => {
     let output = '';
-    const timer = setTimeout(() => reject(new Error(`cbtemulator did not start in 15 s: ${output}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`cbtemulator did not start in 30 s: ${output}`)), 30_000);
     const onData = (b: Buffer): void => {
       output += b.toString();
       const m = /running on (127\.0\.0\.1:\d+)/.exec(output);
