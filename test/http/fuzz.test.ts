@@ -523,7 +523,7 @@ async function fuzzRevision(t: Test, revision: Revision, count: number, rawCount
         continue;
       }
       sent++;
-      note(o, r.what, r.mustReject, () => `${r.method} ${r.path.slice(0, 300)} ${r.body === undefined ? '' : String(r.body).slice(0, 300)}`);
+      note(o, r.what, r.mustReject, () => `${r.method} ${r.path.slice(0, 300)} (path ${r.path.length} chars) ${r.body === undefined ? '' : String(r.body).slice(0, 300)}`);
     }
   };
   let nextRaw = 0;

@@ -31,6 +31,16 @@ t.test('root, version, instances, metadata, tables and layouts', async (t) => {
   t.same(await body('/v1/instances/default/tables/sample_table/'), layout, 'a trailing slash is the same resource');
 });
 
+t.test('regression: a 4,087-character instance or table name in the path is a 404, not a 500 (fuzz seed 105114693)', async (t) => {
+  const h = await startGateway();
+  t.teardown(() => h.close());
+  const long = 'a'.repeat(4087);
+  for (const path of [`/v1/instances/${long}`, `/v1/instances/${long}/tables`, `/v1/instances/default/tables/${long}`, `/v1/instances/default/tables/${long}/rows?eid=[1]`]) {
+    const res = await raw(h.base, 'GET', path);
+    t.equal(res.status, 404, `${path.slice(0, 40)}...: ${res.body.slice(0, 80)}`);
+  }
+});
+
 t.test('visible instances: a configured list hides the rest (404), an empty list hides all', async (t) => {
   const h = await startGateway({ instances: ['default'] });
   t.teardown(() => h.close());

@@ -104,6 +104,8 @@ const cases: [string, (d: Json) => void, string, RegExp][] = [
   ['AVRO writer json that is no schema', (d) => { colA(d).column_schema = { type: 'AVRO', writers: [{ uid: 1 }, { json: '{' }] }; }, `${CS_A}.writers[1].json`, /not valid JSON/],
   // names
   ['invalid table name', (d) => { d.name = '1table'; }, 'name', /table name "1table" is invalid/],
+  ['table name longer than 255 characters', (d) => { d.name = 't'.repeat(256); }, 'name', /table name is 256 characters long; at most 255 are allowed/],
+  ['column name longer than 255 characters', (d) => { colA(d).name = 'c'.repeat(4087); }, `${COL_A}.name`, /column name is 4087 characters long/],
   ['invalid locality group name', (d) => { lg0(d).name = 'a-b'; }, 'locality_groups[0].name', /locality group name "a-b" is invalid/],
   ['invalid family name', (d) => { info(d).name = 'in fo'; }, 'locality_groups[0].families[0].name', /family name/],
   ['invalid column name', (d) => { colA(d).name = 'a:b'; }, `${COL_A}.name`, /column name "a:b" is invalid/],

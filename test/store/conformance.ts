@@ -82,6 +82,18 @@ export function storeConformance(t: Test, makeStore: StoreFactory): void {
     await t.rejects(store.listTables('nosuch'), { code: 'RG_ERR_INSTANCE_NOT_FOUND' });
   });
 
+  t.test('regression: names of any length are "not found" or refused, never a store failure (4,087 characters answered 500; fuzz seed 105114693)', async (t) => {
+    for (const n of [256, 1000, 1978, 4087, 4096, 9000]) {
+      const name = 'a'.repeat(n);
+      await t.rejects(store.instanceMetadata(name), { code: 'RG_ERR_INSTANCE_NOT_FOUND' }, `instance name of ${n} characters`);
+      await t.rejects(store.getLayout(instance, name), { code: 'RG_ERR_TABLE_NOT_FOUND' }, `table name of ${n} characters`);
+      await t.rejects(store.createInstance(name), { code: 'RG_ERR_BAD_PARAMETER' }, `creating an instance named with ${n} characters`);
+    }
+    await t.rejects(store.getLayout(instance, 'bad name/x'), { code: 'RG_ERR_TABLE_NOT_FOUND' });
+    await store.createInstance('b'.repeat(255));
+    t.ok((await store.listInstances()).includes('b'.repeat(255)), 'a 255-character instance name is allowed');
+  });
+
   t.test('schema table: new schemas get 8, 9, ...; one id per schema; ids resolve back', async (t) => {
     const schemas = await store.schemaTable(instance);
     const a = await schemas.idOf('{"type":"array","items":"string"}');

@@ -20,10 +20,11 @@
 import { createHash } from 'node:crypto';
 import { rgError } from '../../errors.js';
 import { parseLayout } from '../../model/layout.js';
+import { MAX_NAME_CHARS } from '../../model/layout-names.js';
 import { FOREVER, type EncodedCell, type ReadSpec, type RowOut, type RowWrite, type SchemaTable, type TableLayout } from '../../model/types.js';
 import { CellPicker } from '../cell-picker.js';
 import { encodeValueCell } from '../lmdb/cell-value.js';
-import { DATA_VERSION, type InstanceMetadata, type RowDelete, type RowScan, type ScanRequest, type Store } from '../store.js';
+import { DATA_VERSION, isStoreName, type InstanceMetadata, type RowDelete, type RowScan, type ScanRequest, type Store } from '../store.js';
 import { BigtableClient, type BigtableConnection, type MutateEntry, type Mutation, type ReadRowsRequest } from './bigtable-client.js';
 import { GRPC, grpcCode, mapBigtableError, RETRYABLE, statusName } from './bigtable-errors.js';
 import { BigtableSchemaTable } from './bigtable-schema-table.js';
@@ -36,7 +37,6 @@ const MAX_ROW_KEY = 4096;
 /** Bigtable's column qualifier limit. */
 const MAX_QUALIFIER = 16 * 1024;
 const MAX_TABLE_ID = 50;
-const NAME_PATTERN = /^[a-zA-Z0-9_]+$/;
 /** Rows per batch handed to a scan's consumer. */
 const SCAN_BATCH_ROWS = 256;
 /**
@@ -110,7 +110,7 @@ export class BigtableStore implements Store {
   // ------------------------------------------------------------ instances and tables
 
   async createInstance(name: string): Promise<void> {
-    if (!NAME_PATTERN.test(name)) throw rgError('RG_ERR_BAD_PARAMETER', `invalid instance name ${JSON.stringify(name)}: use letters, digits and _`);
+    if (!isStoreName(name)) throw rgError('RG_ERR_BAD_PARAMETER', `invalid instance name ${JSON.stringify(name)}: use letters, digits and _, at most ${MAX_NAME_CHARS} characters`);
     const record = JSON.stringify({ dataVersion: DATA_VERSION, created: Date.now() });
     const created = await this.metaCall(`creating instance ${name}`, () => this.meta.createIfAbsent(`instance/${name}`, { info: Buffer.from(record) }));
     if (!created) throw rgError('RG_ERR_INSTANCE_EXISTS', `instance ${name} already exists`);
@@ -397,7 +397,7 @@ export class BigtableStore implements Store {
 
   private async requireInstance(instance: string): Promise<{ dataVersion: string }> {
     if (this.instances.has(instance)) return { dataVersion: DATA_VERSION };
-    const row = NAME_PATTERN.test(instance) ? await this.metaCall(`reading instance ${instance}`, () => this.meta.get(`instance/${instance}`)) : undefined;
+    const row = isStoreName(instance) ? await this.metaCall(`reading instance ${instance}`, () => this.meta.get(`instance/${instance}`)) : undefined;
     const info = row?.get('info');
     if (!info) throw rgError('RG_ERR_INSTANCE_NOT_FOUND', `instance ${instance} not found`);
     this.instances.add(instance);
@@ -425,7 +425,7 @@ export class BigtableStore implements Store {
     const cached = this.tables.get(id);
     if (cached) return cached;
     await this.requireInstance(instance);
-    const row = NAME_PATTERN.test(table) ? await this.metaCall(`reading table ${table}`, () => this.meta.get(`table/${instance}/${table}`)) : undefined;
+    const row = isStoreName(table) ? await this.metaCall(`reading table ${table}`, () => this.meta.get(`table/${instance}/${table}`)) : undefined;
     if (!row) throw rgError('RG_ERR_TABLE_NOT_FOUND', `table ${table} not found in instance ${instance}`);
     const record = parseRecord(row);
     const layout = parseLayout(record.layout);

@@ -9,9 +9,10 @@ import { mkdirSync } from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { rgError } from '../../errors.js';
 import { parseLayout } from '../../model/layout.js';
+import { MAX_NAME_CHARS } from '../../model/layout-names.js';
 import { FOREVER, type CellOut, type ReadSpec, type RowOut, type RowWrite, type SchemaTable, type TableLayout } from '../../model/types.js';
 import { CellPicker } from '../cell-picker.js';
-import { DATA_VERSION, type ChunkScan, type InstanceMetadata, type RenderedChunk, type RowDelete, type RowRenderSpec, type RowScan, type ScanRequest, type Store } from '../store.js';
+import { DATA_VERSION, isStoreName, type ChunkScan, type InstanceMetadata, type RenderedChunk, type RowDelete, type RowRenderSpec, type RowScan, type ScanRequest, type Store } from '../store.js';
 import { ChunkRenderer } from './chunk-render.js';
 import { cellKey, cellKeyIn, cellKeyLength, columnPrefix, familyPrefix, parseCellTail, prefixEnd, rowKeyEnd, rowPrefix } from './cell-key.js';
 import { counterValue, decodeCell, encodeCounterCell, encodeValueCell } from './cell-value.js';
@@ -24,7 +25,6 @@ const LMDB_MAX_KEY = 1978;
 const SCAN_BATCH_ROWS = 256;
 /** Rendered bytes per fast-path chunk: large socket writes, still small against a slow client. */
 const CHUNK_BYTES = 256 * 1024;
-const NAME_PATTERN = /^[a-zA-Z0-9_]+$/;
 const INT64_MAX = 2n ** 63n - 1n;
 const INT64_MIN = -(2n ** 63n);
 
@@ -62,7 +62,7 @@ export class LmdbStore implements Store {
   // ------------------------------------------------------------ instances and tables
 
   async createInstance(name: string): Promise<void> {
-    if (!NAME_PATTERN.test(name)) throw rgError('RG_ERR_BAD_PARAMETER', `invalid instance name ${JSON.stringify(name)}: use letters, digits and _`);
+    if (!isStoreName(name)) throw rgError('RG_ERR_BAD_PARAMETER', `invalid instance name ${JSON.stringify(name)}: use letters, digits and _, at most ${MAX_NAME_CHARS} characters`);
     const created = this.meta.transactionSync(() => {
       if (this.meta.get(['instance', name]) !== undefined) return false;
       this.meta.put(['instance', name], { dataVersion: DATA_VERSION, created: Date.now() });
@@ -319,7 +319,7 @@ export class LmdbStore implements Store {
   }
 
   private requireInstance(instance: string): { dataVersion: string } {
-    const info = this.meta.get(['instance', instance]) as { dataVersion: string } | undefined;
+    const info = isStoreName(instance) ? (this.meta.get(['instance', instance]) as { dataVersion: string } | undefined) : undefined;
     if (!info) throw rgError('RG_ERR_INSTANCE_NOT_FOUND', `instance ${instance} not found`);
     return info;
   }
@@ -339,7 +339,7 @@ export class LmdbStore implements Store {
     const cached = this.tables.get(id);
     if (cached) return cached;
     this.requireInstance(instance);
-    const record = this.meta.get(['table', instance, table]) as { layout: Record<string, unknown> } | undefined;
+    const record = isStoreName(table) ? (this.meta.get(['table', instance, table]) as { layout: Record<string, unknown> } | undefined) : undefined;
     if (!record) throw rgError('RG_ERR_TABLE_NOT_FOUND', `table ${table} not found in instance ${instance}`);
     const opened: OpenTable = {
       layout: parseLayout(record.layout),
