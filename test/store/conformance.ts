@@ -244,4 +244,13 @@ export function storeConformance(t: Test, makeStore: StoreFactory): void {
     await store.delete(instance, 'raw', [{ rowKey: key('d4'), upToTimestamp: 1 }]);
     t.same(cellsOf((await store.get(instance, 'raw', [key('d4')], EVERY_VERSION))[0]!), ['info:name@3="c"']);
   });
+
+  t.test('regression: deleting a column whose qualifier is longer than any stored key deletes nothing (was a 500 from lmdb-js)', async (t) => {
+    await store.write(instance, 'raw', [{ rowKey: key('q1'), cells: [str('tags', 't', 'x', 1)] }]);
+    for (const n of [1978, 4087, 20_000]) {
+      await store.delete(instance, 'raw', [{ rowKey: key('q1'), family: 'tags', qualifier: 'q'.repeat(n) }]);
+      await store.delete(instance, 'raw', [{ rowKey: Buffer.alloc(store.maxRowKeyBytes, 7), family: 'tags', qualifier: 'q'.repeat(n) }]);
+    }
+    t.same(cellsOf((await store.get(instance, 'raw', [key('q1')], EVERY_VERSION))[0]!), ['tags:t@1="x"'], 'the row is untouched');
+  });
 }

@@ -292,6 +292,9 @@ export class LmdbStore implements Store {
           d.family === undefined ? rowPrefix(d.rowKey)
           : d.qualifier === undefined ? familyPrefix(d.rowKey, d.family)
           : columnPrefix(d.rowKey, d.family, d.qualifier);
+        // No stored key is longer than LMDB's limit, so a longer prefix (a huge qualifier in
+        // `cols`) matches nothing; handing it to a cursor would overflow lmdb-js's key buffer.
+        if (prefix.length > LMDB_MAX_KEY) continue;
         const rowEnd = rowPrefix(d.rowKey).length;
         for (const key of t.db.getKeys({ start: prefix, end: prefixEnd(prefix) })) {
           if (d.upToTimestamp === undefined || parseCellTail(key, rowEnd).timestamp <= d.upToTimestamp) t.db.removeSync(key);
