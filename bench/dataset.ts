@@ -38,15 +38,19 @@ export const BENCH_LAYOUT = JSON.stringify({
   version: 'layout-1.3.0',
 });
 
+/** One row's cells: the shared timestamp and each column's value as wire JSON (qualifier -> JSON). */
+export function benchRowCells(id: number): { timestamp: number; values: Record<string, string> } {
+  return {
+    timestamp: BASE_TS + id,
+    values: { a: `"user-${id}"`, b: String(id * 7919), c: String((id % 100000) / 8), e: String(id % 1000), f: `"s${id % 97}"` },
+  };
+}
+
 /** One row in the POST shape (what import and POST read), as compact JSON text. */
 export function benchRowJson(id: number): string {
-  const ts = BASE_TS + id;
-  const cell = (v: string): string => `[{"timestamp":${ts},"value":${v}}]`;
-  return (
-    `{"entityId":[${id}],"cells":{"d":{` +
-    `"a":${cell(`"user-${id}"`)},"b":${cell(String(id * 7919))},"c":${cell(String((id % 100000) / 8))},` +
-    `"e":${cell(String(id % 1000))},"f":${cell(`"s${id % 97}"`)}}}}`
-  );
+  const { timestamp, values } = benchRowCells(id);
+  const cell = (v: string): string => `[{"timestamp":${timestamp},"value":${v}}]`;
+  return `{"entityId":[${id}],"cells":{"d":{"a":${cell(values.a!)},"b":${cell(values.b!)},"c":${cell(values.c!)},"e":${cell(values.e!)},"f":${cell(values.f!)}}}}`;
 }
 
 /** Writes `rows` rows (ids 0 .. rows-1) as NDJSON; resolves with the bytes written. */

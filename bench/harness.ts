@@ -53,9 +53,9 @@ export async function stopServer(s: Spawned): Promise<void> {
 }
 
 /** Runs a command to completion (bounded by `timeoutMs`); resolves with stdout, rejects on failure. */
-export function run(command: string, args: readonly string[], timeoutMs: number): Promise<string> {
+export function run(command: string, args: readonly string[], timeoutMs: number, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
     let out = '';
     let err = '';
     proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -109,6 +109,19 @@ export function fetchText(url: string, method = 'GET', body?: string): Promise<{
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/** CPU time (user + system, seconds) a process has used so far (Linux /proc), undefined elsewhere. */
+export function cpuSecondsOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start at state; utime and stime are
+    // fields 14 and 15, in clock ticks (USER_HZ, 100 per second on Linux).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Resident set size of a process in bytes (Linux /proc), undefined elsewhere. */

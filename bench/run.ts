@@ -4,7 +4,9 @@
  * bench/results.json. Loopback only; every load loop is bounded in count and time.
  *
  * Knobs (environment): BENCH_ROWS (default 1000000), BENCH_SECONDS (autocannon duration, 10),
- * BENCH_SLOW_SECONDS (15), BENCH_RUNS (scan runs per side, best kept, 2), BENCH_KEEP=1 keeps the temp dir.
+ * BENCH_SLOW_SECONDS (15), BENCH_RUNS (scan runs per side, best kept, 2), BENCH_BIGTABLE_ROWS
+ * (scenario 5's table, 100000), BENCH_ONLY (comma list of scenario numbers to run, e.g. 5 or 1,4;
+ * default all), BENCH_KEEP=1 keeps the temp dir.
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -12,18 +14,24 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { open } from 'lmdb';
 import { BENCH_INSTANCE, BENCH_LAYOUT, BENCH_TABLE, benchRowJson, CELLS_PER_ROW, writeNdjson } from './dataset.js';
-import { download, fetchText, load, rssOf, run, slowRead, startServer, stopServer, type LoadResult, type Spawned } from './harness.js';
+import { benchBigtableTableName, bigtableGatewayConfig, expectedScanBytes, findCbtemulator, loadBigtable, startCbtemulator } from './bigtable.js';
+import { cpuSecondsOf, download, fetchText, load, rssOf, run, slowRead, startServer, stopServer, type LoadResult, type Spawned } from './harness.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 /** The repository root (this file runs from dist/bench/). */
 const ROOT = resolve(HERE, '..', '..');
 const CLI = join(ROOT, 'tools', 'rowgate');
 const BASELINE_SERVER = join(HERE, 'baseline-server.js');
+const BIGTABLE_DIRECT = join(HERE, 'bigtable-direct.js');
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const SLOW_SECONDS = Number(process.env.BENCH_SLOW_SECONDS ?? 15);
 const RUNS = Number(process.env.BENCH_RUNS ?? 2);
+const BIGTABLE_ROWS = Number(process.env.BENCH_BIGTABLE_ROWS ?? 100_000);
+const SCENARIOS = [1, 2, 3, 4, 5];
+/** BENCH_ONLY=5 or BENCH_ONLY=1,4: the scenarios to run (default all). */
+const ONLY = parseOnly(process.env.BENCH_ONLY);
 const CONNECTIONS = 10;
 const MB = 1e6;
 
@@ -47,6 +55,18 @@ function note(line: string): void {
 
 function add(row: Row): void {
   table.push(row);
+}
+
+function parseOnly(text: string | undefined): Set<number> {
+  if (text === undefined || text.trim() === '') return new Set(SCENARIOS);
+  const picked = text.split(',').map((t) => Number(t.trim()));
+  const bad = picked.filter((n) => !SCENARIOS.includes(n));
+  if (bad.length > 0 || picked.length === 0) throw new Error(`BENCH_ONLY must be a comma list of scenario numbers ${SCENARIOS.join(', ')}, got ${JSON.stringify(text)}`);
+  return new Set(picked);
+}
+
+function want(scenario: number): boolean {
+  return ONLY.has(scenario);
 }
 
 function ratio(value: number, baseline: number): number {
@@ -133,9 +153,26 @@ async function main(): Promise<void> {
   writeFileSync(cfg, 'logLevel: warn\nadmin: false\n');
   const started = performance.now();
   results.machine = { cores: cpus().length, cpu: cpus()[0]?.model, memoryBytes: totalmem(), node: process.version, platform: `${process.platform} ${process.arch}` };
-  results.parameters = { rows: ROWS, cellsPerRow: CELLS_PER_ROW, autocannonSeconds: SECONDS, connections: CONNECTIONS, slowSeconds: SLOW_SECONDS, scanRuns: RUNS };
-  note(`temp dir ${tmp}; ${ROWS} rows x ${CELLS_PER_ROW} cells`);
+  results.parameters = { rows: ROWS, cellsPerRow: CELLS_PER_ROW, autocannonSeconds: SECONDS, connections: CONNECTIONS, slowSeconds: SLOW_SECONDS, scanRuns: RUNS, bigtableRows: BIGTABLE_ROWS, only: [...ONLY] };
+  note(`temp dir ${tmp}; scenarios ${[...ONLY].join(',')}; ${ROWS} rows x ${CELLS_PER_ROW} cells`);
   try {
+    if ([1, 2, 3, 4].some(want)) await lmdbScenarios(tmp, data, cfg);
+    if (want(5)) await bigtableScenario(tmp);
+  } finally {
+    if (process.env.BENCH_KEEP !== '1') rmSync(tmp, { recursive: true, force: true });
+  }
+  results.table = table;
+  results.totalSeconds = (performance.now() - started) / 1000;
+  results.date = new Date().toISOString();
+  writeFileSync(join(ROOT, 'bench', 'results.json'), JSON.stringify(results, null, 2) + '\n');
+  printTable();
+  const m = results.machine as { cores: number; cpu: string; memoryBytes: number; node: string };
+  process.stdout.write(`\nmachine: ${m.cores} cores (${m.cpu}), ${(m.memoryBytes / 2 ** 30).toFixed(1)} GiB, Node ${m.node}; total ${(results.totalSeconds as number).toFixed(0)} s; written bench/results.json\n`);
+}
+
+/** Scenarios 1-4 over the embedded store: one dataset (imported: scenario 3's import figure), then the selected scenarios. */
+async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<void> {
+  {
     // ---------------------------------------------------------------- dataset and import (scenario 3b)
     const layoutFile = join(tmp, 'layout.json');
     writeFileSync(layoutFile, BENCH_LAYOUT);
@@ -149,9 +186,11 @@ async function main(): Promise<void> {
     rmSync(ndjson, { force: true });
     const importCells = (ROWS * CELLS_PER_ROW) / importSeconds;
     results.import = { rows: ROWS, cells: ROWS * CELLS_PER_ROW, seconds: importSeconds, cellsPerSecond: importCells, processOutput: out.trim() };
-    add({ scenario: '3 import (tools/rowgate import)', figure: 'cells/s', value: Math.round(importCells), unit: 'cells/s', target: '>= 200000', met: importCells >= 200_000 });
+    if (want(3)) add({ scenario: '3 import (tools/rowgate import)', figure: 'cells/s', value: Math.round(importCells), unit: 'cells/s', target: '>= 200000', met: importCells >= 200_000 });
     note(`import: ${Math.round(importCells)} cells/s (${importSeconds.toFixed(1)} s, whole process)`);
+  }
 
+  if (want(1)) {
     // ---------------------------------------------------------------- 1 scan export
     const base: { rows: number; seconds: number }[] = [];
     for (let i = 0; i < RUNS; i++) base.push(iterateLmdb(data));
@@ -187,7 +226,9 @@ async function main(): Promise<void> {
     add({ scenario: '1 scan export (curl)', figure: 'rows/s vs (a) LMDB iteration', value: Math.round(scanRows), unit: 'rows/s', baseline: Math.round(bestA), ratio: ratio(scanRows, bestA), target: '>= 0.75', met: scanRows / bestA >= 0.75 });
     add({ scenario: '1 scan export (curl)', figure: 'MB/s vs (b) minimal http stream', value: Math.round((scanBytes / bestScan / MB) * 10) / 10, unit: 'MB/s', baseline: Math.round((scanBytes / bestStream / MB) * 10) / 10, ratio: ratio(scanRows, streamRows) });
     note(`scan: ${Math.round(scanRows)} rows/s (${(scanBytes / ROWS).toFixed(0)} B/row); (a) ${Math.round(bestA)}; (b) ${Math.round(streamRows)}`);
+  }
 
+  if (want(2) || want(3)) {
     // ---------------------------------------------------------------- 2 point reads, 3 POST
     let pointBytes = 0;
     let postBytes = 0;
@@ -195,10 +236,13 @@ async function main(): Promise<void> {
     await withServer(
       () => startServer(process.execPath, gatewayArgs(data, cfg), LISTEN),
       async (s) => {
-        const sample = await fetchText(rowsUrl(s.port, `?eid=${encodeURIComponent('[42]')}`));
-        pointBytes = Buffer.byteLength(sample.body);
-        points.gateway1 = await load({ url: `http://127.0.0.1:${s.port}`, connections: CONNECTIONS, duration: SECONDS, requests: pointRequests(ROWS) });
-        note(`point reads, 1 process: ${Math.round(points.gateway1.requestsPerSecond)} req/s`);
+        if (want(2)) {
+          const sample = await fetchText(rowsUrl(s.port, `?eid=${encodeURIComponent('[42]')}`));
+          pointBytes = Buffer.byteLength(sample.body);
+          points.gateway1 = await load({ url: `http://127.0.0.1:${s.port}`, connections: CONNECTIONS, duration: SECONDS, requests: pointRequests(ROWS) });
+          note(`point reads, 1 process: ${Math.round(points.gateway1.requestsPerSecond)} req/s`);
+        }
+        if (!want(3)) return;
         const post = await fetchText(rowsUrl(s.port, ''), 'POST', benchRowJson(9_999_999));
         if (post.status !== 200) throw new Error(`POST failed: ${post.status} ${post.body}`);
         postBytes = Buffer.byteLength(post.body);
@@ -206,7 +250,7 @@ async function main(): Promise<void> {
         note(`POST: ${Math.round(points.post.requestsPerSecond)} req/s`);
       },
     );
-    if (cpus().length >= 2) {
+    if (want(2) && cpus().length >= 2) {
       await withServer(
         () => startServer(process.execPath, gatewayArgs(data, cfg, ['--workers', '2']), LISTEN),
         async (s) => {
@@ -218,19 +262,25 @@ async function main(): Promise<void> {
     await withServer(
       () => startServer(process.execPath, [BASELINE_SERVER], /listening (\d+)/),
       async (s) => {
-        points.baselineGet = await load({ url: `http://127.0.0.1:${s.port}/json?bytes=${pointBytes}`, connections: CONNECTIONS, duration: SECONDS });
-        points.baselinePost = await load({
+        if (want(2)) points.baselineGet = await load({ url: `http://127.0.0.1:${s.port}/json?bytes=${pointBytes}`, connections: CONNECTIONS, duration: SECONDS });
+        if (want(3)) points.baselinePost = await load({
           url: `http://127.0.0.1:${s.port}/json?bytes=${postBytes}`, connections: CONNECTIONS, duration: SECONDS, method: 'POST',
           headers: { 'content-type': 'application/json' }, body: benchRowJson(123),
         });
       },
     );
-    results.pointReads = { responseBytes: pointBytes, gateway1Process: points.gateway1, gateway2Workers: points.gateway2, baseline: points.baselineGet, ratio: ratio(points.gateway1!.requestsPerSecond, points.baselineGet!.requestsPerSecond), ratio2Workers: points.gateway2 ? ratio(points.gateway2.requestsPerSecond, points.baselineGet!.requestsPerSecond) : undefined };
-    loadRow('2 point reads (1 process)', points.gateway1!, points.baselineGet!, 0.7);
-    if (points.gateway2) loadRow('2 point reads (--workers 2)', points.gateway2, points.baselineGet!, 0.7);
-    results.post = { responseBytes: postBytes, gateway: points.post, baseline: points.baselinePost, ratio: ratio(points.post!.requestsPerSecond, points.baselinePost!.requestsPerSecond) };
-    loadRow('3 single-row POST', points.post!, points.baselinePost!, 0.3);
+    if (want(2)) {
+      results.pointReads = { responseBytes: pointBytes, gateway1Process: points.gateway1, gateway2Workers: points.gateway2, baseline: points.baselineGet, ratio: ratio(points.gateway1!.requestsPerSecond, points.baselineGet!.requestsPerSecond), ratio2Workers: points.gateway2 ? ratio(points.gateway2.requestsPerSecond, points.baselineGet!.requestsPerSecond) : undefined };
+      loadRow('2 point reads (1 process)', points.gateway1!, points.baselineGet!, 0.7);
+      if (points.gateway2) loadRow('2 point reads (--workers 2)', points.gateway2, points.baselineGet!, 0.7);
+    }
+    if (want(3)) {
+      results.post = { responseBytes: postBytes, gateway: points.post, baseline: points.baselinePost, ratio: ratio(points.post!.requestsPerSecond, points.baselinePost!.requestsPerSecond) };
+      loadRow('3 single-row POST', points.post!, points.baselinePost!, 0.3);
+    }
+  }
 
+  if (want(4)) {
     // ---------------------------------------------------------------- 4 slow client
     await withServer(
       () => startServer(process.execPath, gatewayArgs(data, cfg), LISTEN),
@@ -252,24 +302,82 @@ async function main(): Promise<void> {
       },
     );
 
-    // ---------------------------------------------------------------- 5 Bigtable
-    if (existsSync(join(ROOT, 'lib', 'store', 'bigtable'))) {
-      results.bigtable = { skipped: 'the Bigtable scenario is not wired into this harness yet' };
-      add({ scenario: '5 Bigtable scan', figure: 'skipped: not wired into the harness yet', value: 0, unit: '' });
-    } else {
-      results.bigtable = { skipped: 'no Bigtable store' };
-      add({ scenario: '5 Bigtable scan', figure: 'skipped: no Bigtable store', value: 0, unit: '' });
-    }
-  } finally {
-    if (process.env.BENCH_KEEP !== '1') rmSync(tmp, { recursive: true, force: true });
   }
-  results.table = table;
-  results.totalSeconds = (performance.now() - started) / 1000;
-  results.date = new Date().toISOString();
-  writeFileSync(join(ROOT, 'bench', 'results.json'), JSON.stringify(results, null, 2) + '\n');
-  printTable();
-  const m = results.machine as { cores: number; cpu: string; memoryBytes: number; node: string };
-  process.stdout.write(`\nmachine: ${m.cores} cores (${m.cpu}), ${(m.memoryBytes / 2 ** 30).toFixed(1)} GiB, Node ${m.node}; total ${(results.totalSeconds as number).toFixed(0)} s; written bench/results.json\n`);
+}
+
+/**
+ * Scenario 5: the emulator started here, the benchmark table loaded into it, then the gateway's
+ * full scan (a `rowgate serve` process on the Bigtable store, read by curl as in scenario 1) and
+ * the client's direct raw ReadRows (bench/bigtable-direct.ts, its own process) of the same table,
+ * BENCH_RUNS each, best kept. The emulator is stopped at the end whatever happens.
+ */
+async function bigtableScenario(tmp: string): Promise<void> {
+  const scenario = '5 Bigtable scan';
+  const binary = findCbtemulator();
+  if (!binary) {
+    results.bigtable = { skipped: 'cbtemulator not found (PATH, <google-cloud-sdk>/platform/bigtable-emulator/)' };
+    add({ scenario, figure: 'skipped: cbtemulator not found', value: 0, unit: '' });
+    note('Bigtable: skipped, cbtemulator not found');
+    return;
+  }
+  const started = performance.now();
+  const emulator = await startCbtemulator(binary);
+  const savedEnv = Object.fromEntries(Object.keys(emulator.env).map((k) => [k, process.env[k]]));
+  try {
+    // This process loads the table through the store; its Bigtable client reads the emulator's address from the environment.
+    Object.assign(process.env, emulator.env);
+    const env = { ...process.env, ...emulator.env };
+    const loadStart = performance.now();
+    await loadBigtable(BIGTABLE_ROWS);
+    const loadSeconds = (performance.now() - loadStart) / 1000;
+    note(`Bigtable: emulator ${emulator.env.BIGTABLE_EMULATOR_HOST}, loaded ${BIGTABLE_ROWS} rows x ${CELLS_PER_ROW} cells in ${loadSeconds.toFixed(1)} s`);
+    const expectedBytes = expectedScanBytes(BIGTABLE_ROWS);
+    const cfg = join(tmp, 'rowgate-bigtable.yaml');
+    writeFileSync(cfg, bigtableGatewayConfig());
+
+    type Run = { rows: number; bytes?: number; seconds: number; cpuSeconds?: number; emulatorCpuSeconds?: number };
+    const cpuDelta = (pid: number, before: number | undefined): number | undefined => {
+      const after = cpuSecondsOf(pid);
+      return before === undefined || after === undefined ? undefined : Math.round((after - before) * 100) / 100;
+    };
+    const gateway: Run[] = [];
+    await withServer(
+      () => startServer(process.execPath, [CLI, 'serve', '--config', cfg, '--port', '0'], LISTEN, env),
+      async (s) => {
+        for (let i = 0; i < RUNS; i++) {
+          const [cpu0, emu0] = [cpuSecondsOf(s.proc.pid!), cpuSecondsOf(emulator.pid)];
+          const r = await download(rowsUrl(s.port, '?limit=-1'));
+          // Every row must have come back: the body's size is known exactly from the dataset.
+          if (r.bytes !== expectedBytes) throw new Error(`Bigtable gateway scan returned ${r.bytes} bytes, expected ${expectedBytes} (${BIGTABLE_ROWS} rows)`);
+          gateway.push({ rows: BIGTABLE_ROWS, bytes: r.bytes, seconds: r.seconds, cpuSeconds: cpuDelta(s.proc.pid!, cpu0), emulatorCpuSeconds: cpuDelta(emulator.pid, emu0) });
+          note(`Bigtable gateway scan: ${Math.round(BIGTABLE_ROWS / r.seconds)} rows/s`);
+        }
+      },
+    );
+    const emu0 = cpuSecondsOf(emulator.pid);
+    const out = await run(process.execPath, [BIGTABLE_DIRECT, benchBigtableTableName(), String(RUNS)], 120_000, env);
+    const emulatorCpu = cpuDelta(emulator.pid, emu0);
+    const direct = (JSON.parse(out) as { runs: Run[] }).runs;
+    for (const d of direct) if (d.rows !== BIGTABLE_ROWS) throw new Error(`direct ReadRows counted ${d.rows} rows, expected ${BIGTABLE_ROWS}`);
+    const bestGateway = BIGTABLE_ROWS / Math.min(...gateway.map((r) => r.seconds));
+    const bestDirect = BIGTABLE_ROWS / Math.min(...direct.map((r) => r.seconds));
+    const r = ratio(bestGateway, bestDirect);
+    results.bigtable = {
+      rows: BIGTABLE_ROWS, cellsPerRow: CELLS_PER_ROW, loadSeconds, bytes: expectedBytes, bytesPerRow: expectedBytes / BIGTABLE_ROWS,
+      gateway: { runs: gateway, rowsPerSecond: bestGateway, mbPerSecond: expectedBytes / (BIGTABLE_ROWS / bestGateway) / MB },
+      directReadRows: { runs: direct, rowsPerSecond: bestDirect, emulatorCpuSecondsAllRuns: emulatorCpu },
+      ratio: r,
+      totalSeconds: (performance.now() - started) / 1000,
+    };
+    add({ scenario, figure: 'rows/s vs client raw ReadRows', value: Math.round(bestGateway), unit: 'rows/s', baseline: Math.round(bestDirect), ratio: r, target: '>= 0.8', met: bestGateway / bestDirect >= 0.8 });
+    note(`Bigtable: gateway ${Math.round(bestGateway)} rows/s, direct ReadRows ${Math.round(bestDirect)} rows/s, ratio ${r}`);
+  } finally {
+    for (const [k, v] of Object.entries(savedEnv)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+    await emulator.stop();
+  }
 }
 
 function printTable(): void {
