@@ -9,6 +9,13 @@
  * and `versions` counts within the time range, as on the embedded store. Timestamps are in
  * microseconds (ms x 1000). The raw proto is used because the client's `time` filter silently
  * drops numeric bounds (platform-notes.md 2).
+ *
+ * Kept as small as the same result allows, since the server evaluates it for every cell: without
+ * a time range the two limits are one (the smaller); a family is selected by a column range
+ * (family, every qualifier) rather than a family-name regex, which cost the emulator 4.1 s of CPU
+ * per 50,000 rows x 5 cells against 1.4 s (and the scan ran at 8,500 rows/s against 17,000-20,000);
+ * and when every family of the table is selected with the same limits, no family selector at all
+ * (a plain full scan of the benchmark table sends just cellsPerColumnLimit(1)).
  */
 import { END_OF_TIME } from '../../model/read-request.js';
 import { FOREVER, type FamilyLayout, type ReadSpec, type TableLayout } from '../../model/types.js';
@@ -22,7 +29,8 @@ export function micros(ms: number): string {
   return (BigInt(ms) * 1000n).toString();
 }
 
-export function buildReadFilter(layout: TableLayout, read: ReadSpec, now: number = Date.now()): ProtoFilter {
+/** The filter of a read; undefined when it would keep every cell (no filter is sent). */
+export function buildReadFilter(layout: TableLayout, read: ReadSpec, now: number = Date.now()): ProtoFilter | undefined {
   const selected = new Map<string, Set<string> | undefined>();
   if (read.columns === undefined) {
     for (const name of layout.families.keys()) selected.set(name, undefined);
@@ -34,11 +42,17 @@ export function buildReadFilter(layout: TableLayout, read: ReadSpec, now: number
       else selected.get(c.family)?.add(c.qualifier);
     }
   }
+  // Every family of the table, whole, with the same limits: the selector would keep every cell.
+  if (selected.size === layout.families.size && [...selected.values()].every((q) => q === undefined)) {
+    const tails = [...selected.keys()].map((name) => versionsAndTime(layout.families.get(name)!, read, now));
+    const first = JSON.stringify(tails[0] ?? []);
+    if (tails.length > 0 && tails.every((t) => JSON.stringify(t) === first)) return tails[0]!.length === 0 ? undefined : chain(tails[0]!);
+  }
   const branches: ProtoFilter[] = [];
   for (const [name, qualifiers] of selected) {
     const family = layout.families.get(name)!;
     if (qualifiers === undefined) {
-      branches.push(chain([{ familyNameRegexFilter: escapeRegex(name) }, ...versionsAndTime(family, read, now)]));
+      branches.push(chain([{ columnRangeFilter: { familyName: name } }, ...versionsAndTime(family, read, now)]));
     } else {
       const columns = [...qualifiers].map((q) => ({ columnRangeFilter: { familyName: name, startQualifierClosed: Buffer.from(q, 'utf8'), endQualifierClosed: Buffer.from(q, 'utf8') } }));
       branches.push(chain([columns.length === 1 ? columns[0]! : { interleave: { filters: columns } }, ...versionsAndTime(family, read, now)]));
@@ -49,16 +63,18 @@ export function buildReadFilter(layout: TableLayout, read: ReadSpec, now: number
 }
 
 function versionsAndTime(family: FamilyLayout, read: ReadSpec, now: number): ProtoFilter[] {
-  const out: ProtoFilter[] = [];
   const maxVersions = family.maxVersions;
-  if (maxVersions < FOREVER) out.push({ cellsPerColumnLimitFilter: maxVersions });
   let start = read.minTimestamp;
   if (family.ttlSeconds < FOREVER) start = Math.max(start, now - family.ttlSeconds * 1000);
   const range: Record<string, string> = {};
   if (start > 0) range.startTimestampMicros = micros(start);
   if (read.maxTimestamp !== END_OF_TIME && BigInt(read.maxTimestamp) * 1000n <= INT64_MAX) range.endTimestampMicros = micros(read.maxTimestamp);
-  if (Object.keys(range).length > 0) out.push({ timestampRangeFilter: range });
   const versions = Math.min(read.maxVersions, maxVersions);
+  // No time range: limit(max_versions) then limit(versions) keeps the first min(...) cells, one limit.
+  if (Object.keys(range).length === 0) return versions < FOREVER ? [{ cellsPerColumnLimitFilter: versions }] : [];
+  const out: ProtoFilter[] = [];
+  if (maxVersions < FOREVER) out.push({ cellsPerColumnLimitFilter: maxVersions });
+  out.push({ timestampRangeFilter: range });
   // After limit(max_versions) at most max_versions cells remain, so only a smaller `versions` needs its own limit.
   if (versions < maxVersions) out.push({ cellsPerColumnLimitFilter: versions });
   return out;
@@ -66,9 +82,4 @@ function versionsAndTime(family: FamilyLayout, read: ReadSpec, now: number): Pro
 
 function chain(filters: ProtoFilter[]): ProtoFilter {
   return filters.length === 1 ? filters[0]! : { chain: { filters } };
-}
-
-/** RE2 full-match pattern for a literal family name (Kiji names are [A-Za-z0-9_], escaped anyway). */
-function escapeRegex(text: string): string {
-  return text.replace(/[^A-Za-z0-9_]/g, (c) => `\\${c}`);
 }

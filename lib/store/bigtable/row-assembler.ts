@@ -8,6 +8,7 @@
 import type { CellOut, RowOut, TableLayout } from '../../model/types.js';
 import type { CellPicker } from '../cell-picker.js';
 import { COUNTER_SCHEMA_ID, decodeCell } from '../lmdb/cell-value.js';
+import { newFlatChunk, type FlatChunk } from './read-rows-wire.js';
 
 /** One CellChunk as the gapic client delivers it. */
 export interface CellChunk {
@@ -45,6 +46,44 @@ function millisOf(ts: CellChunk['timestampMicros']): number {
   return text.length <= 15 ? Math.floor(Number(text) / 1000) : Number(BigInt(text) / 1000n);
 }
 
+/** Names remembered per merger (family and qualifier texts); a wider map family decodes the rest each time. */
+const NAME_CACHE = 64;
+
+/**
+ * Family and qualifier bytes to text, remembering the last few: a scan repeats the same columns
+ * in every row, so most cells cost a byte comparison instead of a UTF-8 decode and a new string.
+ */
+class NameCache {
+  private readonly bytes: Buffer[] = [];
+  private readonly texts: string[] = [];
+  private next = 0;
+
+  text(b: Buffer): string {
+    const n = this.bytes.length;
+    // Columns come back in the same order in every row: try the entry after the last hit first.
+    for (let k = 0, i = this.next; k < n; k++, i = i + 1 === n ? 0 : i + 1) {
+      if (sameBytes(this.bytes[i]!, b)) {
+        this.next = i + 1 === n ? 0 : i + 1;
+        return this.texts[i]!;
+      }
+    }
+    const text = b.toString('utf8');
+    if (n < NAME_CACHE) {
+      this.bytes.push(Buffer.from(b));
+      this.texts.push(text);
+      this.next = 0;
+    }
+    return text;
+  }
+}
+
+function sameBytes(a: Buffer, b: Buffer): boolean {
+  const n = a.length;
+  if (n !== b.length) return false;
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 export class ChunkMerger {
   private rowKey: Buffer | undefined;
   private family = '';
@@ -52,30 +91,50 @@ export class ChunkMerger {
   private timestamp = 0;
   private parts: Buffer[] = [];
   private cells: RawCell[] = [];
+  private readonly families = new NameCache();
+  private readonly qualifiers = new NameCache();
+  private readonly flat: FlatChunk = newFlatChunk();
 
-  /** Feeds one chunk; returns the row it commits. */
+  /** Feeds one chunk as the gapic client delivers it; returns the row it commits. */
   push(chunk: CellChunk): RawRow | undefined {
+    const f = this.flat;
+    f.rowKey = chunk.rowKey === undefined || chunk.rowKey === null ? undefined : toBuffer(chunk.rowKey);
+    const family = chunk.familyName?.value;
+    f.family = family ? Buffer.from(family, 'utf8') : undefined;
+    const qualifier = chunk.qualifier?.value;
+    f.qualifier = qualifier === undefined || qualifier === null ? undefined : toBuffer(qualifier);
+    f.timestamp = millisOf(chunk.timestampMicros);
+    f.value = toBuffer(chunk.value);
+    f.valueSize = chunk.valueSize ?? 0;
+    f.resetRow = chunk.resetRow ?? false;
+    f.commitRow = chunk.commitRow ?? false;
+    return this.pushFlat(f);
+  }
+
+  /** Feeds one chunk decoded from the wire (read-rows-wire.ts); returns the row it commits. */
+  pushFlat(chunk: FlatChunk): RawRow | undefined {
     if (chunk.resetRow) {
       this.reset();
       return undefined;
     }
-    if (chunk.rowKey !== undefined && chunk.rowKey !== null) {
-      const key = toBuffer(chunk.rowKey);
-      if (key.length > 0 && (this.rowKey === undefined || !key.equals(this.rowKey))) {
-        this.reset();
-        this.rowKey = key;
-      }
+    const key = chunk.rowKey;
+    if (key !== undefined && key.length > 0 && (this.rowKey === undefined || !sameBytes(key, this.rowKey))) {
+      this.reset();
+      this.rowKey = key;
     }
-    const family = chunk.familyName?.value;
-    if (family) this.family = family;
-    const qualifier = chunk.qualifier?.value;
-    if (qualifier !== undefined && qualifier !== null) this.qualifier = toBuffer(qualifier).toString('utf8');
-    if (this.parts.length === 0) this.timestamp = millisOf(chunk.timestampMicros);
-    this.parts.push(toBuffer(chunk.value));
-    if (!chunk.valueSize) {
-      const value = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
-      this.parts = [];
-      this.cells.push({ family: this.family, qualifier: this.qualifier, timestamp: this.timestamp, value });
+    // An empty family name carries the previous one over (as the gapic objects' '' did).
+    if (chunk.family !== undefined && chunk.family.length > 0) this.family = this.families.text(chunk.family);
+    if (chunk.qualifier !== undefined) this.qualifier = this.qualifiers.text(chunk.qualifier);
+    if (this.parts.length === 0) this.timestamp = chunk.timestamp;
+    if (chunk.valueSize === 0 && this.parts.length === 0) {
+      this.cells.push({ family: this.family, qualifier: this.qualifier, timestamp: this.timestamp, value: chunk.value });
+    } else {
+      this.parts.push(chunk.value);
+      if (!chunk.valueSize) {
+        const value = Buffer.concat(this.parts);
+        this.parts = [];
+        this.cells.push({ family: this.family, qualifier: this.qualifier, timestamp: this.timestamp, value });
+      }
     }
     if (!chunk.commitRow) return undefined;
     const row = this.rowKey === undefined ? undefined : { rowKey: this.rowKey, cells: this.cells };
