@@ -9,7 +9,7 @@ import { rgError } from './errors.js';
 export type Revision = 1 | 2 | 3;
 
 export type StoreConfig =
-  | { readonly kind: 'lmdb'; readonly path: string }
+  | { readonly kind: 'lmdb'; readonly path: string; /** Threads for one large scan (0/1 = none; default: cores, at most 4). */ readonly scanThreads?: number }
   | { readonly kind: 'bigtable'; readonly projectId: string; readonly instanceId: string; readonly tablePrefix: string; readonly metrics?: boolean };
 
 export interface Limits {
@@ -149,8 +149,15 @@ function parseStore(raw: unknown, dataFlag: string | undefined): StoreConfig {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) bad('store', 'must be a mapping with kind: lmdb or kind: bigtable');
   const s = raw as Record<string, unknown>;
   if (s.kind === 'lmdb') {
-    for (const k of Object.keys(s)) if (k !== 'kind' && k !== 'path') bad(`store.${k}`, 'unknown key for kind lmdb (use path)');
-    return { kind: 'lmdb', path: dataFlag ?? (s.path === undefined ? DEFAULT_DATA_DIR : text('store.path', s.path)) };
+    for (const k of Object.keys(s)) if (!['kind', 'path', 'scanThreads'].includes(k)) bad(`store.${k}`, 'unknown key for kind lmdb (use path, scanThreads)');
+    if (s.scanThreads !== undefined && !(Number.isInteger(s.scanThreads) && (s.scanThreads as number) >= 0 && (s.scanThreads as number) <= 64)) {
+      bad('store.scanThreads', `must be an integer from 0 to 64, got ${JSON.stringify(s.scanThreads)}`);
+    }
+    return {
+      kind: 'lmdb',
+      path: dataFlag ?? (s.path === undefined ? DEFAULT_DATA_DIR : text('store.path', s.path)),
+      ...(s.scanThreads === undefined ? {} : { scanThreads: s.scanThreads as number }),
+    };
   }
   if (s.kind === 'bigtable') {
     for (const k of Object.keys(s)) if (!['kind', 'projectId', 'instanceId', 'tablePrefix', 'metrics'].includes(k)) bad(`store.${k}`, 'unknown key for kind bigtable (use projectId, instanceId, tablePrefix, metrics)');

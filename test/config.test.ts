@@ -53,6 +53,11 @@ t.test('valid settings', async (t) => {
   t.equal(buildConfig({ port: 1 }, { port: '0' }).port, 0, 'flags win over the file');
 });
 
+t.test('store.scanThreads sets the threads of one large LMDB scan', async (t) => {
+  t.same(buildConfig({ store: { kind: 'lmdb', path: '/d', scanThreads: 0 } }).store, { kind: 'lmdb', path: '/d', scanThreads: 0 });
+  t.same(buildConfig({ store: { kind: 'lmdb', path: '/d' } }).store, { kind: 'lmdb', path: '/d' }, 'absent: the store picks (cores, at most 4)');
+});
+
 t.test('invalid configuration is refused with a message naming the key', async (t) => {
   const cases: [Record<string, unknown>, RegExp][] = [
     [{ nonsense: 1 }, /configuration nonsense: unknown key/],
@@ -94,6 +99,10 @@ t.test('invalid configuration is refused with a message naming the key', async (
     [{ admin: { port: -1 } }, /configuration admin\.port:/],
     [{ admin: 'on' }, /configuration admin: must be a mapping/],
     [{ admin: { readyTimeoutMs: 0 } }, /configuration admin\.readyTimeoutMs:/],
+    // store
+    [{ store: { kind: 'lmdb', scanThreads: -1 } }, /configuration store\.scanThreads: must be an integer from 0 to 64/],
+    [{ store: { kind: 'lmdb', scanThreads: 'all' } }, /configuration store\.scanThreads:/],
+    [{ store: { kind: 'lmdb', threads: 2 } }, /configuration store\.threads: unknown key for kind lmdb \(use path, scanThreads\)/],
   ];
   for (const [file, message] of cases) {
     t.throws(() => buildConfig(file), { code: 'RG_ERR_BAD_CONFIG', message }, JSON.stringify(file));

@@ -5,9 +5,8 @@
  * the CR LF frame terminator never occurs inside a document (DESIGN.md 4, row stream).
  */
 import type { Revision } from '../config.js';
-import { formatEntityIdJson, formatShellEntityId } from '../model/entity-id.js';
 import type { RowKeyFormat, RowOut } from '../model/types.js';
-import type { RowRenderSpec } from '../store/store.js';
+import { entityIdText, type RowRenderSpec } from '../store/store.js';
 
 /** Rows are framed by CR LF, after every row including the last. */
 export const ROW_TERMINATOR = '\r\n';
@@ -18,9 +17,9 @@ export type RowSerializer = (row: RowOut) => string;
  * What a store's fast path (Store.scanChunks) needs to render rows exactly as rowSerializer does:
  * the entity id text and whether cells carry writer_schema.
  */
-export function rowRenderSpec(format: RowKeyFormat, revision: Revision): RowRenderSpec {
+export function rowRenderSpec(revision: Revision): RowRenderSpec {
   return {
-    entityId: revision === 3 ? (k) => formatEntityIdJson(format, k) : (k) => JSON.stringify(formatShellEntityId(format, k)),
+    entityIdForm: revision === 3 ? 'json' : 'shell',
     // Revision 1 cells have no writer_schema (it came with REST-45, after 0.4.0).
     withSchema: revision !== 1,
   };
@@ -45,7 +44,8 @@ export function rowSerializer(format: RowKeyFormat, revision: Revision): RowSeri
 }
 
 function buildRowSerializer(format: RowKeyFormat, revision: Revision): RowSerializer {
-  const { entityId, withSchema } = rowRenderSpec(format, revision);
+  const { entityIdForm, withSchema } = rowRenderSpec(revision);
+  const entityId = entityIdText(format, entityIdForm);
   const keyCache = new Map<string, string>();
   const jsonKey = (name: string): string => {
     let k = keyCache.get(name);

@@ -7,7 +7,7 @@ import type { Store } from './store.js';
 export async function openStore(config: StoreConfig): Promise<Store> {
   switch (config.kind) {
     case 'lmdb':
-      return new LmdbStore({ path: config.path });
+      return new LmdbStore({ path: config.path, scanThreads: config.scanThreads });
     case 'bigtable':
       return BigtableStore.open({ projectId: config.projectId, instanceId: config.instanceId, tablePrefix: config.tablePrefix, metrics: config.metrics });
   }

@@ -4,7 +4,8 @@
  * (test/store/conformance.ts) pins its behaviour, so the layers above never know which one runs.
  */
 import { MAX_NAME_CHARS } from '../model/layout-names.js';
-import type { ReadSpec, RowOut, RowWrite, SchemaEntry, SchemaTable, TableLayout } from '../model/types.js';
+import { formatEntityIdJson, formatShellEntityId } from '../model/entity-id.js';
+import type { ReadSpec, RowKeyFormat, RowOut, RowWrite, SchemaEntry, SchemaTable, TableLayout } from '../model/types.js';
 
 /** The data version every instance reports, as the original's system table did (kiji-data-model.md 6.1). */
 export const DATA_VERSION = 'system-2.0';
@@ -51,10 +52,19 @@ export type RowScan = AsyncIterableIterator<RowOut[]> & { return(): Promise<Iter
 
 /** How a fast-path scan renders rows (the HTTP layer's row format, lib/http/row-format.ts). */
 export interface RowRenderSpec {
-  /** The row's entity id as compact JSON text. */
-  entityId(rowKey: Buffer): string;
+  /**
+   * How a row's entity id is written: `json` = revision 3 (a JSON array of components, or a
+   * `rowkey=` string), `shell` = revisions 1 and 2 (the shell form as a JSON string). Plain data,
+   * so a scan can be rendered on worker threads (entityIdText builds the function).
+   */
+  readonly entityIdForm: 'json' | 'shell';
   /** Cells carry writer_schema (revisions 2 and 3). */
   readonly withSchema: boolean;
+}
+
+/** The entity id of a row key as compact JSON text, in the form a RowRenderSpec names. */
+export function entityIdText(format: RowKeyFormat, form: RowRenderSpec['entityIdForm']): (rowKey: Buffer) => string {
+  return form === 'json' ? (k) => formatEntityIdJson(format, k) : (k) => JSON.stringify(formatShellEntityId(format, k));
 }
 
 /** A batch of rows already rendered: each row's JSON document followed by CR LF. */

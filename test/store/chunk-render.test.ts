@@ -49,7 +49,7 @@ t.test('scanChunks equals scan + rowSerializer', async (t) => {
         for await (const batch of store.scan('i', 'sample_table', request)) for (const row of batch) expected += serialize(row) + '\r\n';
         const chunks: Buffer[] = [];
         let count = 0;
-        for await (const c of store.scanChunks('i', 'sample_table', request, rowRenderSpec(layout.keyFormat, revision))) {
+        for await (const c of store.scanChunks('i', 'sample_table', request, rowRenderSpec(revision))) {
           chunks.push(c.bytes);
           count += c.rows;
         }

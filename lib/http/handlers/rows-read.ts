@@ -116,7 +116,7 @@ async function streamScan(
   ctx.activeScans++;
   // The store's fast path renders rows straight into response bytes; otherwise rows are serialized here.
   const source: ChunkSource = ctx.store.scanChunks
-    ? renderedSource(ctx.store.scanChunks(params.instance!, params.table!, request, rowRenderSpec(layout.keyFormat, ctx.config.revision)))
+    ? renderedSource(ctx.store.scanChunks(params.instance!, params.table!, request, rowRenderSpec(ctx.config.revision)))
     : serializedSource(ctx.store.scan(params.instance!, params.table!, request), rowSerializer(layout.keyFormat, ctx.config.revision));
   let first: RenderedChunk | undefined;
   try {

@@ -7,8 +7,10 @@
  * Column identity is found by comparing key bytes with a small per-scan cache of the columns seen
  * so far, so family and qualifier strings are decoded once per column, not once per cell.
  */
+import type { RowKeyFormat } from '../../model/types.js';
 import type { CellPicker } from '../cell-picker.js';
-import type { RowRenderSpec } from '../store.js';
+import { entityIdText, type RenderedChunk, type RowRenderSpec } from '../store.js';
+import type { Entry, ScanCursor } from './scan-cursor.js';
 import { readInvertedTimestamp, unescape } from './cell-key.js';
 import { COUNTER_SCHEMA_ID, valueJsonStart, valueSchemaId } from './cell-value.js';
 
@@ -49,18 +51,27 @@ export class ChunkRenderer {
   private rowColumn: Column | undefined;
   private rowCells = 0;
   private rowStart = 0;
+  private readonly entityId: (rowKey: Buffer) => string;
+  private readonly withSchema: boolean;
 
   constructor(
     private readonly picker: CellPicker,
-    private readonly spec: RowRenderSpec,
+    keyFormat: RowKeyFormat,
+    spec: RowRenderSpec,
     initialBytes = 512 * 1024,
   ) {
     this.out = Buffer.allocUnsafe(initialBytes);
+    this.entityId = entityIdText(keyFormat, spec.entityIdForm);
+    this.withSchema = spec.withSchema;
   }
 
   get length(): number {
     return this.pos;
   }
+
+  /** beginRow and cell bound once, for ScanCursor.nextRow. */
+  readonly beginRowFn = (rowKey: Buffer): void => this.beginRow(rowKey);
+  readonly cellFn = (entry: Entry, rowEnd: number): void => this.cell(entry.key, rowEnd, entry.value);
 
   /** Hands out the bytes rendered so far and starts a new chunk. */
   take(): Buffer {
@@ -76,7 +87,7 @@ export class ChunkRenderer {
     this.rowColumn = undefined;
     this.rowCells = 0;
     this.bytes(ROW_OPEN);
-    this.text(this.spec.entityId(rowKey));
+    this.text(this.entityId(rowKey));
     this.bytes(CELLS_OPEN);
   }
 
@@ -112,7 +123,7 @@ export class ChunkRenderer {
       schemaId = valueSchemaId(value);
       this.copy(value, valueJsonStart(value), value.length);
     }
-    if (this.spec.withSchema) {
+    if (this.withSchema) {
       this.bytes(SCHEMA);
       this.digits(schemaId);
     }
@@ -227,4 +238,23 @@ function sameBytes(col: Buffer, key: Buffer, at: number, len: number): boolean {
   if (col.length !== len) return false;
   for (let i = 0; i < len; i++) if (col[i] !== key[at + i]) return false;
   return true;
+}
+
+/**
+ * Renders the cursor's next rows into one chunk of about `chunkBytes` (rows without a selected
+ * cell are dropped and not counted); undefined when the range is exhausted. Shared by the
+ * single-thread scan and the scan workers, so both produce the same bytes.
+ */
+export function renderChunk(cursor: ScanCursor, renderer: ChunkRenderer, chunkBytes: number): RenderedChunk | undefined {
+  let rows = 0;
+  while (renderer.length < chunkBytes && cursor.remaining > 0) {
+    if (!cursor.nextRow(renderer.beginRowFn, renderer.cellFn)) {
+      cursor.remaining = 0;
+      break;
+    }
+    if (!renderer.endRow()) continue;
+    rows++;
+    cursor.remaining--;
+  }
+  return rows > 0 ? { bytes: renderer.take(), rows } : undefined;
 }

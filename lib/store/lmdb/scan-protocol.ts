@@ -1,0 +1,26 @@
+/** Messages between the scan pool (main thread) and its scan workers. */
+import type { ReadSpec } from '../../model/types.js';
+import type { RowRenderSpec } from '../store.js';
+
+/** Render one part of a scan: the cells of [start, end) of one table. */
+export interface PartJob {
+  readonly job: number;
+  readonly dbName: string;
+  /** The table's layout description (parsed and cached by the worker). */
+  readonly layout: Record<string, unknown>;
+  readonly read: ReadSpec;
+  readonly render: RowRenderSpec;
+  /** The scan's clock for TTL checks: one instant for every part. */
+  readonly now: number;
+  readonly start?: Uint8Array;
+  readonly end?: Uint8Array;
+  readonly chunkBytes: number;
+  /** One Int32 set to 1 when the scan is abandoned: the worker stops between chunks. */
+  readonly cancel: SharedArrayBuffer;
+}
+
+/** A rendered chunk of a part, the end of a part, or its failure. */
+export type PartMessage =
+  | { readonly job: number; readonly bytes: ArrayBuffer; readonly rows: number }
+  | { readonly job: number; readonly done: true }
+  | { readonly job: number; readonly error: string };

@@ -1,0 +1,71 @@
+/**
+ * A scan worker thread: renders parts of large scans (scan-pool.ts) from the same LMDB environment
+ * as the main thread, with the same renderer as the single-thread scan, and posts the chunks back
+ * (their memory transferred, not copied).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { open, type Database } from 'lmdb';
+import { parseLayout } from '../../model/layout.js';
+import type { TableLayout } from '../../model/types.js';
+import { CellPicker } from '../cell-picker.js';
+import { ChunkRenderer, renderChunk } from './chunk-render.js';
+import { lmdbEnvOptions } from './env-options.js';
+import type { PartJob, PartMessage } from './scan-protocol.js';
+import { ScanCursor } from './scan-cursor.js';
+
+const { path } = workerData as { path: string };
+const env = open(lmdbEnvOptions(path));
+const tables = new Map<string, { layoutJson: string; layout: TableLayout; db: Database<Buffer, Buffer> }>();
+
+function tableOf(job: PartJob): { layout: TableLayout; db: Database<Buffer, Buffer> } {
+  const layoutJson = JSON.stringify(job.layout);
+  let t = tables.get(job.dbName);
+  if (t === undefined || t.layoutJson !== layoutJson) {
+    t = { layoutJson, layout: parseLayout(job.layout), db: env.openDB<Buffer, Buffer>({ name: job.dbName, keyEncoding: 'binary', encoding: 'binary' }) };
+    tables.set(job.dbName, t);
+  }
+  return t;
+}
+
+function post(message: PartMessage, transfer: ArrayBuffer[] = []): void {
+  parentPort!.postMessage(message, transfer);
+}
+
+function copyOut(b: Buffer): ArrayBuffer {
+  const ab = new ArrayBuffer(b.length);
+  new Uint8Array(ab).set(b);
+  return ab;
+}
+
+function renderPart(job: PartJob): void {
+  const cancelled = new Int32Array(job.cancel);
+  if (Atomics.load(cancelled, 0) !== 0) return post({ job: job.job, done: true });
+  const { layout, db } = tableOf(job);
+  const renderer = new ChunkRenderer(new CellPicker(layout, job.read, job.now), layout.keyFormat, job.render, job.chunkBytes * 2);
+  const entries = db.getRange({ start: job.start && Buffer.from(job.start), end: job.end && Buffer.from(job.end) })[Symbol.iterator]();
+  const cursor = new ScanCursor(entries, -1, undefined, () => undefined);
+  try {
+    for (;;) {
+      if (Atomics.load(cancelled, 0) !== 0) break;
+      const chunk = renderChunk(cursor, renderer, job.chunkBytes);
+      if (chunk === undefined) break;
+      // A chunk that owns its whole ArrayBuffer (renderer.take() of 4 KiB and more) is moved to the
+      // main thread; a smaller one lives in Node's shared buffer pool and is copied out first.
+      const b = chunk.bytes;
+      const owned = b.byteOffset === 0 && b.buffer.byteLength === b.length && b.buffer instanceof ArrayBuffer;
+      const bytes = owned ? (b.buffer as ArrayBuffer) : copyOut(b);
+      post({ job: job.job, bytes, rows: chunk.rows }, [bytes]);
+    }
+  } finally {
+    cursor.finish();
+  }
+  post({ job: job.job, done: true });
+}
+
+parentPort!.on('message', (job: PartJob) => {
+  try {
+    renderPart(job);
+  } catch (e) {
+    post({ job: job.job, error: e instanceof Error ? e.message : String(e) });
+  }
+});

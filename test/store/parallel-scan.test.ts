@@ -1,0 +1,180 @@
+// Large LMDB scans rendered on worker threads (scan-pool.ts) send exactly the bytes of the
+// single-thread scan, in row order, for every revision, selection and bound, at many part sizes;
+// the read-ahead stays bounded and an abandoned scan releases everything.
+import t from 'tap';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { open } from 'lmdb';
+import { rowRenderSpec, rowSerializer } from '../../lib/http/row-format.js';
+import { parseLayout } from '../../lib/model/layout.js';
+import { encodeRowKey } from '../../lib/model/row-key.js';
+import { parseReadSpec } from '../../lib/model/read-request.js';
+import type { RowWrite } from '../../lib/model/types.js';
+import { rowKeyEnd } from '../../lib/store/lmdb/cell-key.js';
+import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
+import { splitRange } from '../../lib/store/lmdb/range-split.js';
+import type { ScanRequest } from '../../lib/store/store.js';
+import { SAMPLE_LAYOUT } from '../http/harness.js';
+
+const layout = parseLayout(SAMPLE_LAYOUT);
+const ROWS = 3000;
+
+function sampleRows(): RowWrite[] {
+  const rows: RowWrite[] = [];
+  for (let i = 0; i < ROWS; i++) {
+    const cells: RowWrite['cells'][number][] = [];
+    for (let v = 0; v < (i % 4) + 1; v++) cells.push({ kind: 'value', family: 'group_family', qualifier: 'string_qualifier', timestamp: 100 + v * 10 + (i % 3), schemaId: 0, json: JSON.stringify(`v${i}.${v}\r\n"é"`) });
+    cells.push({ kind: 'counter-set', family: 'group_family', qualifier: 'counter', timestamp: 50, value: BigInt(i) * 1_000_000_000_000n });
+    if (i % 3 === 0) cells.push({ kind: 'value', family: 'strings', qualifier: `q\u0000${i % 11}"\\ü`, timestamp: 2 ** 45 + i, schemaId: 0, json: '"s"' });
+    if (i % 5 === 0) cells.push({ kind: 'value', family: 'longs', qualifier: `n${i % 300}`, timestamp: 7, schemaId: 3, json: String(i) });
+    rows.push({ rowKey: encodeRowKey(layout.keyFormat, [i]), cells });
+  }
+  return rows;
+}
+
+// One store and pool for the file: a scan worker's first start compiles its TypeScript under the
+// test runner (~7 s here), so every test sharing the workers keeps the file fast.
+const dir = mkdtempSync(join(tmpdir(), 'rowgate-parallel-'));
+const store = new LmdbStore({ path: dir, noSync: true, scanThreads: 2, parallelScan: { minBytes: 0, partBytes: 8 * 1024 } });
+t.teardown(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+t.before(async () => {
+  await store.createInstance('i');
+  await store.createTable('i', layout);
+  await store.write('i', 'sample_table', sampleRows());
+});
+t.afterEach(() => {
+  store.parallelScan.partBytes = 8 * 1024;
+});
+
+async function expectedText(request: ScanRequest, revision: 1 | 2 | 3): Promise<string> {
+  const serialize = rowSerializer(layout.keyFormat, revision);
+  let text = '';
+  for await (const batch of store.scan('i', 'sample_table', request)) for (const row of batch) text += serialize(row) + '\r\n';
+  return text;
+}
+
+t.test('a parallel scan sends the single-thread bytes, in row order, for every revision, selection and bound', async (t) => {
+  const before = store.scanPool!.partsSubmitted;
+  const reads = [{}, { versions: '2' }, { versions: 'all', timerange: '105..125' }, { cols: 'strings,group_family:counter' }, { cols: 'longs:n5,longs:n10' }];
+  const bounds = [{}, { start: encodeRowKey(layout.keyFormat, [17]) }, { end: encodeRowKey(layout.keyFormat, [2500]) }];
+  for (const revision of [1, 2, 3] as const) {
+    for (const q of reads) {
+      // Bounds do not depend on the revision's row form: checked once, under revision 3.
+      for (const b of revision === 3 ? bounds : bounds.slice(0, 1)) {
+        const request: ScanRequest = { ...b, limit: -1, read: parseReadSpec(layout, q) };
+        const expected = await expectedText(request, revision);
+        const chunks: Buffer[] = [];
+        let rows = 0;
+        for await (const c of store.scanChunks('i', 'sample_table', request, rowRenderSpec(revision))) {
+          chunks.push(c.bytes);
+          rows += c.rows;
+        }
+        const what = `revision ${revision} ${JSON.stringify(q)} ${Object.keys(b).join(',') || 'whole table'}`;
+        t.equal(Buffer.concat(chunks).toString('utf8'), expected, what);
+        t.equal(rows, expected.split('\r\n').length - 1, `${what}: row count`);
+      }
+    }
+  }
+  t.ok(store.scanPool!.partsSubmitted - before > 25 * 10, 'the scans really ran on the pool, in many parts');
+  t.equal(store.openScans, 0, 'every scan closed');
+});
+
+for (const partBytes of [4096, 20_000, 100_000, 1 << 20]) {
+  t.test(`parts of ${partBytes} stored bytes: the same bytes as one thread`, async (t) => {
+    store.parallelScan.partBytes = partBytes;
+    const request: ScanRequest = { limit: -1, read: parseReadSpec(layout, { versions: 'all' }) };
+    const expected = await expectedText(request, 3);
+    const chunks: Buffer[] = [];
+    for await (const c of store.scanChunks('i', 'sample_table', request, rowRenderSpec(3))) chunks.push(c.bytes);
+    t.equal(Buffer.concat(chunks).toString('utf8'), expected);
+  });
+}
+
+t.test('a client that stops reading stops the workers: read-ahead is bounded, and return() releases the scan', async (t) => {
+  store.parallelScan.partBytes = 4096;
+  const pool = store.scanPool!;
+  const request: ScanRequest = { limit: -1, read: parseReadSpec(layout, {}) };
+  const scan = store.scanChunks('i', 'sample_table', request, rowRenderSpec(3));
+  const before = pool.partsSubmitted;
+  const first = await scan.next();
+  t.notOk(first.done, 'a first chunk');
+  await new Promise((r) => setTimeout(r, 300));
+  const submitted = pool.partsSubmitted - before;
+  t.ok(submitted <= pool.threads * 2, `${submitted} parts submitted while the consumer waits (at most ${pool.threads * 2})`);
+  t.equal(store.openScans, 1);
+  await scan.return();
+  t.equal(store.openScans, 0, 'return() releases the scan');
+  const deadline = Date.now() + 5000;
+  while (pool.busy > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  t.equal(pool.busy, 0, 'the workers finished what they had');
+  t.ok(pool.partsSubmitted - before <= pool.threads * 2, 'and nothing more was submitted');
+  t.same(await scan.next(), { done: true, value: undefined }, 'the scan stays finished');
+});
+
+t.test('a scan with a limit, or a small table, stays on the calling thread', async (t) => {
+  const before = store.scanPool!.partsSubmitted;
+  let rows = 0;
+  for await (const c of store.scanChunks('i', 'sample_table', { limit: 500, read: parseReadSpec(layout, {}) }, rowRenderSpec(3))) rows += c.rows;
+  t.equal(rows, 500);
+  t.equal(store.scanPool!.partsSubmitted, before, 'no part went to the pool');
+  const smallDir = mkdtempSync(join(tmpdir(), 'rowgate-parallel-'));
+  const small = new LmdbStore({ path: smallDir, noSync: true, scanThreads: 2 });
+  t.teardown(async () => {
+    await small.close();
+    rmSync(smallDir, { recursive: true, force: true });
+  });
+  await small.createInstance('i');
+  await small.createTable('i', layout);
+  await small.write('i', 'sample_table', sampleRows().slice(0, 100));
+  for await (const c of small.scanChunks('i', 'sample_table', { limit: -1, read: parseReadSpec(layout, {}) }, rowRenderSpec(3))) rows += c.rows;
+  t.equal(small.scanPool!.partsSubmitted, 0, 'a table below the size threshold is scanned on the calling thread');
+});
+
+t.test('scanThreads 0 or 1 means no pool', async (t) => {
+  for (const scanThreads of [0, 1]) {
+    const noPoolDir = mkdtempSync(join(tmpdir(), 'rowgate-parallel-'));
+    const s = new LmdbStore({ path: noPoolDir, noSync: true, scanThreads });
+    t.equal(s.scanPool, undefined, `scanThreads ${scanThreads}`);
+    await s.close();
+    rmSync(noPoolDir, { recursive: true, force: true });
+  }
+});
+
+t.test('splitRange: contiguous ranges of whole rows that cover every key once, even for skewed keys', async (t) => {
+  const splitDir = mkdtempSync(join(tmpdir(), 'rowgate-split-'));
+  const env = open({ path: splitDir, noSubdir: false, maxDbs: 10, compression: false, noSync: true });
+  t.teardown(async () => {
+    await env.close();
+    rmSync(splitDir, { recursive: true, force: true });
+  });
+  const db = env.openDB<Buffer, Buffer>({ name: 'd', keyEncoding: 'binary', encoding: 'binary' });
+  // Row prefixes are escaped row keys ended by 00 00; skewed: a long shared prefix, dense tail.
+  const rowKeys: Buffer[] = [];
+  for (let i = 0; i < 500; i++) rowKeys.push(Buffer.concat([Buffer.from('tenant-0000000000-'), Buffer.from(String(i * i).padStart(9, '0')), Buffer.from([0, 0])]));
+  for (let i = 0; i < 50; i++) rowKeys.push(Buffer.concat([Buffer.from([0xfe, i + 1]), Buffer.from([0, 0])]));
+  await db.transaction(() => {
+    for (const rk of rowKeys) for (const c of ['a', 'b', 'c']) db.putSync(Buffer.concat([rk, Buffer.from(c)]), Buffer.from('v'));
+  });
+  const all = [...db.getKeys({})].map((k) => Buffer.from(k as Buffer).toString('hex'));
+  for (const [start, end, parts] of [[undefined, undefined, 2], [undefined, undefined, 16], [undefined, undefined, 400], [Buffer.from('tenant-0000000000-000001'), Buffer.from([0xfe, 20]), 7], [Buffer.from('zz'), undefined, 4]] as const) {
+    const ranges = splitRange(db, start, end, parts);
+    t.ok(ranges.length >= 1 && ranges.length <= parts, `${ranges.length} ranges for ${parts} parts`);
+    t.same(ranges[0]!.start, start, 'the first range starts where the scan does');
+    t.same(ranges.at(-1)!.end, end, 'the last range ends where the scan does');
+    const seen: string[] = [];
+    for (let i = 0; i < ranges.length; i++) {
+      const r = ranges[i]!;
+      if (i > 0) t.same(r.start, ranges[i - 1]!.end, 'contiguous');
+      const keys = [...db.getKeys({ start: r.start, end: r.end })].map((k) => Buffer.from(k as Buffer));
+      if (i > 0 && keys.length > 0) t.equal(rowKeyEnd(keys[0]!) > 0 && keys[0]!.subarray(0, rowKeyEnd(keys[0]!)).equals(r.start!), true, 'a range begins at a row start');
+      seen.push(...keys.map((k) => k.toString('hex')));
+    }
+    const inScan = all.filter((k) => (start === undefined || k >= start.toString('hex')) && (end === undefined || k < end.toString('hex')));
+    t.same(seen, inScan, 'every key of the scan exactly once, in order');
+  }
+  t.ok(splitRange(db, undefined, undefined, 16).length > 4, 'skewed keys still split');
+});
