@@ -6,6 +6,7 @@
  * LMDB serializes across processes, so several gateway processes can share a directory.
  */
 import { mkdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { rgError } from '../../errors.js';
 import { parseLayout } from '../../model/layout.js';
@@ -13,7 +14,10 @@ import { MAX_NAME_CHARS } from '../../model/layout-names.js';
 import { FOREVER, type CellOut, type ReadSpec, type RowOut, type RowWrite, type SchemaTable, type TableLayout } from '../../model/types.js';
 import { CellPicker } from '../cell-picker.js';
 import { DATA_VERSION, isStoreName, type ChunkScan, type InstanceMetadata, type RenderedChunk, type RowDelete, type RowRenderSpec, type RowScan, type ScanRequest, type Store } from '../store.js';
-import { ChunkRenderer } from './chunk-render.js';
+import { ChunkRenderer, renderChunk } from './chunk-render.js';
+import { lmdbEnvOptions } from './env-options.js';
+import { splitRange } from './range-split.js';
+import { ScanPool } from './scan-pool.js';
 import { cellKey, cellKeyIn, cellKeyLength, columnPrefix, familyPrefix, parseCellTail, prefixEnd, rowKeyEnd, rowPrefix } from './cell-key.js';
 import { counterValue, decodeCell, encodeCounterCell, encodeValueCell } from './cell-value.js';
 import { installSchemaTable, LmdbSchemaTable } from './lmdb-schema-table.js';
@@ -25,16 +29,31 @@ const LMDB_MAX_KEY = 1978;
 const SCAN_BATCH_ROWS = 256;
 /** Rendered bytes per fast-path chunk: large socket writes, still small against a slow client. */
 const CHUNK_BYTES = 256 * 1024;
+/** Default scan threads at most: two cores already reach the export target; more mostly queue. */
+const MAX_DEFAULT_SCAN_THREADS = 4;
+/** Tables smaller than this are scanned on the calling thread: ~8 MB stored renders in ~30 ms. */
+const PARALLEL_MIN_BYTES = 8 * 1024 * 1024;
+/** Stored bytes per part of a parallel scan: ~2 MB keeps the parts held ahead at a few MB. */
+const PART_BYTES = 2 * 1024 * 1024;
+const MAX_PARTS = 4096;
 const INT64_MAX = 2n ** 63n - 1n;
 const INT64_MIN = -(2n ** 63n);
 
 interface OpenTable {
   readonly layout: TableLayout;
+  readonly dbName: string;
   readonly db: Database<Buffer, Buffer>;
 }
 
 export interface LmdbStoreOptions {
   readonly path: string;
+  /**
+   * Threads that render one large scan (limit -1, no wildcard) in parallel, in row order; 0 or 1 =
+   * the calling thread only. Default: the machine's cores, at most 4.
+   */
+  readonly scanThreads?: number;
+  /** Thresholds of parallel scans, for tests (defaults PARALLEL_MIN_BYTES, PART_BYTES). */
+  readonly parallelScan?: { readonly minBytes?: number; readonly partBytes?: number };
   /** Skip fsync on commit (tests and benchmarks only: a machine crash may lose recent writes). */
   readonly noSync?: boolean;
 }
@@ -47,16 +66,26 @@ export class LmdbStore implements Store {
   private readonly tables = new Map<string, OpenTable>();
   private readonly schemaTables = new Map<string, LmdbSchemaTable>();
   private scansOpen = 0;
+  private readonly pool: ScanPool | undefined;
+  /** Thresholds of parallel scans; tunable at run time (tests vary the part size on one pool). */
+  readonly parallelScan: { minBytes: number; partBytes: number };
 
   constructor(options: LmdbStoreOptions) {
     mkdirSync(options.path, { recursive: true });
-    // noSubdir false: lmdb-js would take a path with an extension (./rowgate.db) for a file.
-    this.env = open({ path: options.path, noSubdir: false, maxDbs: 10_000, compression: false, noSync: options.noSync ?? false });
+    this.env = open(lmdbEnvOptions(options.path, options.noSync ?? false));
+    const threads = options.scanThreads ?? Math.min(availableParallelism(), MAX_DEFAULT_SCAN_THREADS);
+    this.pool = threads >= 2 ? new ScanPool(options.path, threads) : undefined;
+    this.parallelScan = { minBytes: options.parallelScan?.minBytes ?? PARALLEL_MIN_BYTES, partBytes: options.parallelScan?.partBytes ?? PART_BYTES };
     this.meta = this.env.openDB({ name: 'meta', encoding: 'json' });
   }
 
   get openScans(): number {
     return this.scansOpen;
+  }
+
+  /** The threads that render large scans (undefined with scanThreads 0 or 1); for metrics and tests. */
+  get scanPool(): ScanPool | undefined {
+    return this.pool;
   }
 
   // ------------------------------------------------------------ instances and tables
@@ -159,22 +188,32 @@ export class LmdbStore implements Store {
 
   scanChunks(instance: string, table: string, request: ScanRequest, render: RowRenderSpec): ChunkScan {
     const t = this.openTable(instance, table);
-    const renderer = new ChunkRenderer(new CellPicker(t.layout, request.read), render);
+    const parallel = this.parallelScanChunks(t, request, render);
+    if (parallel !== undefined) return parallel;
+    const renderer = new ChunkRenderer(new CellPicker(t.layout, request.read), t.layout.keyFormat, render);
     const cursor = this.openCursor(t, request);
-    const cell = (entry: Entry, rowEnd: number): void => renderer.cell(entry.key, rowEnd, entry.value);
-    const beginRow = (rowKey: Buffer): void => renderer.beginRow(rowKey);
-    return cursorBatches(cursor, (): RenderedChunk | undefined => {
-      let rows = 0;
-      while (renderer.length < CHUNK_BYTES && cursor.remaining > 0) {
-        if (!cursor.nextRow(beginRow, cell)) {
-          cursor.remaining = 0;
-          break;
-        }
-        if (!renderer.endRow()) continue; // no selected cell: nothing rendered, not counted
-        rows++;
-        cursor.remaining--;
-      }
-      return rows > 0 ? { bytes: renderer.take(), rows } : undefined;
+    return cursorBatches(cursor, () => renderChunk(cursor, renderer, CHUNK_BYTES));
+  }
+
+  /**
+   * A whole-range export (limit -1, no row filter) of a table big enough to be worth it, rendered
+   * by the scan pool's threads; undefined when the scan should run on this thread.
+   */
+  private parallelScanChunks(t: OpenTable, request: ScanRequest, render: RowRenderSpec): ChunkScan | undefined {
+    if (this.pool === undefined || request.limit >= 0 || request.filter !== undefined) return undefined;
+    const stats = t.db.getStats() as { pageSize: number; treeLeafPageCount: number; overflowPages: number };
+    const storedBytes = (stats.treeLeafPageCount + stats.overflowPages) * stats.pageSize;
+    if (storedBytes < this.parallelScan.minBytes) return undefined;
+    const { start, end } = scanBounds(request);
+    const parts = Math.min(MAX_PARTS, Math.max(this.pool.threads * 4, Math.ceil(storedBytes / this.parallelScan.partBytes)));
+    const ranges = splitRange(t.db, start, end, parts);
+    if (ranges.length < 2) return undefined;
+    this.scansOpen++;
+    return this.pool.scan({
+      dbName: t.dbName, layout: t.layout.desc, read: request.read, render, now: Date.now(), ranges, chunkBytes: CHUNK_BYTES,
+      onFinish: () => {
+        this.scansOpen--;
+      },
     });
   }
 
@@ -305,6 +344,7 @@ export class LmdbStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.pool?.close();
     await this.env.close();
   }
 
@@ -344,9 +384,11 @@ export class LmdbStore implements Store {
     this.requireInstance(instance);
     const record = isStoreName(table) ? (this.meta.get(['table', instance, table]) as { layout: Record<string, unknown> } | undefined) : undefined;
     if (!record) throw rgError('RG_ERR_TABLE_NOT_FOUND', `table ${table} not found in instance ${instance}`);
+    const dbName = `data/${id}`;
     const opened: OpenTable = {
       layout: parseLayout(record.layout),
-      db: this.env.openDB<Buffer, Buffer>({ name: `data/${id}`, keyEncoding: 'binary', encoding: 'binary' }),
+      dbName,
+      db: this.env.openDB<Buffer, Buffer>({ name: dbName, keyEncoding: 'binary', encoding: 'binary' }),
     };
     this.tables.set(id, opened);
     return opened;
