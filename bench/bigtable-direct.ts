@@ -2,7 +2,7 @@
  * Scenario 5's baseline, in its own process (as the gateway is): the Bigtable client's raw
  * ReadRows of the whole table, counting committed rows and nothing else, the fastest honest
  * direct read (the client's createReadStream also assembles row objects and measured about 20%
- * slower). Prints one JSON line: `{"runs":[{"rows":N,"seconds":S},...]}`.
+ * slower). Prints one JSON line: `{"runs":[{"rows":N,"seconds":S,"cpuSeconds":C},...]}`.
  *
  *   node dist/bench/bigtable-direct.js <full table name> <runs>
  *
@@ -28,11 +28,13 @@ async function readAll(): Promise<number> {
   return rows;
 }
 
-const runs: { rows: number; seconds: number }[] = [];
+const runs: { rows: number; seconds: number; cpuSeconds: number }[] = [];
 for (let i = 0; i < RUNS; i++) {
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const rows = await readAll();
-  runs.push({ rows, seconds: (performance.now() - started) / 1000 });
+  const used = process.cpuUsage(cpu);
+  runs.push({ rows, seconds: (performance.now() - started) / 1000, cpuSeconds: Math.round((used.user + used.system) / 1e4) / 100 });
 }
 process.stdout.write(`${JSON.stringify({ runs })}\n`);
 await bigtable.close();
