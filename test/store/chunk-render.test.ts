@@ -61,3 +61,28 @@ t.test('scanChunks equals scan + rowSerializer', async (t) => {
   }
   t.equal(store.openScans, 0, 'every scan closed');
 });
+
+t.test('timestamps at every digit-count boundary render as their decimal text', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'rowgate-chunks-'));
+  const store = new LmdbStore({ path: dir, noSync: true, scanThreads: 0 });
+  t.teardown(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  await store.createInstance('i');
+  const layout = parseLayout(SAMPLE_LAYOUT);
+  await store.createTable('i', layout);
+  const stamps = [0, 1, 9, 10, 99, 100, 101, 1009, 99_999_999, 100_000_000, 100_000_001, 100_000_010, 1_000_000_007, 1_700_000_000_000, 1_700_000_000_100, 2 ** 45, 2 ** 52, Number.MAX_SAFE_INTEGER];
+  for (let k = 1; k <= 15; k++) stamps.push(10 ** k - 1, 10 ** k, 10 ** k + 1, 10 ** k + 10 ** (k - 1));
+  const rows = stamps.map((ts, i) => ({ rowKey: encodeRowKey(layout.keyFormat, [i]), cells: [{ kind: 'value' as const, family: 'longs', qualifier: 'n', timestamp: ts, schemaId: 3, json: String(ts) }] }));
+  await store.write('i', 'sample_table', rows);
+  const read = parseReadSpec(layout, { versions: 'all' });
+  const request: ScanRequest = { limit: -1, read };
+  const serialize = rowSerializer(layout.keyFormat, 3);
+  let expected = '';
+  for await (const batch of store.scan('i', 'sample_table', request)) for (const row of batch) expected += serialize(row) + '\r\n';
+  let got = '';
+  for await (const c of store.scanChunks('i', 'sample_table', request, rowRenderSpec(3))) got += c.bytes.toString('utf8');
+  t.equal(got, expected);
+  for (const ts of stamps) t.ok(got.includes(`"timestamp":${ts},`), `timestamp ${ts}`);
+});

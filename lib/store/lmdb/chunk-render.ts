@@ -28,6 +28,8 @@ interface Column {
   readonly openFamily: Buffer;
   /** `],"qualifier":[` */
   readonly nextQualifier: Buffer;
+  /** The column that came after this one last time: rows of a table mostly repeat one column order. */
+  follower?: Column;
 }
 
 const enc = (s: string): Buffer => Buffer.from(s, 'utf8');
@@ -150,28 +152,41 @@ export class ChunkRenderer {
   private columnOf(key: Buffer, rowEnd: number): Column {
     const len = key.length - TS_BYTES - rowEnd;
     const last = this.last;
-    if (last !== undefined && sameBytes(last.bytes, key, rowEnd, len)) return last;
-    for (const c of this.columns) {
-      if (c !== last && sameBytes(c.bytes, key, rowEnd, len)) {
-        this.last = c;
-        return c;
+    if (last !== undefined) {
+      if (sameBytes(last.bytes, key, rowEnd, len)) return last;
+      // The column after the last one, as in the previous row: one comparison instead of a search
+      // (columnOf was 4.5% of a scan thread's profile with the search).
+      const predicted = last.follower;
+      if (predicted !== undefined && sameBytes(predicted.bytes, key, rowEnd, len)) {
+        this.last = predicted;
+        return predicted;
       }
     }
-    let i = rowEnd;
-    while (key[i] !== 0) i++;
-    const family = key.toString('latin1', rowEnd, i);
-    const qualifier = unescape(key, i + 1, key.length - TS_BYTES).toString('utf8');
-    const q = JSON.stringify(qualifier);
-    const col: Column = {
-      bytes: Buffer.from(key.subarray(rowEnd, rowEnd + len)),
-      family,
-      qualifier,
-      openFamily: enc(`${JSON.stringify(family)}:{${q}:[`),
-      nextQualifier: enc(`],${q}:[`),
-    };
-    if (this.columns.length < COLUMN_CACHE) this.columns.push(col);
-    this.last = col;
-    return col;
+    let found: Column | undefined;
+    for (const c of this.columns) {
+      if (c !== last && sameBytes(c.bytes, key, rowEnd, len)) {
+        found = c;
+        break;
+      }
+    }
+    if (found === undefined) {
+      let i = rowEnd;
+      while (key[i] !== 0) i++;
+      const family = key.toString('latin1', rowEnd, i);
+      const qualifier = unescape(key, i + 1, key.length - TS_BYTES).toString('utf8');
+      const q = JSON.stringify(qualifier);
+      found = {
+        bytes: Buffer.from(key.subarray(rowEnd, rowEnd + len)),
+        family,
+        qualifier,
+        openFamily: enc(`${JSON.stringify(family)}:{${q}:[`),
+        nextQualifier: enc(`],${q}:[`),
+      };
+      if (this.columns.length < COLUMN_CACHE) this.columns.push(found);
+    }
+    if (last !== undefined) last.follower = found;
+    this.last = found;
+    return found;
   }
 
   // ---------------------------------------------------------------- output
@@ -212,26 +227,59 @@ export class ChunkRenderer {
     this.pos += this.out.write(s, this.pos, 'utf8');
   }
 
-  /** A non-negative safe integer in decimal. */
+  /**
+   * A non-negative safe integer in decimal. Timestamps (13 digits) are the common case: written as
+   * two int32 halves, two digits per step from a table (the Math.floor-per-digit loop was 5.7% of a
+   * scan thread's profile).
+   */
   private digits(n: number): void {
     this.reserve(16);
-    const out = this.out;
-    if (n < 10) {
-      out[this.pos++] = 0x30 + n;
+    if (n < 1e8) {
+      this.pos = writeSmall(this.out, this.pos, n | 0);
       return;
     }
-    let len = 1;
-    for (let x = n; x >= 10; x = Math.floor(x / 10)) len++;
-    let p = this.pos + len - 1;
-    let x = n;
-    while (x >= 10) {
-      const q = Math.floor(x / 10);
-      out[p--] = 0x30 + (x - q * 10);
-      x = q;
-    }
-    out[p] = 0x30 + x;
-    this.pos += len;
+    const high = Math.floor(n / 1e8);
+    this.pos = writeSmall(this.out, this.pos, high);
+    this.pos = writeEight(this.out, this.pos, n - high * 1e8);
   }
+}
+
+/** "00" .. "99" as ASCII pairs. */
+const PAIRS = Buffer.from(Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0')).join(''), 'latin1');
+
+/** Writes 0 <= n < 1e8 without leading zeros; returns the new position. */
+function writeSmall(out: Buffer, pos: number, n: number): number {
+  let len = 1;
+  for (let x = n; x >= 10; x = (x / 10) | 0) len++;
+  let p = pos + len;
+  let x = n;
+  while (x >= 100) {
+    const q = (x / 100) | 0;
+    const r = (x - q * 100) * 2;
+    out[--p] = PAIRS[r + 1]!;
+    out[--p] = PAIRS[r]!;
+    x = q;
+  }
+  if (x >= 10) {
+    out[--p] = PAIRS[x * 2 + 1]!;
+    out[--p] = PAIRS[x * 2]!;
+  } else {
+    out[--p] = 0x30 + x;
+  }
+  return pos + len;
+}
+
+/** Writes 0 <= n < 1e8 as exactly eight digits; returns the new position. */
+function writeEight(out: Buffer, pos: number, n: number): number {
+  let x = n | 0;
+  for (let p = pos + 6; p >= pos; p -= 2) {
+    const q = (x / 100) | 0;
+    const r = (x - q * 100) * 2;
+    out[p] = PAIRS[r]!;
+    out[p + 1] = PAIRS[r + 1]!;
+    x = q;
+  }
+  return pos + 8;
 }
 
 function sameBytes(col: Buffer, key: Buffer, at: number, len: number): boolean {
