@@ -61,7 +61,10 @@ function parseOnly(text: string | undefined): Set<number> {
   if (text === undefined || text.trim() === '') return new Set(SCENARIOS);
   const picked = text.split(',').map((t) => Number(t.trim()));
   const bad = picked.filter((n) => !SCENARIOS.includes(n));
-  if (bad.length > 0 || picked.length === 0) throw new Error(`BENCH_ONLY must be a comma list of scenario numbers ${SCENARIOS.join(', ')}, got ${JSON.stringify(text)}`);
+  if (bad.length > 0 || picked.length === 0) {
+    process.stderr.write(`bench: BENCH_ONLY must be a comma list of scenario numbers ${SCENARIOS.join(', ')}, got ${JSON.stringify(text)}\n`);
+    process.exit(2);
+  }
   return new Set(picked);
 }
 
