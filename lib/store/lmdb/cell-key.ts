@@ -86,6 +86,41 @@ export function cellKeyIn(rowPrefixBytes: Buffer, family: string, qualifier: str
   return out;
 }
 
+/**
+ * Builds the cell keys of one row after another into one reusable buffer: `key` returns a view
+ * that is valid until the next call. For writes that hand the key to LMDB at once (putSync inside
+ * a write transaction copies key and value before returning). The import spent 3% of its time in
+ * Buffer allocation and 10% in GC with one new key per cell (profile of 200,000 rows).
+ */
+export class CellKeyScratch {
+  private buf = Buffer.allocUnsafe(4096);
+  private rowBytes: Buffer = this.buf.subarray(0, 0);
+  private rowEnd = 0;
+
+  /** Starts the row whose escaped prefix (rowPrefix) is given. */
+  setRow(rowPrefixBytes: Buffer): void {
+    this.rowBytes = rowPrefixBytes;
+    this.rowEnd = rowPrefixBytes.length;
+    if (this.rowEnd + 64 > this.buf.length) this.buf = Buffer.allocUnsafe(2 * (this.rowEnd + 64));
+    rowPrefixBytes.copy(this.buf, 0);
+  }
+
+  /** The key of a cell of the current row (a view into the scratch buffer). */
+  key(family: string, qualifier: string, timestamp: number): Buffer {
+    // Worst case of the UTF-8 text (3 bytes per UTF-16 unit); a qualifier holding 00 is escaped.
+    const worst = this.rowEnd + 3 * (family.length + qualifier.length) + 3 + TS_BYTES;
+    if (worst > this.buf.length || qualifier.includes('\0')) return cellKeyIn(this.rowBytes, family, qualifier, timestamp);
+    const out = this.buf;
+    let pos = this.rowEnd + out.write(family, this.rowEnd, 'utf8');
+    out[pos++] = 0;
+    pos += out.write(qualifier, pos, 'utf8');
+    out[pos++] = 0;
+    out[pos++] = 0;
+    writeInvertedTimestamp(out, pos, timestamp);
+    return out.subarray(0, pos + TS_BYTES);
+  }
+}
+
 function cellKeyFromPrefix(rowPrefixBytes: Buffer, family: string, qualifier: string, timestamp: number): Buffer {
   const fam = Buffer.from(family, 'utf8');
   const qual = Buffer.from(qualifier, 'utf8');

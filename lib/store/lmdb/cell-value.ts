@@ -21,6 +21,27 @@ export function encodeValueCell(schemaId: number, json: string): Buffer {
   return out;
 }
 
+/**
+ * encodeValueCell into one reusable buffer: the returned view is valid until the next call. For
+ * values handed to LMDB at once (putSync inside a write transaction copies them before returning).
+ */
+export class ValueCellScratch {
+  private buf = Buffer.allocUnsafe(16 * 1024);
+
+  value(schemaId: number, json: string): Buffer {
+    // 3 UTF-8 bytes per UTF-16 unit at most, plus the kind byte and a varint of at most 8 bytes.
+    const worst = 9 + 3 * json.length;
+    if (worst > this.buf.length) {
+      if (worst > 1024 * 1024) return encodeValueCell(schemaId, json);
+      this.buf = Buffer.allocUnsafe(2 * worst);
+    }
+    const out = this.buf;
+    out[0] = KIND_VALUE;
+    const pos = writeVarint(out, 1, schemaId);
+    return out.subarray(0, pos + out.write(json, pos, 'utf8'));
+  }
+}
+
 export function encodeCounterCell(value: bigint): Buffer {
   const out = Buffer.allocUnsafe(9);
   out[0] = KIND_COUNTER;
