@@ -50,6 +50,8 @@ interface GrpcStub {
 /** grpc-js's Metadata class, from the copy the Bigtable client's google-gax loads (the stub checks `instanceof`). */
 const GrpcMetadata = (createRequire(createRequire(import.meta.url).resolve('@google-cloud/bigtable'))('google-gax') as { grpc: { Metadata: new () => { set(key: string, value: string): void } } }).grpc.Metadata;
 
+const READ_ROWS_TIMEOUT_MS = 43_200_000;
+
 export interface RmwCell {
   readonly family: string;
   readonly qualifier: Buffer;
@@ -122,7 +124,8 @@ export class BigtableClient {
     const tableName = this.tablePath(tableId);
     const metadata = new GrpcMetadata();
     metadata.set('x-goog-request-params', `table_name=${encodeURIComponent(tableName)}`);
-    const call = stub.makeServerStreamRequest(method.path, method.requestSerialize, (bytes) => bytes, { tableName, ...request }, metadata, {});
+    // The deadline the client's own ReadRows has (bigtable_client_config.json: 12 h, no retries).
+    const call = stub.makeServerStreamRequest(method.path, method.requestSerialize, (bytes) => bytes, { tableName, ...request }, metadata, { deadline: Date.now() + READ_ROWS_TIMEOUT_MS });
     return Object.assign(call, { abort: () => call.cancel() });
   }
 
