@@ -269,8 +269,13 @@ export class LmdbStore implements Store {
       return;
     }
     // Nothing below can throw: an asynchronous transaction, which lmdb-js commits together with
-    // concurrent ones (several POSTs share one commit and one fsync), off the main thread.
+    // concurrent ones (several POSTs share one commit and one fsync), off the main thread. lmdb-js
+    // resolves it at commit and syncs afterwards (overlappingSync, its default off Windows): the
+    // write is acknowledged only once `flushed` says the commit is on disk, so a power loss cannot
+    // take back an acknowledged write. Measured in-process, 10 concurrent single-row writers: no
+    // throughput lost (the sync of one commit overlaps the next commit).
     await t.db.transaction(apply);
+    await t.db.flushed;
   }
 
   /** Adds `delta` to the newest counter cell of the column, in the current write transaction. */
