@@ -2,7 +2,8 @@
  * Scenario 5's Bigtable side: finding and starting the Cloud Bigtable emulator (cbtemulator) on
  * 127.0.0.1, loading the benchmark table into it, and the gateway configuration that serves it.
  * The emulator is killed when the scenario ends, and also when the benchmark process exits any
- * other way (an exit handler), so a failed run leaves no emulator behind.
+ * other way (an exit handler; SIGINT and SIGTERM handlers while it runs), so a failed or
+ * interrupted run leaves no emulator behind.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -49,10 +50,19 @@ export async function startCbtemulator(binary: string): Promise<RunningEmulator>
   const killOnExit = (): void => {
     child.kill('SIGKILL');
   };
+  // A benchmark stopped by a signal runs no 'exit' handlers: kill the emulator, then exit as the signal would.
+  const onSignal = (signal: NodeJS.Signals): void => {
+    child.kill('SIGKILL');
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
   process.on('exit', killOnExit);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   const stop = (): Promise<void> =>
     new Promise<void>((resolve) => {
       process.removeListener('exit', killOnExit);
+      process.removeListener('SIGINT', onSignal);
+      process.removeListener('SIGTERM', onSignal);
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
       const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
       child.once('exit', () => {

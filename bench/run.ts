@@ -29,6 +29,10 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const SLOW_SECONDS = Number(process.env.BENCH_SLOW_SECONDS ?? 15);
 const RUNS = Number(process.env.BENCH_RUNS ?? 2);
 const BIGTABLE_ROWS = Number(process.env.BENCH_BIGTABLE_ROWS ?? 100_000);
+if (!Number.isSafeInteger(BIGTABLE_ROWS) || BIGTABLE_ROWS < 1) {
+  process.stderr.write(`bench: BENCH_BIGTABLE_ROWS must be a positive integer, got ${JSON.stringify(process.env.BENCH_BIGTABLE_ROWS)}\n`);
+  process.exit(2);
+}
 const SCENARIOS = [1, 2, 3, 4, 5];
 /** BENCH_ONLY=5 or BENCH_ONLY=1,4: the scenarios to run (default all). */
 const ONLY = parseOnly(process.env.BENCH_ONLY);
