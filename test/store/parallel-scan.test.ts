@@ -178,3 +178,23 @@ t.test('splitRange: contiguous ranges of whole rows that cover every key once, e
   }
   t.ok(splitRange(db, undefined, undefined, 16).length > 4, 'skewed keys still split');
 });
+
+t.test('values larger than lmdb-js read buffer (up to 1 MB) come through the scan threads intact', async (t) => {
+  await store.createTable('i', parseLayout(SAMPLE_LAYOUT.replace('name: "sample_table"', 'name: "big_values"')));
+  const rows: RowWrite[] = [];
+  for (let i = 0; i < 60; i++) {
+    const size = [10, 5000, 70_000, 300_000, 1_000_000][i % 5]!;
+    rows.push({ rowKey: encodeRowKey(layout.keyFormat, [i]), cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: JSON.stringify(String.fromCharCode(97 + (i % 26)).repeat(size)) }] });
+  }
+  await store.write('i', 'big_values', rows);
+  store.parallelScan.partBytes = 64 * 1024;
+  const request: ScanRequest = { limit: -1, read: parseReadSpec(layout, {}) };
+  const serialize = rowSerializer(layout.keyFormat, 3);
+  let expected = '';
+  for await (const batch of store.scan('i', 'big_values', request)) for (const row of batch) expected += serialize(row) + '\r\n';
+  const before = store.scanPool!.partsSubmitted;
+  const chunks: Buffer[] = [];
+  for await (const c of store.scanChunks('i', 'big_values', request, rowRenderSpec(3))) chunks.push(c.bytes);
+  t.ok(store.scanPool!.partsSubmitted > before, 'rendered on the scan threads');
+  t.equal(Buffer.concat(chunks).toString('utf8'), expected);
+});

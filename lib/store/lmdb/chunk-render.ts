@@ -93,8 +93,8 @@ export class ChunkRenderer {
     this.bytes(CELLS_OPEN);
   }
 
-  /** Renders the cell when the picker keeps it. */
-  cell(key: Buffer, rowEnd: number, value: Buffer): void {
+  /** Renders the cell when the picker keeps it; its value is `value[0, valueEnd)`. */
+  cell(key: Buffer, rowEnd: number, value: Buffer, valueEnd: number = value.length): void {
     const col = this.columnOf(key, rowEnd);
     const tsPos = key.length - TS_BYTES;
     const timestamp = readInvertedTimestamp(key, tsPos);
@@ -123,7 +123,7 @@ export class ChunkRenderer {
       schemaId = COUNTER_SCHEMA_ID;
     } else {
       schemaId = valueSchemaId(value);
-      this.copy(value, valueJsonStart(value), value.length);
+      this.copy(value, valueJsonStart(value), valueEnd);
     }
     if (this.withSchema) {
       this.bytes(SCHEMA);
@@ -293,10 +293,12 @@ function sameBytes(col: Buffer, key: Buffer, at: number, len: number): boolean {
  * cell are dropped and not counted); undefined when the range is exhausted. Shared by the
  * single-thread scan and the scan workers, so both produce the same bytes.
  */
-export function renderChunk(cursor: ScanCursor, renderer: ChunkRenderer, chunkBytes: number): RenderedChunk | undefined {
+export function renderChunk(
+  cursor: ScanCursor, renderer: ChunkRenderer, chunkBytes: number, cell: (entry: Entry, rowEnd: number) => void = renderer.cellFn,
+): RenderedChunk | undefined {
   let rows = 0;
   while (renderer.length < chunkBytes && cursor.remaining > 0) {
-    if (!cursor.nextRow(renderer.beginRowFn, renderer.cellFn)) {
+    if (!cursor.nextRow(renderer.beginRowFn, cell)) {
       cursor.remaining = 0;
       break;
     }

@@ -11,17 +11,35 @@ import { CellPicker } from '../cell-picker.js';
 import { ChunkRenderer, renderChunk } from './chunk-render.js';
 import { lmdbEnvOptions } from './env-options.js';
 import type { PartJob, PartMessage } from './scan-protocol.js';
-import { ScanCursor } from './scan-cursor.js';
+import { ScanCursor, type Entry } from './scan-cursor.js';
 
 const { path } = workerData as { path: string };
 const env = open(lmdbEnvOptions(path));
 const tables = new Map<string, { layoutJson: string; layout: TableLayout; db: Database<Buffer, Buffer> }>();
 
+/**
+ * The value of the entry just read, left in lmdb-js's shared read buffer instead of copied into a
+ * Buffer per entry: iteration ran at 1.5-1.9M entries/s this way against 1.05M with binary values
+ * (/tmp micro-benchmark, 1,500,000 entries). Valid until the next read on this thread, which is
+ * enough here: a part is rendered in one synchronous run, each cell before the cursor moves on.
+ */
+const current: { bytes: Buffer; size: number } = { bytes: Buffer.alloc(0), size: 0 };
+const UNCOPIED = Symbol('value in current');
+const inPlaceValues = {
+  encode: (value: Buffer): Buffer => value,
+  decode: (bytes: Buffer, size: number): typeof UNCOPIED => {
+    current.bytes = bytes;
+    current.size = size;
+    return UNCOPIED;
+  },
+};
+
 function tableOf(job: PartJob): { layout: TableLayout; db: Database<Buffer, Buffer> } {
   const layoutJson = JSON.stringify(job.layout);
   let t = tables.get(job.dbName);
   if (t === undefined || t.layoutJson !== layoutJson) {
-    t = { layoutJson, layout: parseLayout(job.layout), db: env.openDB<Buffer, Buffer>({ name: job.dbName, keyEncoding: 'binary', encoding: 'binary' }) };
+    // Read-only here: the encoder only decodes (values are never written through this handle).
+    t = { layoutJson, layout: parseLayout(job.layout), db: env.openDB<Buffer, Buffer>({ name: job.dbName, keyEncoding: 'binary', encoder: inPlaceValues } as never) };
     tables.set(job.dbName, t);
   }
   return t;
@@ -44,10 +62,11 @@ function renderPart(job: PartJob): void {
   const renderer = new ChunkRenderer(new CellPicker(layout, job.read, job.now), layout.keyFormat, job.render, job.chunkBytes * 2);
   const entries = db.getRange({ start: job.start && Buffer.from(job.start), end: job.end && Buffer.from(job.end) })[Symbol.iterator]();
   const cursor = new ScanCursor(entries, -1, undefined, () => undefined);
+  const cellInPlace = (entry: Entry, rowEnd: number): void => renderer.cell(entry.key, rowEnd, current.bytes, current.size);
   try {
     for (;;) {
       if (Atomics.load(cancelled, 0) !== 0) break;
-      const chunk = renderChunk(cursor, renderer, job.chunkBytes);
+      const chunk = renderChunk(cursor, renderer, job.chunkBytes, cellInPlace);
       if (chunk === undefined) break;
       // A chunk that owns its whole ArrayBuffer (renderer.take() of 4 KiB and more) is moved to the
       // main thread; a smaller one lives in Node's shared buffer pool and is copied out first.
