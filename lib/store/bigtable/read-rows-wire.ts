@@ -47,7 +47,7 @@ class Reader {
   }
 
   /** A non-negative varint below 2^53 (tags, lengths, int32 sizes, bools). */
-  uint32(): number {
+  varint(): number {
     const buf = this.buf;
     let result = 0;
     let shift = 0;
@@ -96,7 +96,7 @@ class Reader {
 
   /** The [start, end) of a length-delimited field's payload; advances past it. */
   delimited(): number {
-    const len = this.uint32();
+    const len = this.varint();
     const start = this.pos;
     if (start + len > this.end) throw corrupt('length beyond the message');
     this.pos = start + len;
@@ -136,7 +136,7 @@ function wrapped(buf: Buffer, start: number, end: number): Buffer {
   const r = new Reader(buf, start, end);
   let value = EMPTY;
   while (r.pos < end) {
-    const tag = r.uint32();
+    const tag = r.varint();
     if (tag === 0x0a) {
       const s = r.delimited();
       value = buf.subarray(s, r.pos);
@@ -152,7 +152,7 @@ function wrapped(buf: Buffer, start: number, end: number): Buffer {
 export function forEachChunk(message: Buffer, chunk: FlatChunk, onChunk: (chunk: FlatChunk) => void): void {
   const r = new Reader(message, 0, message.length);
   while (r.pos < r.end) {
-    const tag = r.uint32();
+    const tag = r.varint();
     if (tag !== 0x0a) {
       r.skip(tag & 7);
       continue;
@@ -169,7 +169,7 @@ export function forEachChunk(message: Buffer, chunk: FlatChunk, onChunk: (chunk:
     chunk.commitRow = false;
     const c = new Reader(message, start, end);
     while (c.pos < end) {
-      const t = c.uint32();
+      const t = c.varint();
       switch (t) {
         case 0x0a: {
           const s = c.delimited();
@@ -195,13 +195,13 @@ export function forEachChunk(message: Buffer, chunk: FlatChunk, onChunk: (chunk:
           break;
         }
         case 0x38:
-          chunk.valueSize = c.uint32();
+          chunk.valueSize = c.varint();
           break;
         case 0x40:
-          chunk.resetRow = c.uint32() !== 0;
+          chunk.resetRow = c.varint() !== 0;
           break;
         case 0x48:
-          chunk.commitRow = c.uint32() !== 0;
+          chunk.commitRow = c.varint() !== 0;
           break;
         default:
           c.skip(t & 7);
