@@ -43,7 +43,7 @@ export class ScanCursor {
       this.pending = undefined;
       if (!first) return false;
       const rowEnd = rowKeyEnd(first.key);
-      const rowKey = unescape(first.key, 0, rowEnd);
+      const rowKey = rowKeyOf(first.key, rowEnd);
       const wanted = this.filter === undefined || this.filter.matches(rowKey);
       if (wanted) begin(rowKey);
       let entry: Entry = first;
@@ -65,6 +65,17 @@ export class ScanCursor {
     const r = this.entries.next();
     return r.done ? undefined : (r.value as Entry);
   }
+}
+
+/**
+ * The row key of a cell key whose row part ends at `rowEnd`: a view when nothing is escaped (the
+ * common case; keys from an LMDB iterator are copies the cursor owns), else unescaped. unescape's
+ * copy was 5% of a scan thread's profile.
+ */
+function rowKeyOf(key: Buffer, rowEnd: number): Buffer {
+  const end = rowEnd - 2;
+  for (let i = 0; i < end; i++) if (key[i] === 0) return unescape(key, 0, rowEnd);
+  return key.subarray(0, end);
 }
 
 /** True when `key` belongs to the row whose escaped key with terminator is `first[0, rowEnd)`. */
