@@ -1,5 +1,8 @@
 /**
- * Version trimming on write in the embedded store, checked on the stored keys themselves (reads
+ * Writes of the embedded store checked on the stored keys themselves: version trimming, and
+ * writePrepared (the import's packed batches) against write.
+ *
+ * Version trimming on write (reads
  * apply max_versions too, so a missing trim would not show through get). The store skips the trim
  * when it cannot remove anything: the row had no cell before the write and no column gets more
  * cells than its max_versions. These cases pin both sides of that rule.
@@ -10,9 +13,10 @@ import { join } from 'node:path';
 import { open } from 'lmdb';
 import t from 'tap';
 import { parseLayout } from '../../lib/model/layout.js';
-import type { EncodedCell, RowWrite } from '../../lib/model/types.js';
+import { FOREVER, type EncodedCell, type RowWrite } from '../../lib/model/types.js';
 import { parseCellTail, prefixEnd, rowPrefix } from '../../lib/store/lmdb/cell-key.js';
-import { LmdbStore, moreCellsThanVersions } from '../../lib/store/lmdb/lmdb-store.js';
+import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
+import { moreCellsThanVersions, packRows } from '../../lib/store/lmdb/prepared-batch.js';
 import { RAW_LAYOUT } from './conformance.js';
 
 const dirs: string[] = [];
@@ -121,4 +125,49 @@ t.test('moreCellsThanVersions counts cells per column of limited families', asyn
   t.equal(moreCellsThanVersions([...many, str('tags', 'q3', 99)], fam), false, 'q3: 3 cells');
   t.equal(moreCellsThanVersions([...many, str('tags', 'q3', 99), str('tags', 'q3', 98)], fam), true, 'q3: 4 cells');
   t.equal(moreCellsThanVersions([], fam), false);
+});
+
+t.test('writePrepared (a batch packed by packRows) stores exactly what write stores', async (t) => {
+  const a = await fixture();
+  const b = await fixture();
+  const layout = parseLayout(RAW_LAYOUT);
+  const rows: RowWrite[] = [
+    { rowKey: key('r1'), cells: [str('info', 'name', 1), str('info', 'name', 2), { kind: 'value', family: 'info', qualifier: 'age', timestamp: 5, schemaId: 2, json: '41' }] },
+    { rowKey: key('r\u00002'), cells: [str('tags', 'q\u0000z', 7, 'zero bytes in row key and qualifier'), str('tags', 'é', 8, 'ünïcode')] },
+    { rowKey: key('r3'), cells: [1, 2, 3, 4, 5].map((ts) => str('info', 'name', ts)) },
+    { rowKey: key('r1'), cells: [str('info', 'name', 3), str('info', 'name', 4)] },
+    { rowKey: key('r4'), cells: [{ kind: 'counter-set', family: 'info', qualifier: 'visits', timestamp: 9, value: 2n ** 62n }] },
+  ];
+  await a.write(rows);
+  const packed = packRows(rows, layout, 1024);
+  t.ok(packed);
+  await b.store.writePrepared('i', 'raw', packed!);
+  for (const row of ['r1', 'r\u00002', 'r3', 'r4']) t.same(b.stored(row), a.stored(row), `row ${JSON.stringify(row)}`);
+  t.same(b.stored('r1'), ['info:age@5', 'info:name@4', 'info:name@3', 'info:name@2'], 'the second write of r1 in the batch was trimmed');
+  const [got] = await b.store.get('i', 'raw', [key('r\u00002')], { maxVersions: FOREVER, minTimestamp: 0, maxTimestamp: Number.MAX_SAFE_INTEGER });
+  t.same(got!.cells.map((c) => c.json), ['"zero bytes in row key and qualifier"', '"ünïcode"']);
+  await a.close();
+  await b.close();
+});
+
+t.test('writePrepared: cells without a timestamp get the write time, shared within a row', async (t) => {
+  const f = await fixture();
+  const before = Date.now();
+  const packed = packRows([{ rowKey: key('s'), cells: [{ kind: 'value', family: 'info', qualifier: 'name', schemaId: 0, json: '"n"' }, { kind: 'value', family: 'info', qualifier: 'age', schemaId: 2, json: '1' }] }], parseLayout(RAW_LAYOUT), 1024);
+  await f.store.writePrepared('i', 'raw', packed!);
+  const after = Date.now();
+  const stamps = f.stored('s').map((s) => Number(s.split('@')[1]));
+  t.equal(stamps.length, 2);
+  t.equal(stamps[0], stamps[1]);
+  t.ok(stamps[0]! >= before && stamps[0]! <= after, 'between the calls');
+  await f.close();
+});
+
+t.test('packRows leaves to write what the format does not carry: increments, over-long keys', async (t) => {
+  const layout = parseLayout(RAW_LAYOUT);
+  const incr: EncodedCell = { kind: 'counter-increment', family: 'info', qualifier: 'visits', delta: 1n };
+  t.equal(packRows([{ rowKey: key('a'), cells: [str('info', 'name', 1)] }, { rowKey: key('b'), cells: [incr] }], layout, 1024), undefined);
+  t.equal(packRows([{ rowKey: key('a'), cells: [str('tags', 'x'.repeat(2000), 1)] }], layout, 1024), undefined);
+  t.equal(packRows([{ rowKey: Buffer.alloc(1025, 1), cells: [str('info', 'name', 1)] }], layout, 1024), undefined);
+  t.ok(packRows([{ rowKey: key('a'), cells: [str('info', 'name', 1)] }], layout, 1024));
 });

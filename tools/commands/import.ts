@@ -6,22 +6,22 @@
  *
  * Every row of a batch is validated and encoded before the batch is written. A bad line stops the
  * import: the batches before it are committed (the message says up to which line), nothing of the
- * batch holding the bad line is written. One batch write may be outstanding while the next batch
- * is parsed (this overlaps only where the store's writes are asynchronous; LMDB commits
- * synchronously inside Store.write).
+ * batch holding the bad line is written. Reading, parsing and encoding run on a worker thread
+ * (import-worker.ts) while this thread writes the batches: one batch write may be outstanding while
+ * the worker parses the next ones.
  */
-import { createReadStream, statSync, type ReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { statSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import type { Command } from 'commander';
 import { isRowgateError } from '../../lib/errors.js';
-import { parseExactJson } from '../../lib/model/exact-json.js';
-import { encodeRowInput, encodeRowInputCached, type RowInputContext } from '../../lib/model/row-input.js';
-import type { RowWrite } from '../../lib/model/types.js';
+import type { SchemaTable } from '../../lib/model/types.js';
+import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import type { Store } from '../../lib/store/store.js';
 import { CliError } from '../support/cli-error.js';
 import { rateText, startProgress } from '../support/progress.js';
 import { positiveInteger } from '../support/read-options.js';
 import { withStore, withStoreOptions, type StoreFlags } from '../support/store-options.js';
+import type { FromImportWorker, ImportWorkerData, ToImportWorker } from './import-worker.js';
 
 /** Rows per atomic write: big enough that commits (one fsync each) are a small part of the time. */
 export const DEFAULT_IMPORT_BATCH = 10_000;
@@ -43,30 +43,46 @@ export function registerImport(program: Command): void {
     });
 }
 
-/** A batch handed to the store: its lines, rows and cells. */
+/** A batch handed to the store: its lines, rows and cells, and how to write it. */
 interface Batch {
   readonly firstLine: number;
   readonly lastLine: number;
-  readonly rows: RowWrite[];
+  readonly rows: number;
   readonly cells: number;
+  readonly write: () => Promise<void>;
 }
 
 /** The outcome of a store write; never rejects, so no rejection goes unhandled while parsing on. */
 type WriteOutcome = { readonly ok: true; readonly batch: Batch } | { readonly ok: false; readonly batch: Batch; readonly error: unknown };
 
+/** Batches the parsing worker may run ahead of the batches written: enough to keep both threads busy. */
+const WORKER_AHEAD = 2;
+// Under the test runner this module is TypeScript source; the worker inherits its loader flags.
+const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './import-worker.ts' : './import-worker.js', import.meta.url);
+
 async function importRows(store: Store, file: string, flags: ImportFlags): Promise<void> {
   const layout = await store.getLayout(flags.instance, flags.table);
-  const ctx: RowInputContext = { layout, schemas: await store.schemaTable(flags.instance), maxRowKeyBytes: store.maxRowKeyBytes };
-  const input = openInput(file);
+  const schemas = await store.schemaTable(flags.instance);
+  const input = inputSize(file);
   const started = performance.now();
   const progress = startProgress(
     input.size === undefined ? 'importing {rows} rows | {cells} cells | {rate} cells/s | {duration_formatted}' : 'importing |{bar}| {percentage}% | {rows} rows | {cells} cells | {rate} cells/s | ETA {eta_formatted}',
     input.size,
     { rows: 0, cells: 0, rate: 0 },
   );
+  // The embedded store takes batches already encoded into its keys and values (prepared-batch.ts).
+  const lmdb = store instanceof LmdbStore ? store : undefined;
+  const workerData: ImportWorkerData = { file, layout: layout.desc, maxRowKeyBytes: store.maxRowKeyBytes, batch: flags.batch, ahead: WORKER_AHEAD, prepare: lmdb !== undefined };
+  const worker = new Worker(WORKER_URL, { workerData, stdin: file === '-' });
+  if (file === '-') {
+    if (process.stdin.isTTY) process.stderr.write('reading rows from standard input (end with Ctrl-D)\n');
+    process.stdin.pipe(worker.stdin!);
+  }
+  const messages = new MessageQueue(worker);
 
   let committedRows = 0;
   let committedCells = 0;
+  let bytesRead = 0;
   let inFlight: Promise<WriteOutcome> | undefined;
   /** Waits for the batch being written; on failure stops the import naming its lines. */
   const settle = async (): Promise<void> => {
@@ -78,60 +94,96 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
       const why = isRowgateError(error) ? error.message : error instanceof Error ? error.message : String(error);
       throw new CliError(`writing lines ${batch.firstLine}-${batch.lastLine} failed: ${why}\n${stoppedText(batch.firstLine, committedRows, committedCells)}`);
     }
-    committedRows += outcome.batch.rows.length;
+    committedRows += outcome.batch.rows;
     committedCells += outcome.batch.cells;
-    progress.update(input.bytesRead(), { rows: committedRows, cells: committedCells, rate: rateText(committedCells, (performance.now() - started) / 1000) });
+    progress.update(bytesRead, { rows: committedRows, cells: committedCells, rate: rateText(committedCells, (performance.now() - started) / 1000) });
+    // One more batch may be parsed ahead.
+    worker.postMessage({ type: 'credit' } satisfies ToImportWorker);
   };
   const startWrite = async (batch: Batch): Promise<void> => {
     await settle();
-    inFlight = store.write(flags.instance, flags.table, batch.rows).then(
+    inFlight = batch.write().then(
       (): WriteOutcome => ({ ok: true, batch }),
       (error: unknown): WriteOutcome => ({ ok: false, batch, error }),
     );
   };
 
-  const lines = createInterface({ input: input.stream, crlfDelay: Infinity });
-  let lineNo = 0;
-  let rows: RowWrite[] = [];
-  let cells = 0;
-  let firstLine = 0;
   try {
-    for await (const raw of lines) {
-      lineNo++;
-      // A byte order mark some editors put at the start of a file is not part of the first row.
-      const line = lineNo === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
-      if (isBlank(line)) continue;
-      if (rows.length === 0) firstLine = lineNo;
-      let row: RowWrite;
-      try {
-        const item = parseExactJson(line, 'the row');
-        // Synchronous once the caches are warm: no promise per row or cell.
-        ({ row } = encodeRowInputCached(item, ctx) ?? (await encodeRowInput(item, ctx)));
-      } catch (e) {
-        if (!isRowgateError(e)) throw e;
+    for (;;) {
+      const m = await messages.next();
+      if (m.type === 'batch') {
+        bytesRead = m.bytesRead;
+        // Buffers arrive from the worker as plain Uint8Arrays: views, no copy.
+        for (const row of m.rows as { rowKey: Uint8Array }[]) row.rowKey = Buffer.from(row.rowKey.buffer, row.rowKey.byteOffset, row.rowKey.byteLength);
+        const rows = m.rows;
+        await startWrite({ firstLine: m.firstLine, lastLine: m.lastLine, rows: rows.length, cells: m.cells, write: () => store.write(flags.instance, flags.table, rows) });
+      } else if (m.type === 'prepared') {
+        bytesRead = m.bytesRead;
+        const batch = m.batch;
+        await startWrite({ firstLine: m.firstLine, lastLine: m.lastLine, rows: batch.rows, cells: m.cells, write: () => lmdb!.writePrepared(flags.instance, flags.table, batch) });
+      } else if (m.type === 'schema') {
+        answerSchema(worker, schemas, m);
+      } else if (m.type === 'bad-line') {
         await settle();
-        throw new CliError(`line ${lineNo}: ${e.message}\n${stoppedText(firstLine, committedRows, committedCells)}`);
-      }
-      rows.push(row);
-      cells += row.cells.length;
-      if (rows.length >= flags.batch) {
-        await startWrite({ firstLine, lastLine: lineNo, rows, cells });
-        rows = [];
-        cells = 0;
+        throw new CliError(`line ${m.line}: ${m.message}\n${stoppedText(m.firstLine, committedRows, committedCells)}`);
+      } else if (m.type === 'failed') {
+        await settle();
+        throw new Error(m.message);
+      } else {
+        await settle();
+        break;
       }
     }
-    if (rows.length > 0) await startWrite({ firstLine, lastLine: lineNo, rows, cells });
-    await settle();
   } catch (e) {
     if (inFlight !== undefined) await inFlight;
     throw e;
   } finally {
     progress.stop();
-    lines.close();
-    input.stream.destroy();
+    if (file === '-') process.stdin.unpipe(worker.stdin!);
+    await worker.terminate();
   }
   const seconds = (performance.now() - started) / 1000;
   process.stdout.write(`imported ${committedRows} rows, ${committedCells} cells in ${seconds.toFixed(2)} s (${rateText(committedCells, seconds)} cells/s)\n`);
+}
+
+/** Answers a schema-table look-up of the worker from the store (never rejects). */
+function answerSchema(worker: Worker, schemas: SchemaTable, m: Extract<FromImportWorker, { type: 'schema' }>): void {
+  const op = m.op === 'schemaOf' ? schemas.schemaOf(m.arg as number) : schemas.idOf(m.arg as string);
+  op.then(
+    (value) => worker.postMessage({ type: 'schema-answer', id: m.id, value } satisfies ToImportWorker),
+    (e: unknown) => worker.postMessage({ type: 'schema-error', id: m.id, code: isRowgateError(e) ? e.code : undefined, message: e instanceof Error ? e.message : String(e) } satisfies ToImportWorker),
+  );
+}
+
+/** The worker's messages in order; an error or exit of the worker before its last message rejects. */
+class MessageQueue {
+  private readonly queue: FromImportWorker[] = [];
+  private waiter: { resolve: (m: FromImportWorker) => void; reject: (e: unknown) => void } | undefined;
+  private failure: unknown;
+
+  constructor(worker: Worker) {
+    worker.on('message', (m: FromImportWorker) => {
+      const w = this.waiter;
+      this.waiter = undefined;
+      if (w) w.resolve(m);
+      else this.queue.push(m);
+    });
+    const fail = (e: unknown): void => {
+      this.failure ??= e;
+      const w = this.waiter;
+      this.waiter = undefined;
+      w?.reject(this.failure);
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the import's parsing thread stopped (exit code ${code})`)));
+  }
+
+  next(): Promise<FromImportWorker> {
+    const m = this.queue.shift();
+    if (m !== undefined) return Promise.resolve(m);
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
+  }
 }
 
 /** What was committed when an import stops before `firstLine` (the first line of the batch not written). */
@@ -140,35 +192,15 @@ function stoppedText(firstLine: number, rows: number, cells: number): string {
   return `rows before line ${firstLine} were imported (${rows} rows, ${cells} cells); nothing from line ${firstLine} on was written`;
 }
 
-function isBlank(line: string): boolean {
-  for (let i = 0; i < line.length; i++) {
-    const c = line.charCodeAt(i);
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
-  }
-  return true;
-}
-
-interface Input {
-  readonly stream: NodeJS.ReadableStream & { destroy(): void };
-  /** Bytes of a regular file; undefined for standard input and pipes. */
-  readonly size: number | undefined;
-  bytesRead(): number;
-}
-
-function openInput(file: string): Input {
-  if (file === '-') {
-    if (process.stdin.isTTY) process.stderr.write('reading rows from standard input (end with Ctrl-D)\n');
-    return { stream: process.stdin, size: undefined, bytesRead: () => 0 };
-  }
-  let size: number | undefined;
+/** Checks the input before the worker opens it: its size (a regular file), or undefined (stdin, pipes). */
+function inputSize(file: string): { readonly size: number | undefined } {
+  if (file === '-') return { size: undefined };
   try {
     const stat = statSync(file);
     if (stat.isDirectory()) throw new CliError(`cannot import ${file}: it is a directory`);
-    size = stat.isFile() ? stat.size : undefined;
+    return { size: stat.isFile() ? stat.size : undefined };
   } catch (e) {
     if (e instanceof CliError) throw e;
     throw new CliError(`cannot read ${file}: ${(e as Error).message}`);
   }
-  const stream: ReadStream = createReadStream(file, { highWaterMark: 256 * 1024 });
-  return { stream, size, bytesRead: () => stream.bytesRead };
 }

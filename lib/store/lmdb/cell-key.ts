@@ -138,7 +138,7 @@ export function cellKeyLength(rowKey: Uint8Array, family: string, qualifier: str
   return escapedLength(rowKey) + Buffer.byteLength(family) + 1 + escapedLength(Buffer.from(qualifier, 'utf8')) + TS_BYTES;
 }
 
-function writeInvertedTimestamp(out: Buffer, pos: number, timestamp: number): void {
+export function writeInvertedTimestamp(out: Buffer, pos: number, timestamp: number): void {
   const hi = Math.floor(timestamp / TWO_32);
   const lo = timestamp - hi * TWO_32;
   out.writeUInt32BE(0xffffffff - hi, pos);

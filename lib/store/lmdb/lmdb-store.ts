@@ -18,10 +18,11 @@ import { ChunkRenderer, renderChunk } from './chunk-render.js';
 import { lmdbEnvOptions } from './env-options.js';
 import { splitRange } from './range-split.js';
 import { ScanPool } from './scan-pool.js';
-import { cellKey, CellKeyScratch, cellKeyLength, columnPrefix, familyPrefix, parseCellTail, prefixEnd, rowKeyEnd, rowPrefix } from './cell-key.js';
+import { cellKey, CellKeyScratch, cellKeyLength, columnPrefix, familyPrefix, parseCellTail, prefixEnd, rowKeyEnd, rowPrefix, writeInvertedTimestamp } from './cell-key.js';
 import { counterValue, decodeCell, encodeCounterCell, ValueCellScratch } from './cell-value.js';
 import { installSchemaTable, LmdbSchemaTable } from './lmdb-schema-table.js';
 import { cursorBatches, ScanCursor, type Entry } from './scan-cursor.js';
+import { FLAG_SERVER_TIME, moreCellsThanVersions, TRIM_ALWAYS, TRIM_IF_ROW_EXISTS, type PreparedBatch } from './prepared-batch.js';
 
 /** LMDB's compiled-in key limit (platform-notes.md 3). */
 const LMDB_MAX_KEY = 1978;
@@ -317,7 +318,50 @@ export class LmdbStore implements Store {
     }
     if (!limited) return false;
     if (moreCellsThanVersions(cells, families)) return true;
+    return this.rowHasCells(t, prefix);
+  }
+
+  /** Whether the row has any cell (in the current write transaction, which sees its own writes). */
+  private rowHasCells(t: OpenTable, prefix: Buffer): boolean {
     return t.db.getKeysCount({ start: prefix, end: prefixEnd(prefix) }) > 0;
+  }
+
+  /**
+   * Writes a batch packed by packRows (prepared-batch.ts), atomically, as write() would write its
+   * rows: same keys, values, server timestamps and version trimming.
+   */
+  async writePrepared(instance: string, table: string, batch: PreparedBatch): Promise<void> {
+    const t = this.openTable(instance, table);
+    const bytes = Buffer.from(batch.bytes.buffer, batch.bytes.byteOffset, batch.bytes.byteLength);
+    const apply = (): void => {
+      let pos = 0;
+      for (let r = 0; r < batch.rows; r++) {
+        const now = Date.now();
+        const prefixLength = bytes.readUInt16LE(pos);
+        pos += 2;
+        const prefix = bytes.subarray(pos, pos + prefixLength);
+        pos += prefixLength;
+        const mode = bytes[pos++];
+        const cells = bytes.readUInt16LE(pos);
+        pos += 2;
+        const trim = mode === TRIM_ALWAYS || (mode === TRIM_IF_ROW_EXISTS && this.rowHasCells(t, prefix));
+        for (let c = 0; c < cells; c++) {
+          const flags = bytes[pos++]!;
+          const keyLength = bytes.readUInt16LE(pos);
+          pos += 2;
+          const keyEnd = pos + keyLength;
+          if (flags & FLAG_SERVER_TIME) writeInvertedTimestamp(bytes, keyEnd - 8, now);
+          const key = bytes.subarray(pos, keyEnd);
+          const valueLength = bytes.readUInt32LE(keyEnd);
+          pos = keyEnd + 4 + valueLength;
+          t.db.putSync(key, bytes.subarray(keyEnd + 4, pos));
+        }
+        if (trim) this.trimVersions(t, prefix);
+      }
+    };
+    // Nothing in apply throws (the batch was validated and encoded whole): an asynchronous
+    // transaction, as write() uses without increments.
+    await t.db.transaction(apply);
   }
 
   /**
@@ -434,38 +478,6 @@ export class LmdbStore implements Store {
     }
     return names;
   }
-}
-
-/**
- * True when some column of a family with a max_versions limit has more cells in `cells` than that
- * limit (counting cells, not distinct timestamps: an overestimate only costs a trim).
- */
-export function moreCellsThanVersions(cells: readonly EncodedCell[], families: TableLayout['families']): boolean {
-  if (cells.length > 32) {
-    // Big rows: one count per column instead of comparing every pair.
-    const counts = new Map<string, number>();
-    for (const cell of cells) {
-      const max = families.get(cell.family)!.maxVersions;
-      if (max >= FOREVER) continue;
-      const column = `${cell.family}\0${cell.qualifier}`;
-      const n = (counts.get(column) ?? 0) + 1;
-      if (n > max) return true;
-      counts.set(column, n);
-    }
-    return false;
-  }
-  for (let i = 0; i < cells.length; i++) {
-    const cell = cells[i]!;
-    const max = families.get(cell.family)!.maxVersions;
-    if (max >= FOREVER) continue;
-    let n = 1;
-    for (let j = 0; j < i; j++) {
-      const other = cells[j]!;
-      if (other.qualifier === cell.qualifier && other.family === cell.family) n++;
-    }
-    if (n > max) return true;
-  }
-  return false;
 }
 
 /** True when two cell keys of one row (row part `[0, start)`) name the same column: only their timestamps differ. */
