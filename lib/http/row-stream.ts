@@ -25,8 +25,12 @@ export interface ChunkSource {
 export function serializedSource(scan: RowScan, serializeRow: RowSerializer): ChunkSource & { frame(rows: readonly RowOut[]): RenderedChunk } {
   const frame = (rows: readonly RowOut[]): RenderedChunk => {
     let chunk = '';
-    for (const row of rows) chunk += serializeRow(row) + ROW_TERMINATOR;
-    return { bytes: Buffer.from(chunk, 'utf8'), rows: rows.length };
+    let cells = 0;
+    for (const row of rows) {
+      chunk += serializeRow(row) + ROW_TERMINATOR;
+      cells += row.cells.length;
+    }
+    return { bytes: Buffer.from(chunk, 'utf8'), rows: rows.length, cells };
   };
   return {
     frame,

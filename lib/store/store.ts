@@ -71,6 +71,8 @@ export function entityIdText(format: RowKeyFormat, form: RowRenderSpec['entityId
 export interface RenderedChunk {
   readonly bytes: Buffer;
   readonly rows: number;
+  /** Cells in those rows (export's progress and summary count them). */
+  readonly cells: number;
 }
 
 /** A fast-path scan: rendered batches, with the same laziness and `return()` as RowScan. */

@@ -24,7 +24,7 @@ export class Output {
   }
 
   /** Writes `chunk`; resolves once the stream can take more. Throws OutputClosed on EPIPE. */
-  async write(chunk: string): Promise<void> {
+  async write(chunk: string | Buffer): Promise<void> {
     this.check();
     if (!this.stream.write(chunk)) {
       try {

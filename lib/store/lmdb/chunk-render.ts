@@ -52,6 +52,8 @@ export class ChunkRenderer {
   private rowFamily: string | undefined;
   private rowColumn: Column | undefined;
   private rowCells = 0;
+  /** Cells of the rows kept since the last take(). */
+  cellsTaken = 0;
   private rowStart = 0;
   private readonly entityId: (rowKey: Buffer) => string;
   private readonly withSchema: boolean;
@@ -139,6 +141,7 @@ export class ChunkRenderer {
       return false;
     }
     this.bytes(ROW_CLOSE_WITH_CELLS);
+    this.cellsTaken += this.rowCells;
     return true;
   }
 
@@ -306,5 +309,8 @@ export function renderChunk(
     rows++;
     cursor.remaining--;
   }
-  return rows > 0 ? { bytes: renderer.take(), rows } : undefined;
+  if (rows === 0) return undefined;
+  const cells = renderer.cellsTaken;
+  renderer.cellsTaken = 0;
+  return { bytes: renderer.take(), rows, cells };
 }

@@ -21,6 +21,6 @@ export interface PartJob {
 
 /** A rendered chunk of a part, the end of a part, or its failure. */
 export type PartMessage =
-  | { readonly job: number; readonly bytes: ArrayBuffer; readonly rows: number }
+  | { readonly job: number; readonly bytes: ArrayBuffer; readonly rows: number; readonly cells: number }
   | { readonly job: number; readonly done: true }
   | { readonly job: number; readonly error: string };

@@ -73,7 +73,7 @@ function renderPart(job: PartJob): void {
       const b = chunk.bytes;
       const owned = b.byteOffset === 0 && b.buffer.byteLength === b.length && b.buffer instanceof ArrayBuffer;
       const bytes = owned ? (b.buffer as ArrayBuffer) : copyOut(b);
-      post({ job: job.job, bytes, rows: chunk.rows }, [bytes]);
+      post({ job: job.job, bytes, rows: chunk.rows, cells: chunk.cells }, [bytes]);
     }
   } finally {
     cursor.finish();
