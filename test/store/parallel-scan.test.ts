@@ -14,6 +14,7 @@ import type { RowWrite } from '../../lib/model/types.js';
 import { rowKeyEnd } from '../../lib/store/lmdb/cell-key.js';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { splitRange } from '../../lib/store/lmdb/range-split.js';
+import { ScanPool } from '../../lib/store/lmdb/scan-pool.js';
 import type { ScanRequest } from '../../lib/store/store.js';
 import { SAMPLE_LAYOUT } from '../http/harness.js';
 
@@ -197,4 +198,27 @@ t.test('values larger than lmdb-js read buffer (up to 1 MB) come through the sca
   for await (const c of store.scanChunks('i', 'big_values', request, rowRenderSpec(3))) chunks.push(c.bytes);
   t.ok(store.scanPool!.partsSubmitted > before, 'rendered on the scan threads');
   t.equal(Buffer.concat(chunks).toString('utf8'), expected);
+});
+
+t.test('a scan worker that cannot start fails its scan with the reason, and later scans run on the calling thread', async (t) => {
+  const broken = new ScanPool('/dev/null/not-a-directory', 2);
+  t.teardown(() => broken.close());
+  let finished = 0;
+  const scan = broken.scan({
+    dbName: 'data/i/sample_table', layout: layout.desc, read: parseReadSpec(layout, {}), render: rowRenderSpec(3), now: Date.now(),
+    ranges: [{}, {}], chunkBytes: 1024, onFinish: () => finished++,
+  });
+  await t.rejects(scan.next(), /./, 'the scan fails');
+  t.equal(finished, 1, 'and is released');
+  t.ok(broken.failure !== undefined, `the pool remembers why: ${broken.failure}`);
+
+  store.scanPool!.failure = 'simulated';
+  t.teardown(() => {
+    store.scanPool!.failure = undefined;
+  });
+  const before = store.scanPool!.partsSubmitted;
+  let rows = 0;
+  for await (const c of store.scanChunks('i', 'sample_table', { limit: -1, read: parseReadSpec(layout, {}) }, rowRenderSpec(3))) rows += c.rows;
+  t.equal(rows, ROWS, 'every row, from the calling thread');
+  t.equal(store.scanPool!.partsSubmitted, before, 'nothing went to the failed pool');
 });

@@ -201,7 +201,7 @@ export class LmdbStore implements Store {
    * by the scan pool's threads; undefined when the scan should run on this thread.
    */
   private parallelScanChunks(t: OpenTable, request: ScanRequest, render: RowRenderSpec): ChunkScan | undefined {
-    if (this.pool === undefined || request.limit >= 0 || request.filter !== undefined) return undefined;
+    if (this.pool === undefined || this.pool.failure !== undefined || request.limit >= 0 || request.filter !== undefined) return undefined;
     const stats = t.db.getStats() as { pageSize: number; treeLeafPageCount: number; overflowPages: number };
     const storedBytes = (stats.treeLeafPageCount + stats.overflowPages) * stats.pageSize;
     if (storedBytes < this.parallelScan.minBytes) return undefined;

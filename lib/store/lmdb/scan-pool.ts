@@ -44,6 +44,8 @@ export class ScanPool {
   private readonly jobs = new Map<number, { worker: PoolWorker; onMessage: (m: PartMessage) => void }>();
   private nextJob = 1;
   private closed = false;
+  /** Set when a worker could not start or crashed: later scans run on the calling thread. */
+  failure: string | undefined;
   /** Parts handed to workers and chunks they rendered, since start (tests check the read-ahead bound). */
   partsSubmitted = 0;
   chunksRendered = 0;
@@ -87,7 +89,13 @@ export class ScanPool {
   }
 
   private spawn(): PoolWorker {
-    const worker = new Worker(WORKER_URL, { workerData: { path: this.path } });
+    let worker: Worker;
+    try {
+      worker = new Worker(WORKER_URL, { workerData: { path: this.path } });
+    } catch (e) {
+      this.failure ??= (e as Error).message;
+      throw e;
+    }
     // Idle workers must not keep a CLI command or a stopping server alive.
     worker.unref();
     const pw: PoolWorker = { worker, outstanding: 0 };
@@ -110,7 +118,10 @@ export class ScanPool {
         job.onMessage({ job: id, error: why });
       }
     };
-    worker.on('error', (e) => fail(`scan worker failed: ${e.message}`));
+    worker.on('error', (e) => {
+      this.failure ??= e.message;
+      fail(`scan worker failed: ${e.message}`);
+    });
     worker.on('exit', (code) => fail(`scan worker exited (code ${code})`));
     this.workers.push(pw);
     return pw;
