@@ -181,8 +181,7 @@ export function rowKeyEnd(key: Uint8Array): number {
 export function unescape(key: Uint8Array, start: number, end: number): Buffer {
   let zeros = 0;
   for (let i = start; i < end - 2; i++) if (key[i] === 0) zeros++;
-  const src = Buffer.from(key.buffer, key.byteOffset, key.byteLength);
-  if (zeros === 0) return Buffer.from(src.subarray(start, end - 2));
+  if (zeros === 0) return Buffer.from(key.subarray(start, end - 2));
   const out = Buffer.allocUnsafe(end - 2 - start - zeros);
   let o = 0;
   for (let i = start; i < end - 2; i++) {

@@ -72,7 +72,7 @@ export class ScanCursor {
  * common case; keys from an LMDB iterator are copies the cursor owns), else unescaped. unescape's
  * copy was 5% of a scan thread's profile.
  */
-function rowKeyOf(key: Buffer, rowEnd: number): Buffer {
+export function rowKeyOf(key: Buffer, rowEnd: number): Buffer {
   const end = rowEnd - 2;
   for (let i = 0; i < end; i++) if (key[i] === 0) return unescape(key, 0, rowEnd);
   return key.subarray(0, end);

@@ -8,10 +8,11 @@ import { open, type Database } from 'lmdb';
 import { parseLayout } from '../../model/layout.js';
 import type { TableLayout } from '../../model/types.js';
 import { CellPicker } from '../cell-picker.js';
-import { ChunkRenderer, renderChunk } from './chunk-render.js';
+import { rowKeyEnd } from './cell-key.js';
+import { ChunkRenderer } from './chunk-render.js';
 import { lmdbEnvOptions } from './env-options.js';
 import type { PartJob, PartMessage } from './scan-protocol.js';
-import { ScanCursor, type Entry } from './scan-cursor.js';
+import { rowKeyOf } from './scan-cursor.js';
 
 const { path } = workerData as { path: string };
 const env = open(lmdbEnvOptions(path));
@@ -25,6 +26,15 @@ const tables = new Map<string, { layoutJson: string; layout: TableLayout; db: Da
  */
 const current: { bytes: Buffer; size: number } = { bytes: Buffer.alloc(0), size: 0 };
 const UNCOPIED = Symbol('value in current');
+
+/**
+ * Keys likewise: lmdb-js copies every key out of its key buffer (binary keys); here a key is a view
+ * of that buffer, valid until the next read. Iteration with both in place: 3.5-4.6M entries/s
+ * against 2.1-3.1M with copied keys (same micro-benchmark, 1,653,960 entries).
+ */
+function keyView(target: Buffer, start: number, end: number): Buffer {
+  return target.subarray(start, end);
+}
 const inPlaceValues = {
   encode: (value: Buffer): Buffer => value,
   decode: (bytes: Buffer, size: number): typeof UNCOPIED => {
@@ -39,7 +49,9 @@ function tableOf(job: PartJob): { layout: TableLayout; db: Database<Buffer, Buff
   let t = tables.get(job.dbName);
   if (t === undefined || t.layoutJson !== layoutJson) {
     // Read-only here: the encoder only decodes (values are never written through this handle).
-    t = { layoutJson, layout: parseLayout(job.layout), db: env.openDB<Buffer, Buffer>({ name: job.dbName, keyEncoding: 'binary', encoder: inPlaceValues } as never) };
+    const db = env.openDB<Buffer, Buffer>({ name: job.dbName, keyEncoding: 'binary', encoder: inPlaceValues } as never);
+    (db as unknown as { readKey: typeof keyView }).readKey = keyView;
+    t = { layoutJson, layout: parseLayout(job.layout), db };
     tables.set(job.dbName, t);
   }
   return t;
@@ -60,25 +72,49 @@ function renderPart(job: PartJob): void {
   if (Atomics.load(cancelled, 0) !== 0) return post({ job: job.job, done: true });
   const { layout, db } = tableOf(job);
   const renderer = new ChunkRenderer(new CellPicker(layout, job.read, job.now), layout.keyFormat, job.render, job.chunkBytes * 2);
-  const entries = db.getRange({ start: job.start && Buffer.from(job.start), end: job.end && Buffer.from(job.end) })[Symbol.iterator]();
-  const cursor = new ScanCursor(entries, -1, undefined, () => undefined);
-  const cellInPlace = (entry: Entry, rowEnd: number): void => renderer.cell(entry.key, rowEnd, current.bytes, current.size);
-  try {
-    for (;;) {
-      if (Atomics.load(cancelled, 0) !== 0) break;
-      const chunk = renderChunk(cursor, renderer, job.chunkBytes, cellInPlace);
-      if (chunk === undefined) break;
-      // A chunk that owns its whole ArrayBuffer (renderer.take() of 4 KiB and more) is moved to the
-      // main thread; a smaller one lives in Node's shared buffer pool and is copied out first.
-      const b = chunk.bytes;
-      const owned = b.byteOffset === 0 && b.buffer.byteLength === b.length && b.buffer instanceof ArrayBuffer;
-      const bytes = owned ? (b.buffer as ArrayBuffer) : copyOut(b);
-      post({ job: job.job, bytes, rows: chunk.rows, cells: chunk.cells }, [bytes]);
+  let rows = 0;
+  const send = (): void => {
+    if (rows === 0) return;
+    const cells = renderer.cellsTaken;
+    renderer.cellsTaken = 0;
+    // A chunk that owns its whole ArrayBuffer (renderer.take() of 4 KiB and more) is moved to the
+    // main thread; a smaller one lives in Node's shared buffer pool and is copied out first.
+    const b = renderer.take();
+    const owned = b.byteOffset === 0 && b.buffer.byteLength === b.length && b.buffer instanceof ArrayBuffer;
+    const bytes = owned ? (b.buffer as ArrayBuffer) : copyOut(b);
+    post({ job: job.job, bytes, rows, cells }, [bytes]);
+    rows = 0;
+  };
+  // The row being rendered: its key prefix (escaped row key and terminator), copied once per row,
+  // since every key is a view that the next read overwrites.
+  let prefix: Buffer | undefined;
+  let rowEnd = 0;
+  for (const { key } of db.getRange({ start: job.start && Buffer.from(job.start), end: job.end && Buffer.from(job.end) }) as Iterable<{ key: Buffer }>) {
+    if (prefix === undefined || !inRow(prefix, key, rowEnd)) {
+      if (prefix !== undefined && renderer.endRow()) rows++;
+      if (renderer.length >= job.chunkBytes) {
+        send();
+        if (Atomics.load(cancelled, 0) !== 0) break;
+      }
+      rowEnd = rowKeyEnd(key);
+      prefix = Buffer.from(key.subarray(0, rowEnd));
+      renderer.beginRow(rowKeyOf(prefix, rowEnd));
     }
-  } finally {
-    cursor.finish();
+    renderer.cell(key, rowEnd, current.bytes, current.size);
+  }
+  if (prefix !== undefined && Atomics.load(cancelled, 0) === 0) {
+    if (renderer.endRow()) rows++;
+    send();
   }
   post({ job: job.job, done: true });
+}
+
+/** True when `key` starts with the row prefix (prefixes of different rows never extend each other). */
+function inRow(prefix: Buffer, key: Buffer, rowEnd: number): boolean {
+  if (key.length < rowEnd) return false;
+  // From the end: neighbouring rows share long leading bytes (hash, leading components).
+  for (let i = rowEnd - 1; i >= 0; i--) if (prefix[i] !== key[i]) return false;
+  return true;
 }
 
 parentPort!.on('message', (job: PartJob) => {
