@@ -1,11 +1,13 @@
 /**
  * Soak: concurrent clients mix scans, point reads, posts, deletes, counter increments and scans
  * abandoned mid-stream for a while (ROWGATE_SOAK_SECONDS, default 8; 60 for the full run). Checks:
- * zero 5xx and no failed request, RSS growth bounded, every acknowledged write readable afterwards
+ * zero 5xx and no failed request, live memory growth bounded (no leak), every acknowledged write readable afterwards
  * (each carries a unique value), every deleted row gone, every counter equal to the sum of its
  * acknowledged increments. Loopback only.
  */
 import { Agent, request as httpRequest } from 'node:http';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import t from 'tap';
 import { json, raw, rowsOf, startGateway } from './harness.js';
 
@@ -13,7 +15,21 @@ const SECONDS = Number(process.env.ROWGATE_SOAK_SECONDS ?? 8);
 const CLIENTS = 8;
 const SCAN_ROWS = 3_000;
 const COUNTERS = 5;
-const RSS_GROWTH_LIMIT = 100 * 1024 * 1024;
+// 1.1 MB measured; generous for coverage instrumentation and the test's own bookkeeping.
+const LIVE_GROWTH_LIMIT = 40 * 1024 * 1024;
+
+// A leak check needs the memory still referenced, not what the allocator happens to hold: RSS
+// (RssAnon included) rose 106-113 MB in 8 s on loaded machines from garbage V8 had not collected
+// yet. So: live heap and external memory (Buffers) after two full collections.
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
+
+function heldMemory(): number {
+  collectGarbage();
+  collectGarbage();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.external;
+}
 
 const SAMPLE = '/v1/instances/default/tables/sample_table/rows';
 const PLAYERS = '/v1/instances/default/tables/players/rows';
@@ -94,7 +110,7 @@ t.test(`soak: ${CLIENTS} clients for ${SECONDS} s`, async (t) => {
   const counterSums = new Array<number>(COUNTERS).fill(0);
   const ops = new Map<string, number>();
   const opMs = new Map<string, number>();
-  const rssStart = process.memoryUsage().rss;
+  const rssStart = heldMemory();
   const deadline = Date.now() + SECONDS * 1000;
 
   const client = async (c: number) => {
@@ -149,7 +165,7 @@ t.test(`soak: ${CLIENTS} clients for ${SECONDS} s`, async (t) => {
     }
   };
   await Promise.all(Array.from({ length: CLIENTS }, (_, c) => client(c)));
-  const rssEnd = process.memoryUsage().rss;
+  const rssEnd = heldMemory();
 
   // Everything acknowledged is there; everything deleted is gone; counters add up.
   const keys = [...acked.values()];
@@ -184,10 +200,10 @@ t.test(`soak: ${CLIENTS} clients for ${SECONDS} s`, async (t) => {
   const fiveXX = [...statuses].filter(([s]) => s >= 500).reduce((a, [, n]) => a + n, 0);
   t.comment(`soak: ${requests} requests in ${SECONDS} s by ${CLIENTS} clients (${JSON.stringify(Object.fromEntries(ops))}); statuses ${JSON.stringify(Object.fromEntries(statuses))}; ${abandoned} scans abandoned mid-stream`);
   t.comment(`soak: mean ms per operation ${JSON.stringify(Object.fromEntries([...ops].map(([op, n]) => [op, Math.round((opMs.get(op) ?? 0) / n)])))}`);
-  t.comment(`soak: ${keys.length} acknowledged rows verified, ${gone.length} deletes, counters ${JSON.stringify(counterSums)}; RSS start ${mb(rssStart)}, end ${mb(rssEnd)}`);
+  t.comment(`soak: ${keys.length} acknowledged rows verified, ${gone.length} deletes, counters ${JSON.stringify(counterSums)}; live heap + external start ${mb(rssStart)}, end ${mb(rssEnd)}; RSS now ${mb(process.memoryUsage().rss)}`);
   t.equal(fiveXX, 0, 'no 5xx');
   t.equal(problems.join('\n'), '', 'no failed request');
-  t.ok(rssEnd - rssStart < RSS_GROWTH_LIMIT, `RSS grew ${mb(rssEnd - rssStart)} (limit ${mb(RSS_GROWTH_LIMIT)})`);
+  t.ok(rssEnd - rssStart < LIVE_GROWTH_LIMIT, `live memory grew ${mb(rssEnd - rssStart)} (limit ${mb(LIVE_GROWTH_LIMIT)})`);
   t.equal((await raw(h.base, 'GET', '/v1')).status, 200, 'the server still answers');
   t.ok(requests > SECONDS * 20, 'the clients kept the server busy');
 });
