@@ -222,3 +222,20 @@ t.test('a scan worker that cannot start fails its scan with the reason, and late
   t.equal(rows, ROWS, 'every row, from the calling thread');
   t.equal(store.scanPool!.partsSubmitted, before, 'nothing went to the failed pool');
 });
+
+t.test('concurrent parallel scans share the workers and each gets its own rows in order', async (t) => {
+  store.parallelScan.partBytes = 8 * 1024;
+  const reads = [{}, { versions: 'all' }, { cols: 'strings' }];
+  const expected = await Promise.all(reads.map((q) => expectedText({ limit: -1, read: parseReadSpec(layout, q) }, 3)));
+  const before = store.scanPool!.partsSubmitted;
+  const got = await Promise.all(
+    reads.map(async (q) => {
+      const chunks: Buffer[] = [];
+      for await (const c of store.scanChunks('i', 'sample_table', { limit: -1, read: parseReadSpec(layout, q) }, rowRenderSpec(3))) chunks.push(c.bytes);
+      return Buffer.concat(chunks).toString('utf8');
+    }),
+  );
+  t.ok(store.scanPool!.partsSubmitted - before > 30, 'all three ran on the pool');
+  for (let i = 0; i < reads.length; i++) t.equal(got[i], expected[i], JSON.stringify(reads[i]));
+  t.equal(store.openScans, 0);
+});
