@@ -14,7 +14,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { open } from 'lmdb';
 import { BENCH_INSTANCE, BENCH_LAYOUT, BENCH_TABLE, benchRowJson, CELLS_PER_ROW, writeNdjson } from './dataset.js';
-import { benchBigtableTableName, bigtableGatewayConfig, expectedScanBytes, findCbtemulator, loadBigtable, startCbtemulator } from './bigtable.js';
+import { benchBigtableTableName, bigtableGatewayConfig, expectedScanBytes, loadBigtable } from './bigtable.js';
+import { findCbtemulator, startCbtemulator } from './cbtemulator.js';
 import { cpuSecondsOf, download, fetchText, load, rssOf, run, slowRead, startServer, stopServer, type LoadResult, type Spawned } from './harness.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));

@@ -5,9 +5,10 @@
  * are serialized here. Destroying the stream (client gone, error) returns the scan at once.
  */
 import { Readable } from 'node:stream';
-import type { RowOut } from '../model/types.js';
-import type { ChunkScan, RenderedChunk, RowScan } from '../store/store.js';
-import { ROW_TERMINATOR, type RowSerializer } from './row-format.js';
+import type { Revision } from '../config.js';
+import type { RowKeyFormat, RowOut } from '../model/types.js';
+import type { ChunkScan, RenderedChunk, RowScan, ScanRequest, Store } from '../store/store.js';
+import { ROW_TERMINATOR, rowRenderSpec, rowSerializer, type RowSerializer } from './row-format.js';
 
 /**
  * 64 KiB: a slow client pins at most this plus one chunk (a fast-path chunk is ~256 KiB, a
@@ -21,19 +22,29 @@ export interface ChunkSource {
   close(): Promise<void>;
 }
 
+/**
+ * A scan's rows as chunks of `revision` row JSON, each row followed by `terminator`: the store's
+ * fast path (rendered bytes) where it has one and the terminator is the row stream's CR LF,
+ * otherwise rows serialized here. Shared by GET rows and the export and scan commands.
+ */
+export function scanSource(store: Store, instance: string, table: string, request: ScanRequest, format: RowKeyFormat, revision: Revision, terminator: string = ROW_TERMINATOR): ChunkSource {
+  return store.scanChunks && terminator === ROW_TERMINATOR
+    ? renderedSource(store.scanChunks(instance, table, request, rowRenderSpec(revision)))
+    : serializedSource(store.scan(instance, table, request), rowSerializer(format, revision), terminator);
+}
+
 /** Rows of a store scan, serialized here. */
-export function serializedSource(scan: RowScan, serializeRow: RowSerializer): ChunkSource & { frame(rows: readonly RowOut[]): RenderedChunk } {
+function serializedSource(scan: RowScan, serializeRow: RowSerializer, terminator: string): ChunkSource {
   const frame = (rows: readonly RowOut[]): RenderedChunk => {
     let chunk = '';
     let cells = 0;
     for (const row of rows) {
-      chunk += serializeRow(row) + ROW_TERMINATOR;
+      chunk += serializeRow(row) + terminator;
       cells += row.cells.length;
     }
     return { bytes: Buffer.from(chunk, 'utf8'), rows: rows.length, cells };
   };
   return {
-    frame,
     next: async () => {
       const r = await scan.next();
       return r.done ? undefined : frame(r.value);
@@ -45,7 +56,7 @@ export function serializedSource(scan: RowScan, serializeRow: RowSerializer): Ch
 }
 
 /** Chunks a store rendered itself (Store.scanChunks). */
-export function renderedSource(scan: ChunkScan): ChunkSource {
+function renderedSource(scan: ChunkScan): ChunkSource {
   return {
     next: async () => {
       const r = await scan.next();

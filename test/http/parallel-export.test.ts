@@ -1,10 +1,7 @@
 // A whole-table export over HTTP rendered on the scan threads sends exactly the bytes of the
 // single-thread scan (the same table read with a row limit, which stays on the main thread),
 // plain and gzip-compressed; CR LF framing and row order included.
-import { mkdtempSync, rmSync } from 'node:fs';
 import { get } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import t from 'tap';
 import { encodeRowKey } from '../../lib/model/row-key.js';
@@ -12,9 +9,8 @@ import type { RowWrite } from '../../lib/model/types.js';
 import { pino } from 'pino';
 import { buildConfig } from '../../lib/config.js';
 import { createGateway } from '../../lib/http/server.js';
-import { parseLayout } from '../../lib/model/layout.js';
-import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
-import { raw, SAMPLE_LAYOUT } from './harness.js';
+import { openSampleStore } from '../store/lmdb-fixtures.js';
+import { raw } from './harness.js';
 
 const ROWS = 5000;
 
@@ -32,15 +28,7 @@ function getGzip(url: string): Promise<{ encoding: string | undefined; body: Buf
 t.test('GET rows?limit=-1 on the scan threads equals the single-thread rows, for every revision', async (t) => {
   // One store (and one pool: a worker's first start compiles its TypeScript under the test runner,
   // ~7 s) served by one gateway per revision.
-  const dir = mkdtempSync(join(tmpdir(), 'rowgate-export-'));
-  const store = new LmdbStore({ path: dir, noSync: true, scanThreads: 2, parallelScan: { minBytes: 0, partBytes: 16 * 1024 } });
-  t.teardown(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  await store.createInstance('default');
-  const layout = parseLayout(SAMPLE_LAYOUT);
-  await store.createTable('default', layout);
+  const { store, layout } = await openSampleStore(t, { scanThreads: 2, parallelScan: { minBytes: 0, partBytes: 16 * 1024 } }, 'default');
   const rows: RowWrite[] = [];
   for (let i = 0; i < ROWS; i++) {
     rows.push({

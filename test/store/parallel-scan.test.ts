@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
-import { rowRenderSpec, rowSerializer } from '../../lib/http/row-format.js';
+import { rowRenderSpec } from '../../lib/http/row-format.js';
 import { parseLayout } from '../../lib/model/layout.js';
 import { encodeRowKey } from '../../lib/model/row-key.js';
 import { parseReadSpec } from '../../lib/model/read-request.js';
@@ -17,46 +17,19 @@ import { splitRange } from '../../lib/store/lmdb/range-split.js';
 import { ScanPool } from '../../lib/store/lmdb/scan-pool.js';
 import type { ScanRequest } from '../../lib/store/store.js';
 import { SAMPLE_LAYOUT } from '../http/harness.js';
+import { openSampleStore, renderedScan, sampleRows, serializedScan } from './lmdb-fixtures.js';
 
-const layout = parseLayout(SAMPLE_LAYOUT);
 const ROWS = 3000;
-
-function sampleRows(): RowWrite[] {
-  const rows: RowWrite[] = [];
-  for (let i = 0; i < ROWS; i++) {
-    const cells: RowWrite['cells'][number][] = [];
-    for (let v = 0; v < (i % 4) + 1; v++) cells.push({ kind: 'value', family: 'group_family', qualifier: 'string_qualifier', timestamp: 100 + v * 10 + (i % 3), schemaId: 0, json: JSON.stringify(`v${i}.${v}\r\n"é"`) });
-    cells.push({ kind: 'counter-set', family: 'group_family', qualifier: 'counter', timestamp: 50, value: BigInt(i) * 1_000_000_000_000n });
-    if (i % 3 === 0) cells.push({ kind: 'value', family: 'strings', qualifier: `q\u0000${i % 11}"\\ü`, timestamp: 2 ** 45 + i, schemaId: 0, json: '"s"' });
-    if (i % 5 === 0) cells.push({ kind: 'value', family: 'longs', qualifier: `n${i % 300}`, timestamp: 7, schemaId: 3, json: String(i) });
-    rows.push({ rowKey: encodeRowKey(layout.keyFormat, [i]), cells });
-  }
-  return rows;
-}
 
 // One store and pool for the file: a scan worker's first start compiles its TypeScript under the
 // test runner (~7 s here), so every test sharing the workers keeps the file fast.
-const dir = mkdtempSync(join(tmpdir(), 'rowgate-parallel-'));
-const store = new LmdbStore({ path: dir, noSync: true, scanThreads: 2, parallelScan: { minBytes: 0, partBytes: 8 * 1024 } });
-t.teardown(async () => {
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-t.before(async () => {
-  await store.createInstance('i');
-  await store.createTable('i', layout);
-  await store.write('i', 'sample_table', sampleRows());
-});
+const { store, layout } = await openSampleStore(t, { scanThreads: 2, parallelScan: { minBytes: 0, partBytes: 8 * 1024 } });
+await store.write('i', 'sample_table', sampleRows(layout, ROWS));
 t.afterEach(() => {
   store.parallelScan.partBytes = 8 * 1024;
 });
 
-async function expectedText(request: ScanRequest, revision: 1 | 2 | 3): Promise<string> {
-  const serialize = rowSerializer(layout.keyFormat, revision);
-  let text = '';
-  for await (const batch of store.scan('i', 'sample_table', request)) for (const row of batch) text += serialize(row) + '\r\n';
-  return text;
-}
+const expectedText = (request: ScanRequest, revision: 1 | 2 | 3): Promise<string> => serializedScan(store, 'i', 'sample_table', request, layout, revision);
 
 t.test('a parallel scan sends the single-thread bytes, in row order, for every revision, selection and bound', async (t) => {
   const before = store.scanPool!.partsSubmitted;
@@ -68,14 +41,9 @@ t.test('a parallel scan sends the single-thread bytes, in row order, for every r
       for (const b of revision === 3 ? bounds : bounds.slice(0, 1)) {
         const request: ScanRequest = { ...b, limit: -1, read: parseReadSpec(layout, q) };
         const expected = await expectedText(request, revision);
-        const chunks: Buffer[] = [];
-        let rows = 0;
-        for await (const c of store.scanChunks('i', 'sample_table', request, rowRenderSpec(revision))) {
-          chunks.push(c.bytes);
-          rows += c.rows;
-        }
+        const { text, rows } = await renderedScan(store, 'i', 'sample_table', request, revision);
         const what = `revision ${revision} ${JSON.stringify(q)} ${Object.keys(b).join(',') || 'whole table'}`;
-        t.equal(Buffer.concat(chunks).toString('utf8'), expected, what);
+        t.equal(text, expected, what);
         t.equal(rows, expected.split('\r\n').length - 1, `${what}: row count`);
       }
     }
@@ -89,9 +57,7 @@ for (const partBytes of [4096, 20_000, 100_000, 1 << 20]) {
     store.parallelScan.partBytes = partBytes;
     const request: ScanRequest = { limit: -1, read: parseReadSpec(layout, { versions: 'all' }) };
     const expected = await expectedText(request, 3);
-    const chunks: Buffer[] = [];
-    for await (const c of store.scanChunks('i', 'sample_table', request, rowRenderSpec(3))) chunks.push(c.bytes);
-    t.equal(Buffer.concat(chunks).toString('utf8'), expected);
+    t.equal((await renderedScan(store, 'i', 'sample_table', request, 3)).text, expected);
   });
 }
 
@@ -122,15 +88,8 @@ t.test('a scan with a limit, or a small table, stays on the calling thread', asy
   for await (const c of store.scanChunks('i', 'sample_table', { limit: 500, read: parseReadSpec(layout, {}) }, rowRenderSpec(3))) rows += c.rows;
   t.equal(rows, 500);
   t.equal(store.scanPool!.partsSubmitted, before, 'no part went to the pool');
-  const smallDir = mkdtempSync(join(tmpdir(), 'rowgate-parallel-'));
-  const small = new LmdbStore({ path: smallDir, noSync: true, scanThreads: 2 });
-  t.teardown(async () => {
-    await small.close();
-    rmSync(smallDir, { recursive: true, force: true });
-  });
-  await small.createInstance('i');
-  await small.createTable('i', layout);
-  await small.write('i', 'sample_table', sampleRows().slice(0, 100));
+  const { store: small } = await openSampleStore(t, { scanThreads: 2 });
+  await small.write('i', 'sample_table', sampleRows(layout, 100));
   for await (const c of small.scanChunks('i', 'sample_table', { limit: -1, read: parseReadSpec(layout, {}) }, rowRenderSpec(3))) rows += c.rows;
   t.equal(small.scanPool!.partsSubmitted, 0, 'a table below the size threshold is scanned on the calling thread');
 });
@@ -190,14 +149,11 @@ t.test('values larger than lmdb-js read buffer (up to 1 MB) come through the sca
   await store.write('i', 'big_values', rows);
   store.parallelScan.partBytes = 64 * 1024;
   const request: ScanRequest = { limit: -1, read: parseReadSpec(layout, {}) };
-  const serialize = rowSerializer(layout.keyFormat, 3);
-  let expected = '';
-  for await (const batch of store.scan('i', 'big_values', request)) for (const row of batch) expected += serialize(row) + '\r\n';
+  const expected = await serializedScan(store, 'i', 'big_values', request, layout, 3);
   const before = store.scanPool!.partsSubmitted;
-  const chunks: Buffer[] = [];
-  for await (const c of store.scanChunks('i', 'big_values', request, rowRenderSpec(3))) chunks.push(c.bytes);
+  const { text } = await renderedScan(store, 'i', 'big_values', request, 3);
   t.ok(store.scanPool!.partsSubmitted > before, 'rendered on the scan threads');
-  t.equal(Buffer.concat(chunks).toString('utf8'), expected);
+  t.equal(text, expected);
 });
 
 t.test('a scan worker that cannot start fails its scan with the reason, and later scans run on the calling thread', async (t) => {
@@ -205,7 +161,7 @@ t.test('a scan worker that cannot start fails its scan with the reason, and late
   t.teardown(() => broken.close());
   let finished = 0;
   const scan = broken.scan({
-    dbName: 'data/i/sample_table', layout: layout.desc, read: parseReadSpec(layout, {}), render: rowRenderSpec(3), now: Date.now(),
+    dbName: 'data/i/sample_table', layoutJson: JSON.stringify(layout.desc), read: parseReadSpec(layout, {}), render: rowRenderSpec(3), now: Date.now(),
     ranges: [{}, {}], chunkBytes: 1024, onFinish: () => finished++,
   });
   await t.rejects(scan.next(), /./, 'the scan fails');
@@ -228,13 +184,7 @@ t.test('concurrent parallel scans share the workers and each gets its own rows i
   const reads = [{}, { versions: 'all' }, { cols: 'strings' }];
   const expected = await Promise.all(reads.map((q) => expectedText({ limit: -1, read: parseReadSpec(layout, q) }, 3)));
   const before = store.scanPool!.partsSubmitted;
-  const got = await Promise.all(
-    reads.map(async (q) => {
-      const chunks: Buffer[] = [];
-      for await (const c of store.scanChunks('i', 'sample_table', { limit: -1, read: parseReadSpec(layout, q) }, rowRenderSpec(3))) chunks.push(c.bytes);
-      return Buffer.concat(chunks).toString('utf8');
-    }),
-  );
+  const got = await Promise.all(reads.map(async (q) => (await renderedScan(store, 'i', 'sample_table', { limit: -1, read: parseReadSpec(layout, q) }, 3)).text));
   t.ok(store.scanPool!.partsSubmitted - before > 30, 'all three ran on the pool');
   for (let i = 0; i < reads.length; i++) t.equal(got[i], expected[i], JSON.stringify(reads[i]));
   t.equal(store.openScans, 0);

@@ -54,17 +54,21 @@ function parseWorkers(text: string | undefined): number {
   return n;
 }
 
-/** The cluster primary: seeds, forks `count` workers running serve(), prints one listening line. */
-async function servePrimary(flags: ServeFlags, count: number): Promise<void> {
-  let config: Config;
-  let log: Logger;
+/** Reads the configuration, makes the logger and seeds a new data directory (both modes start so). */
+async function prepare(flags: ServeFlags): Promise<{ config: Config; log: Logger }> {
   try {
-    config = loadConfig({ config: flags.config, data: flags.data, port: flags.port, host: flags.host, revision: flags.revision });
-    log = createLogger(config.logLevel);
+    const config = loadConfig({ config: flags.config, data: flags.data, port: flags.port, host: flags.host, revision: flags.revision });
+    const log = createLogger(config.logLevel);
     await seedDemoIfNew(config, log);
+    return { config, log };
   } catch (e) {
     throw startupError(e);
   }
+}
+
+/** The cluster primary: seeds, forks `count` workers running serve(), prints one listening line. */
+async function servePrimary(flags: ServeFlags, count: number): Promise<void> {
+  const { config, log } = await prepare(flags);
   let stopping = false;
   let listening = 0;
   let announced = false;
@@ -112,13 +116,9 @@ async function servePrimary(flags: ServeFlags, count: number): Promise<void> {
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
-  let config: Config;
-  let log: Logger;
+  const { config, log } = await prepare(flags);
   let store: Store;
   try {
-    config = loadConfig({ config: flags.config, data: flags.data, port: flags.port, host: flags.host, revision: flags.revision });
-    log = createLogger(config.logLevel);
-    await seedDemoIfNew(config, log);
     store = await openStore(config.store);
   } catch (e) {
     throw startupError(e);

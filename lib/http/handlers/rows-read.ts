@@ -14,8 +14,8 @@ import { tableLayout, type AppContext, type Handler, type Params, type RequestIn
 import { dialectOf, storableKey } from '../dialect.js';
 import { allowOnly, type Query } from '../query.js';
 import { compressor, encodingHeaders, negotiateEncoding } from '../compression.js';
-import { rowRenderSpec, rowSerializer, ROW_TERMINATOR } from '../row-format.js';
-import { renderedSource, RowStream, serializedSource, type ChunkSource } from '../row-stream.js';
+import { rowSerializer, ROW_TERMINATOR } from '../row-format.js';
+import { RowStream, scanSource } from '../row-stream.js';
 import type { RenderedChunk } from '../../store/store.js';
 
 export const getRows: Handler = async (ctx, req, res, params, query, info) => {
@@ -114,10 +114,7 @@ async function streamScan(
     throw Object.assign(rgError('RG_ERR_TOO_MANY_SCANS', `${ctx.activeScans} scans are running, the configured maximum; retry shortly`), { retryAfter: 1 });
   }
   ctx.activeScans++;
-  // The store's fast path renders rows straight into response bytes; otherwise rows are serialized here.
-  const source: ChunkSource = ctx.store.scanChunks
-    ? renderedSource(ctx.store.scanChunks(params.instance!, params.table!, request, rowRenderSpec(ctx.config.revision)))
-    : serializedSource(ctx.store.scan(params.instance!, params.table!, request), rowSerializer(layout.keyFormat, ctx.config.revision));
+  const source = scanSource(ctx.store, params.instance!, params.table!, request, layout.keyFormat, ctx.config.revision);
   let first: RenderedChunk | undefined;
   try {
     // The first batch is read before the headers go out, so an early failure is a proper error response.

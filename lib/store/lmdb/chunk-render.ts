@@ -41,7 +41,6 @@ const CELL_OPEN_NEXT = enc(',{"timestamp":');
 const VALUE = enc(',"value":');
 const SCHEMA = enc(',"writer_schema":');
 const ROW_CLOSE_WITH_CELLS = enc(']}}}\r\n');
-const ROW_CLOSE_EMPTY = enc('}}\r\n');
 
 export class ChunkRenderer {
   private out: Buffer;
@@ -52,8 +51,9 @@ export class ChunkRenderer {
   private rowFamily: string | undefined;
   private rowColumn: Column | undefined;
   private rowCells = 0;
-  /** Cells of the rows kept since the last take(). */
-  cellsTaken = 0;
+  /** Rows kept, and their cells, since the last takeChunk(). */
+  private keptRows = 0;
+  private keptCells = 0;
   private rowStart = 0;
   private readonly entityId: (rowKey: Buffer) => string;
   private readonly withSchema: boolean;
@@ -77,10 +77,13 @@ export class ChunkRenderer {
   readonly beginRowFn = (rowKey: Buffer): void => this.beginRow(rowKey);
   readonly cellFn = (entry: Entry, rowEnd: number): void => this.cell(entry.key, rowEnd, entry.value);
 
-  /** Hands out the bytes rendered so far and starts a new chunk. */
-  take(): Buffer {
-    const chunk = Buffer.from(this.out.subarray(0, this.pos));
+  /** Hands out the rows rendered so far (undefined when none was kept) and starts a new chunk. */
+  takeChunk(): RenderedChunk | undefined {
+    if (this.keptRows === 0) return undefined;
+    const chunk = { bytes: Buffer.from(this.out.subarray(0, this.pos)), rows: this.keptRows, cells: this.keptCells };
     this.pos = 0;
+    this.keptRows = 0;
+    this.keptCells = 0;
     return chunk;
   }
 
@@ -141,13 +144,9 @@ export class ChunkRenderer {
       return false;
     }
     this.bytes(ROW_CLOSE_WITH_CELLS);
-    this.cellsTaken += this.rowCells;
+    this.keptRows++;
+    this.keptCells += this.rowCells;
     return true;
-  }
-
-  /** For stores that render rows without cells (point gets of missing rows). */
-  endRowAlways(): void {
-    this.bytes(this.rowCells === 0 ? ROW_CLOSE_EMPTY : ROW_CLOSE_WITH_CELLS);
   }
 
   // ---------------------------------------------------------------- columns
@@ -296,21 +295,13 @@ function sameBytes(col: Buffer, key: Buffer, at: number, len: number): boolean {
  * cell are dropped and not counted); undefined when the range is exhausted. Shared by the
  * single-thread scan and the scan workers, so both produce the same bytes.
  */
-export function renderChunk(
-  cursor: ScanCursor, renderer: ChunkRenderer, chunkBytes: number, cell: (entry: Entry, rowEnd: number) => void = renderer.cellFn,
-): RenderedChunk | undefined {
-  let rows = 0;
+export function renderChunk(cursor: ScanCursor, renderer: ChunkRenderer, chunkBytes: number): RenderedChunk | undefined {
   while (renderer.length < chunkBytes && cursor.remaining > 0) {
-    if (!cursor.nextRow(renderer.beginRowFn, cell)) {
+    if (!cursor.nextRow(renderer.beginRowFn, renderer.cellFn)) {
       cursor.remaining = 0;
       break;
     }
-    if (!renderer.endRow()) continue;
-    rows++;
-    cursor.remaining--;
+    if (renderer.endRow()) cursor.remaining--;
   }
-  if (rows === 0) return undefined;
-  const cells = renderer.cellsTaken;
-  renderer.cellsTaken = 0;
-  return { bytes: renderer.take(), rows, cells };
+  return renderer.takeChunk();
 }

@@ -22,7 +22,7 @@ import { cellKey, CellKeyScratch, cellKeyLength, columnPrefix, familyPrefix, par
 import { counterValue, decodeCell, encodeCounterCell, ValueCellScratch } from './cell-value.js';
 import { installSchemaTable, LmdbSchemaTable } from './lmdb-schema-table.js';
 import { cursorBatches, ScanCursor, type Entry } from './scan-cursor.js';
-import { FLAG_SERVER_TIME, moreCellsThanVersions, TRIM_ALWAYS, TRIM_IF_ROW_EXISTS, type PreparedBatch } from './prepared-batch.js';
+import { FLAG_SERVER_TIME, TRIM_ALWAYS, TRIM_IF_ROW_EXISTS, trimMode, type PreparedBatch } from './prepared-batch.js';
 
 /** LMDB's compiled-in key limit (platform-notes.md 3). */
 const LMDB_MAX_KEY = 1978;
@@ -211,7 +211,7 @@ export class LmdbStore implements Store {
     if (ranges.length < 2) return undefined;
     this.scansOpen++;
     return this.pool.scan({
-      dbName: t.dbName, layout: t.layout.desc, read: request.read, render, now: Date.now(), ranges, chunkBytes: CHUNK_BYTES,
+      dbName: t.dbName, layoutJson: JSON.stringify(t.layout.desc), read: request.read, render, now: Date.now(), ranges, chunkBytes: CHUNK_BYTES,
       onFinish: () => {
         this.scansOpen--;
       },
@@ -270,13 +270,9 @@ export class LmdbStore implements Store {
       return;
     }
     // Nothing below can throw: an asynchronous transaction, which lmdb-js commits together with
-    // concurrent ones (several POSTs share one commit and one fsync), off the main thread. lmdb-js
-    // resolves it at commit and syncs afterwards (overlappingSync, its default off Windows): the
-    // write is acknowledged only once `flushed` says the commit is on disk, so a power loss cannot
-    // take back an acknowledged write. Measured in-process, 10 concurrent single-row writers: no
-    // throughput lost (the sync of one commit overlaps the next commit).
+    // concurrent ones (several POSTs share one commit and one fsync), off the main thread. It
+    // resolves once the commit is on disk: commits sync inside the transaction (env-options.ts).
     await t.db.transaction(apply);
-    await t.db.flushed;
   }
 
   /** Adds `delta` to the newest counter cell of the column, in the current write transaction. */
@@ -308,17 +304,12 @@ export class LmdbStore implements Store {
    * a 1,000,000-cell table); the import of new rows spent 18-21% of its time in the trim.
    */
   private mayExceedMaxVersions(t: OpenTable, prefix: Buffer, cells: readonly EncodedCell[]): boolean {
-    const families = t.layout.families;
-    let limited = false;
-    for (const cell of cells) {
-      if (families.get(cell.family)!.maxVersions < FOREVER) {
-        limited = true;
-        break;
-      }
-    }
-    if (!limited) return false;
-    if (moreCellsThanVersions(cells, families)) return true;
-    return this.rowHasCells(t, prefix);
+    return this.mustTrim(t, prefix, trimMode(cells, t.layout.families));
+  }
+
+  /** Whether a row written with this trim mode (prepared-batch.ts) needs trimming now. */
+  private mustTrim(t: OpenTable, prefix: Buffer, mode: number): boolean {
+    return mode === TRIM_ALWAYS || (mode === TRIM_IF_ROW_EXISTS && this.rowHasCells(t, prefix));
   }
 
   /** Whether the row has any cell (in the current write transaction, which sees its own writes). */
@@ -344,7 +335,7 @@ export class LmdbStore implements Store {
         const mode = bytes[pos++];
         const cells = bytes.readUInt16LE(pos);
         pos += 2;
-        const trim = mode === TRIM_ALWAYS || (mode === TRIM_IF_ROW_EXISTS && this.rowHasCells(t, prefix));
+        const trim = this.mustTrim(t, prefix, mode);
         for (let c = 0; c < cells; c++) {
           const flags = bytes[pos++]!;
           const keyLength = bytes.readUInt16LE(pos);

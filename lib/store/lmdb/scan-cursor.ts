@@ -79,7 +79,7 @@ export function rowKeyOf(key: Buffer, rowEnd: number): Buffer {
 }
 
 /** True when `key` belongs to the row whose escaped key with terminator is `first[0, rowEnd)`. */
-function sameRow(first: Buffer, key: Buffer, rowEnd: number): boolean {
+export function sameRow(first: Buffer, key: Buffer, rowEnd: number): boolean {
   if (key.length < rowEnd) return false;
   // Compared from the end: keys of neighbouring rows share long prefixes (hash, leading components).
   for (let i = rowEnd - 1; i >= 0; i--) if (first[i] !== key[i]) return false;

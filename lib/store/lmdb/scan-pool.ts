@@ -29,7 +29,7 @@ interface PoolWorker {
 
 export interface PoolScanRequest {
   readonly dbName: string;
-  readonly layout: Record<string, unknown>;
+  readonly layoutJson: string;
   readonly read: ReadSpec;
   readonly render: RowRenderSpec;
   readonly now: number;
@@ -46,9 +46,8 @@ export class ScanPool {
   private closed = false;
   /** Set when a worker could not start or crashed: later scans run on the calling thread. */
   failure: string | undefined;
-  /** Parts handed to workers and chunks they rendered, since start (tests check the read-ahead bound). */
+  /** Parts handed to workers since start (tests check the read-ahead bound). */
   partsSubmitted = 0;
-  chunksRendered = 0;
 
   constructor(
     private readonly path: string,
@@ -101,7 +100,6 @@ export class ScanPool {
     const pw: PoolWorker = { worker, outstanding: 0 };
     worker.on('message', (m: PartMessage) => {
       const job = this.jobs.get(m.job);
-      if ('bytes' in m) this.chunksRendered++;
       if (job === undefined) return;
       if (!('bytes' in m)) {
         this.jobs.delete(m.job);
@@ -186,9 +184,9 @@ class PoolScan implements ChunkScan {
     while (this.submitted < this.parts.length && this.submitted < this.sending + ahead) {
       const index = this.submitted++;
       const range = this.request.ranges[index]!;
-      const { dbName, layout, read, render, now, chunkBytes } = this.request;
+      const { dbName, layoutJson, read, render, now, chunkBytes } = this.request;
       try {
-        this.pool.submit({ dbName, layout, read, render, now, chunkBytes, start: range.start, end: range.end, cancel: this.cancel }, (m) => this.onMessage(index, m));
+        this.pool.submit({ dbName, layoutJson, read, render, now, chunkBytes, start: range.start, end: range.end, cancel: this.cancel }, (m) => this.onMessage(index, m));
       } catch (e) {
         this.onMessage(index, { job: 0, error: e instanceof Error ? e.message : String(e) });
       }

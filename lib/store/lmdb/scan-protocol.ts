@@ -6,8 +6,8 @@ import type { RowRenderSpec } from '../store.js';
 export interface PartJob {
   readonly job: number;
   readonly dbName: string;
-  /** The table's layout description (parsed and cached by the worker). */
-  readonly layout: Record<string, unknown>;
+  /** The table's layout description as JSON, built once per scan (parsed and cached by the worker). */
+  readonly layoutJson: string;
   readonly read: ReadSpec;
   readonly render: RowRenderSpec;
   /** The scan's clock for TTL checks: one instant for every part. */

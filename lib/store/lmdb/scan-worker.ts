@@ -12,7 +12,7 @@ import { rowKeyEnd } from './cell-key.js';
 import { ChunkRenderer } from './chunk-render.js';
 import { lmdbEnvOptions } from './env-options.js';
 import type { PartJob, PartMessage } from './scan-protocol.js';
-import { rowKeyOf } from './scan-cursor.js';
+import { rowKeyOf, sameRow } from './scan-cursor.js';
 
 const { path } = workerData as { path: string };
 const env = open(lmdbEnvOptions(path));
@@ -45,13 +45,13 @@ const inPlaceValues = {
 };
 
 function tableOf(job: PartJob): { layout: TableLayout; db: Database<Buffer, Buffer> } {
-  const layoutJson = JSON.stringify(job.layout);
+  const { layoutJson } = job;
   let t = tables.get(job.dbName);
   if (t === undefined || t.layoutJson !== layoutJson) {
     // Read-only here: the encoder only decodes (values are never written through this handle).
     const db = env.openDB<Buffer, Buffer>({ name: job.dbName, keyEncoding: 'binary', encoder: inPlaceValues } as never);
     (db as unknown as { readKey: typeof keyView }).readKey = keyView;
-    t = { layoutJson, layout: parseLayout(job.layout), db };
+    t = { layoutJson, layout: parseLayout(JSON.parse(layoutJson) as Record<string, unknown>), db };
     tables.set(job.dbName, t);
   }
   return t;
@@ -72,26 +72,23 @@ function renderPart(job: PartJob): void {
   if (Atomics.load(cancelled, 0) !== 0) return post({ job: job.job, done: true });
   const { layout, db } = tableOf(job);
   const renderer = new ChunkRenderer(new CellPicker(layout, job.read, job.now), layout.keyFormat, job.render, job.chunkBytes * 2);
-  let rows = 0;
   const send = (): void => {
-    if (rows === 0) return;
-    const cells = renderer.cellsTaken;
-    renderer.cellsTaken = 0;
-    // A chunk that owns its whole ArrayBuffer (renderer.take() of 4 KiB and more) is moved to the
-    // main thread; a smaller one lives in Node's shared buffer pool and is copied out first.
-    const b = renderer.take();
+    const chunk = renderer.takeChunk();
+    if (chunk === undefined) return;
+    // A chunk that owns its whole ArrayBuffer (4 KiB and more) is moved to the main thread; a
+    // smaller one lives in Node's shared buffer pool and is copied out first.
+    const b = chunk.bytes;
     const owned = b.byteOffset === 0 && b.buffer.byteLength === b.length && b.buffer instanceof ArrayBuffer;
     const bytes = owned ? (b.buffer as ArrayBuffer) : copyOut(b);
-    post({ job: job.job, bytes, rows, cells }, [bytes]);
-    rows = 0;
+    post({ job: job.job, bytes, rows: chunk.rows, cells: chunk.cells }, [bytes]);
   };
   // The row being rendered: its key prefix (escaped row key and terminator), copied once per row,
   // since every key is a view that the next read overwrites.
   let prefix: Buffer | undefined;
   let rowEnd = 0;
   for (const { key } of db.getRange({ start: job.start && Buffer.from(job.start), end: job.end && Buffer.from(job.end) }) as Iterable<{ key: Buffer }>) {
-    if (prefix === undefined || !inRow(prefix, key, rowEnd)) {
-      if (prefix !== undefined && renderer.endRow()) rows++;
+    if (prefix === undefined || !sameRow(prefix, key, rowEnd)) {
+      if (prefix !== undefined) renderer.endRow();
       if (renderer.length >= job.chunkBytes) {
         send();
         if (Atomics.load(cancelled, 0) !== 0) break;
@@ -103,19 +100,12 @@ function renderPart(job: PartJob): void {
     renderer.cell(key, rowEnd, current.bytes, current.size);
   }
   if (prefix !== undefined && Atomics.load(cancelled, 0) === 0) {
-    if (renderer.endRow()) rows++;
+    renderer.endRow();
     send();
   }
   post({ job: job.job, done: true });
 }
 
-/** True when `key` starts with the row prefix (prefixes of different rows never extend each other). */
-function inRow(prefix: Buffer, key: Buffer, rowEnd: number): boolean {
-  if (key.length < rowEnd) return false;
-  // From the end: neighbouring rows share long leading bytes (hash, leading components).
-  for (let i = rowEnd - 1; i >= 0; i--) if (prefix[i] !== key[i]) return false;
-  return true;
-}
 
 parentPort!.on('message', (job: PartJob) => {
   try {
