@@ -27,6 +27,11 @@ export interface Limits {
   readonly requestTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
   /**
+   * A streamed response whose client has taken no byte for this long while output waits is dropped:
+   * backpressure would otherwise let a client that stops reading hold a maxScans slot forever.
+   */
+  readonly stallTimeoutMs: number;
+  /**
    * Largest request head (request line + headers) accepted; node answers 431 beyond it. 32 KiB, twice
    * urlBytes, so a long URL meets the coded 414 (with a JSON body) before node's bare 431.
    */
@@ -101,6 +106,7 @@ export const DEFAULT_LIMITS: Limits = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 300_000,
   keepAliveTimeoutMs: 65_000,
+  stallTimeoutMs: 60_000,
   maxHeaderBytes: 32 * 1024,
   shutdownGraceMs: 10_000,
 };

@@ -31,6 +31,7 @@ t.test('defaults', async (t) => {
     headersTimeoutMs: 10_000,
     requestTimeoutMs: 300_000,
     keepAliveTimeoutMs: 65_000,
+    stallTimeoutMs: 60_000,
     maxHeaderBytes: 32 * 1024,
     shutdownGraceMs: 10_000,
   }, 'the documented defaults (README.md, limits)');

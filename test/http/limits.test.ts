@@ -1,14 +1,19 @@
 /**
  * Limits enforced before work is done: slow senders dropped (headers and request timeouts),
  * idle keep-alive connections closed, oversized heads refused (431), concurrent scans bounded
- * (503 + Retry-After), limit/eids counts bounded (400).
+ * (503 + Retry-After), limit/eids counts bounded (400), scans whose client reads nothing dropped.
  */
 import { once } from 'node:events';
+import { createServer } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import t from 'tap';
 import { checkingIntervalMs } from '../../lib/http/server.js';
+import { dropWhenStalled } from '../../lib/http/stall.js';
 import { buildConfig } from '../../lib/config.js';
-import { json, raw, startGateway } from './harness.js';
+import { encodeRowKey } from '../../lib/model/row-key.js';
+import type { RowWrite } from '../../lib/model/types.js';
+import { json, raw, rowsOf, startGateway } from './harness.js';
 
 const TABLE = '/v1/instances/default/tables/sample_table';
 
@@ -132,4 +137,53 @@ t.test('regression: with the default limits a too-long URL gets the coded 414, n
   const res = await raw(h.base, 'GET', `/v1/instances/default/tables/sample_table/rows?eids=${'[1],'.repeat(5000)}`);
   t.equal(res.status, 414);
   t.equal(JSON.parse(res.body).code, 'RG_ERR_URL_TOO_LONG');
+});
+
+t.test('a scan client that reads nothing is dropped after stallTimeoutMs and frees its maxScans slot', async (t) => {
+  const h = await startGateway({ limits: { stallTimeoutMs: 300, maxScans: 1 } });
+  t.teardown(() => h.close());
+  // ~40 MB of rows: far more than loopback socket buffers hold, so the scan must wait for the reader.
+  const layout = await h.store.getLayout('default', 'sample_table');
+  const value = JSON.stringify('v'.repeat(2000));
+  const rows: RowWrite[] = [];
+  for (let i = 0; i < 20_000; i++) {
+    rows.push({ rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]), cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: value }] });
+  }
+  await h.store.write('default', 'sample_table', rows);
+  const socket = await open(h.base);
+  const closed = once(socket, 'close');
+  socket.on('error', () => undefined);
+  socket.write(`GET ${TABLE}/rows?limit=-1 HTTP/1.1\r\nHost: x\r\n\r\n`);
+  socket.pause(); // never reads: the server's writes fill the socket buffers and stop
+  const started = Date.now();
+  while (h.gateway.context.activeScans === 0 && Date.now() - started < 5000) await delay(20);
+  t.equal(h.gateway.context.activeScans, 1, 'the scan started');
+  while (h.gateway.context.activeScans > 0 && Date.now() - started < 20_000) await delay(50);
+  const ms = Date.now() - started;
+  t.equal(h.gateway.context.activeScans, 0, `the stalled scan was dropped (${ms} ms)`);
+  t.ok(ms >= 250, `not before the stall timeout (${ms} ms)`);
+  t.equal(h.store.openScans, 0, 'the store scan was closed');
+  socket.resume();
+  await closed;
+  const next = await raw(h.base, 'GET', `${TABLE}/rows?limit=2`);
+  t.equal(next.status, 200, 'the slot is free for the next scan');
+  t.equal(rowsOf(next.body).length, 2);
+});
+
+t.test('a response that is quiet with nothing to send is not a stall', async (t) => {
+  // The store looking for the next row (a wildcard scan skipping many rows) leaves the socket
+  // quiet with no output waiting: that must not be taken for a client that stopped reading.
+  const server = createServer((_req, res) => {
+    let dropped = false;
+    dropWhenStalled(res, 100, () => (dropped = true));
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.write('first\r\n');
+    setTimeout(() => res.end(dropped ? 'dropped\r\n' : 'second\r\n'), 500);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => server.close());
+  const { port } = server.address() as { port: number };
+  const res = await raw(`http://127.0.0.1:${port}`, 'GET', '/');
+  t.equal(res.body, 'first\r\nsecond\r\n', 'the whole response arrived');
 });

@@ -16,6 +16,7 @@ import { allowOnly, type Query } from '../query.js';
 import { compressor, encodingHeaders, negotiateEncoding } from '../compression.js';
 import { rowSerializer, ROW_TERMINATOR } from '../row-format.js';
 import { RowStream, scanSource } from '../row-stream.js';
+import { dropWhenStalled } from '../stall.js';
 import type { RenderedChunk } from '../../store/store.js';
 
 export const getRows: Handler = async (ctx, req, res, params, query, info) => {
@@ -129,6 +130,9 @@ async function streamScan(
   });
   const encoding = negotiateEncoding(req, ctx.config.compression);
   res.writeHead(200, { 'content-type': 'application/json', ...encodingHeaders(encoding, res) });
+  dropWhenStalled(res, ctx.config.limits.stallTimeoutMs, () => {
+    ctx.log.warn({ url: req.url, rowsSent: stream.rowsSent, stallTimeoutMs: ctx.config.limits.stallTimeoutMs }, 'scan client read nothing; dropped');
+  });
   const stages: NodeJS.ReadWriteStream[] = encoding === undefined ? [] : [compressor(encoding)];
   await new Promise<void>((resolve) => {
     pipeline([stream, ...stages, res], (err) => {
