@@ -92,7 +92,8 @@ function isStoreFailure(e: unknown): boolean {
 
 /**
  * The store seen through a proxy that counts failed operations (rejected promises, and failed
- * `next()` of scans). Properties (openScans, kind, ...) are read from the store itself.
+ * `next()` of scans: `scan` and the fast path `scanChunks`, which GET rows and export use on
+ * LMDB, scan-worker failures included). Properties (openScans, kind, ...) are read from the store itself.
  */
 export function instrumentStore(store: Store, metrics: GatewayMetrics): Store {
   const wrapped = new Map<PropertyKey, unknown>();
@@ -108,11 +109,16 @@ export function instrumentStore(store: Store, metrics: GatewayMetrics): Store {
       if (fn === undefined) {
         const method = value as (...args: unknown[]) => unknown;
         fn =
-          prop === 'scan'
+          prop === 'scan' || prop === 'scanChunks'
             ? (...args: unknown[]) => {
-                const scan = method.apply(target, args) as ReturnType<Store['scan']>;
+                let scan: { next: () => Promise<unknown> };
+                try {
+                  scan = method.apply(target, args) as typeof scan;
+                } catch (e) {
+                  return count(prop)(e);
+                }
                 const next = scan.next.bind(scan);
-                scan.next = () => next().catch(count('scan'));
+                scan.next = () => next().catch(count(prop));
                 return scan;
               }
             : (...args: unknown[]) => {

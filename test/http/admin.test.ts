@@ -3,13 +3,16 @@
  * real traffic on the main listener; store errors counted; `serve` prints the admin line.
  */
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import { createAdminServer } from '../../lib/admin/admin-server.js';
 import { buildConfig, type AdminConfig } from '../../lib/config.js';
 import { createGateway } from '../../lib/http/server.js';
-import type { Store } from '../../lib/store/store.js';
+import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
+import type { ChunkScan, Store } from '../../lib/store/store.js';
 import { json, raw, startGateway } from './harness.js';
 
 const TABLE = '/v1/instances/default/tables/sample_table';
@@ -127,6 +130,46 @@ t.test('store errors are counted; readyz fails when the store does not answer', 
   t.equal(sample(text, 'rowgate_store_errors_total', { operation: 'get' }), 1, 'a failed get; not-found errors are not store errors');
   t.equal(sample(text, 'rowgate_store_errors_total', { operation: 'listInstances' }), 1, 'the failed readiness probe (the hung one timed out, not failed)');
   t.equal(sample(text, 'rowgate_http_requests_total', { route: '/v1/instances/:instance/tables/:table/rows', method: 'GET', status: '500' }), 1);
+});
+
+t.test('failed scanChunks batches (the LMDB scan path of GET rows and export) are store errors', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'rowgate-admin-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  // A real LMDB store whose scanChunks iterators fail on demand: at the first batch (before the
+  // headers, a 500) or at the second (mid-stream, the response is cut).
+  const store = new LmdbStore({ path: dir });
+  const scanChunks = store.scanChunks.bind(store);
+  let failAt = 0;
+  store.scanChunks = (...args: Parameters<LmdbStore['scanChunks']>): ChunkScan => {
+    const scan = scanChunks(...args);
+    const next = scan.next.bind(scan);
+    let calls = 0;
+    scan.next = () => (++calls === failAt ? Promise.reject(new Error('scan worker died')) : next());
+    return scan;
+  };
+  const h = await startGateway({}, { store });
+  t.teardown(() => h.close());
+  const admin = await startAdmin(t, h.gateway.context.store, h.gateway);
+  const rows = Array.from({ length: 5 }, (_, i) => ({ entityId: [i], cells: { strings: { q: [{ value: `v${i}`, timestamp: 1 }] } } }));
+  t.equal((await raw(h.base, 'POST', `${TABLE}/rows`, JSON.stringify(rows), json)).status, 200);
+
+  t.equal((await raw(h.base, 'GET', `${TABLE}/rows`)).status, 200, 'a healthy scan');
+  t.equal((await raw(h.base, 'GET', '/v1/instances/default/tables/nope/rows')).status, 404, 'a client error');
+  let text = (await raw(admin, 'GET', '/metrics')).body;
+  t.equal(sample(text, 'rowgate_store_errors_total', { operation: 'scanChunks' }), undefined, 'nothing counted yet');
+
+  failAt = 1;
+  t.equal((await raw(h.base, 'GET', `${TABLE}/rows`)).status, 500, 'the first batch failed: an error response');
+  text = (await raw(admin, 'GET', '/metrics')).body;
+  t.equal(sample(text, 'rowgate_store_errors_total', { operation: 'scanChunks' }), 1, 'the failed scanChunks next() is counted');
+  t.equal(sample(text, 'rowgate_store_errors_total', { operation: 'scan' }), undefined, 'under its own operation label');
+
+  failAt = 2;
+  await t.rejects(raw(h.base, 'GET', `${TABLE}/rows`), 'the second batch failed: the 200 response is cut');
+  text = (await raw(admin, 'GET', '/metrics')).body;
+  t.equal(sample(text, 'rowgate_store_errors_total', { operation: 'scanChunks' }), 2, 'a mid-stream failure is counted too');
+  t.equal(h.gateway.context.activeScans, 0);
+  t.equal(h.store.openScans, 0, 'both failed scans were returned');
 });
 
 t.test('admin configuration', async (t) => {
