@@ -162,7 +162,15 @@ function checkRowKey(format: RowKeyFormat, rowKey: Buffer): void {
   if (format.encoding === 'HASH' && rowKey.length !== 16) {
     throw rgError('RG_ERR_BAD_ROW_KEY', `row key ${toHex(rowKey)} is not a valid HASH key: HASH keys are 16-byte MD5 digests, got ${rowKey.length} bytes`);
   }
-  decodeRowKey(format, rowKey); // throws RG_ERR_BAD_ROW_KEY when malformed
+  const components = decodeRowKey(format, rowKey); // throws RG_ERR_BAD_ROW_KEY when malformed
+  // A key whose hash prefix is not the hash of its components would make a second row that reads
+  // back as the same entity id, unreachable by that id: refuse it (the canonical key is named).
+  if (components !== undefined && (format.encoding === 'HASH_PREFIX' || (format.encoding === 'FORMATTED' && format.hashSize > 0))) {
+    const canonical = encodeRowKey(format, components);
+    if (!canonical.equals(rowKey)) {
+      throw rgError('RG_ERR_BAD_ROW_KEY', `row key ${toHex(rowKey)} does not match its entity id ${componentsToJson(components)}: that entity id's row key is ${toHex(canonical)} (the hash prefix is computed from the components)`);
+    }
+  }
 }
 
 /** The row key an entity id addresses; wildcards are refused (use compileWildcard for scans). */

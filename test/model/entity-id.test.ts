@@ -165,6 +165,21 @@ t.test('revision 3 POST body entity ids', async (t) => {
   t.throws(() => entityIdFromBody('rowkey_hex=0'), BAD_KEY);
 });
 
+t.test('regression: a row key whose hash prefix is not the hash of its components is refused, naming the right key', async (t) => {
+  // kijirest-behaviour.md 3.4's range end key 44018000000000003040 borrows row 12345's prefix 4401;
+  // as a bound it is a byte position, but as a row it would read back as [12352] and be unreachable by it.
+  const canonical = encodeRowKey(SAMPLE_TABLE, [12352n]).toString('hex');
+  t.not(canonical, '44018000000000003040');
+  t.same(decodeRowKey(SAMPLE_TABLE, bytes('44018000000000003040')), [12352n], 'the vector decodes to [12352]');
+  t.throws(() => resolveEntityId(SAMPLE_TABLE, parseEntityIdText('rowkey_hex=44018000000000003040', R3)), {
+    ...BAD_KEY, message: `row key 44018000000000003040 does not match its entity id [12352]: that entity id's row key is ${canonical} (the hash prefix is computed from the components)`,
+  });
+  t.equal(resolveEntityId(SAMPLE_TABLE, parseEntityIdText(`rowkey_hex=${canonical}`, R3)).toString('hex'), canonical, 'the canonical key is accepted');
+  t.throws(() => resolveEntityId(HASH_PREFIX, entityIdFromBody('rowkey_hex=0000616c696365')), { ...BAD_KEY, message: /does not match its entity id \["alice"\]: that entity id's row key is 6384616c696365/ });
+  t.equal(resolveEntityId(HASH_PREFIX, entityIdFromBody('rowkey_hex=6384616c696365')).toString('hex'), '6384616c696365');
+  t.equal(resolveEntityId(RAW, entityIdFromBody('rowkey_hex=0000616c696365')).toString('hex'), '0000616c696365', 'RAW keys have no hash to check');
+});
+
 t.test('resolveEntityId: components to row keys, LONG promoted, wildcards refused', async (t) => {
   t.equal(resolveEntityId(SAMPLE_TABLE, parseEntityIdText('[12345]', R3)).toString('hex'), '44018000000000003039');
   t.equal(resolveEntityId(SAMPLE_TABLE, parseShellEntityId('[1298404763]', SAMPLE_TABLE)).toString('hex'), '9ee9800000004d64159b');
