@@ -1,7 +1,9 @@
 /**
  * Fuzz: over 10,000 randomized malformed requests across every route of revision 3 (and a smaller
  * share under revisions 1 and 2). Every answer must be a 4xx, or a 2xx where the input happens to be
- * valid; never a 5xx, never a connection closed without an answer; the server stays up; and no
+ * valid, received in full; never a 5xx, never a connection closed without an answer, never a
+ * response cut after its status line (a 200 then an abort is how the server signals a failure in
+ * the middle of a streamed scan); the server stays up; and no
  * rejected write changes any data (a digest of every row and version of the `default` tables is
  * taken before and after: malformed writes go there and must all be refused, while random writes
  * that may well be valid go to the same tables in the `hidden` instance).
@@ -9,8 +11,9 @@
  * Seeded: ROWGATE_FUZZ_SEED=<n> replays a run (the seed is printed). Loopback only.
  */
 import { createHash } from 'node:crypto';
-import { Agent, request as httpRequest } from 'node:http';
-import { connect } from 'node:net';
+import { once } from 'node:events';
+import { Agent, createServer, request as httpRequest } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import type { Revision } from '../../lib/config.js';
 import { parseLayout } from '../../lib/model/layout.js';
@@ -404,7 +407,23 @@ function makeRawRequest(g: Gen): RawSocketRequest {
 
 interface Outcome {
   status?: number;
+  /** Set when the exchange failed: no answer, or an answer cut before its end (see `status`). */
   error?: string;
+}
+
+/**
+ * Whether raw response bytes hold a whole HTTP/1.1 response: the body as long as its
+ * Content-Length, or a chunked body up to its last chunk; a body delimited by the close is whole.
+ */
+function rawResponseComplete(got: Buffer): boolean {
+  const headEnd = got.indexOf('\r\n\r\n');
+  if (headEnd < 0) return false;
+  const head = got.subarray(0, headEnd).toString('latin1');
+  const body = got.subarray(headEnd + 4);
+  const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+  if (length) return body.length >= Number(length[1]);
+  if (/\r\ntransfer-encoding: *chunked/i.test(head)) return body.includes('\r\n0\r\n\r\n') || body.subarray(0, 5).toString('latin1') === '0\r\n\r\n';
+  return true;
 }
 
 function send(base: URL, agent: Agent, r: FuzzRequest): Promise<Outcome> {
@@ -448,16 +467,16 @@ function sendRaw(base: URL, r: RawSocketRequest): Promise<Outcome> {
     };
     socket.setTimeout(20_000, () => finish({ error: 'timed out' }));
     socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.on('error', (e) => {
-      const got = Buffer.concat(chunks).toString('latin1');
-      const m = /^HTTP\/1\.[01] (\d{3})/.exec(got);
-      finish(m ? { status: Number(m[1]) } : { error: e.message });
-    });
-    socket.on('close', () => {
-      const got = Buffer.concat(chunks).toString('latin1');
-      const m = /^HTTP\/1\.[01] (\d{3})/.exec(got);
-      finish(m ? { status: Number(m[1]) } : { error: `closed without an answer (${got.length} bytes)` });
-    });
+    // The server may reset the connection after answering (request bytes left unread): an
+    // error after a whole response is no failure, one before the response ends is.
+    const settle = (noAnswer: string) => {
+      const got = Buffer.concat(chunks);
+      const m = /^HTTP\/1\.[01] (\d{3})/.exec(got.subarray(0, 16).toString('latin1'));
+      if (!m) finish({ error: noAnswer });
+      else finish(rawResponseComplete(got) ? { status: Number(m[1]) } : { status: Number(m[1]), error: `response cut (${got.length} bytes)` });
+    };
+    socket.on('error', (e) => settle(e.message));
+    socket.on('close', () => settle(`closed without an answer (${Buffer.concat(chunks).length} bytes)`));
     socket.on('connect', () => {
       socket.write(r.bytes, () => {
         if (r.hangUp) finish({});
@@ -505,11 +524,20 @@ async function fuzzRevision(t: Test, revision: Revision, count: number, rawCount
   const failures: string[] = [];
   let sent = 0;
   let refusedByClient = 0;
+  /** Answers cut after their status line. */
+  let aborted = 0;
+  /** Requests that got no answer at all (dropped connection, timeout). */
+  let unanswered = 0;
   const started = Date.now();
 
   const note = (o: Outcome, what: string, mustReject: boolean | undefined, describe: () => string) => {
     if (o.status !== undefined) statuses.set(o.status, (statuses.get(o.status) ?? 0) + 1);
-    const ok = o.status !== undefined && ((o.status >= 400 && o.status < 500) || (!mustReject && o.status >= 200 && o.status < 300));
+    if (o.error !== undefined) {
+      if (o.status !== undefined) aborted++;
+      else unanswered++;
+    }
+    // A status is not enough: the answer must also have arrived whole.
+    const ok = o.error === undefined && o.status !== undefined && ((o.status >= 400 && o.status < 500) || (!mustReject && o.status >= 200 && o.status < 300));
     if (!ok && failures.length < 20) failures.push(`${what}: ${o.status ?? '-'} ${o.error ?? ''} ${describe()}`);
   };
 
@@ -539,9 +567,11 @@ async function fuzzRevision(t: Test, revision: Revision, count: number, rawCount
   await Promise.all([...Array.from({ length: CONCURRENCY }, worker), rawWorker(), rawWorker()]);
   const seconds = (Date.now() - started) / 1000;
 
-  t.comment(`revision ${revision}: ${sent} requests (${rawCount} over raw sockets) in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}; ${refusedByClient} refused by node:http before sending`);
+  t.comment(`revision ${revision}: ${sent} requests (${rawCount} over raw sockets) in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}; ${aborted} aborted responses (cut after the status line), ${unanswered} without an answer; ${refusedByClient} refused by node:http before sending`);
   t.equal(failures.join('\n'), '', `revision ${revision}: every answer is a 4xx, or a 2xx for valid input (seed ${SEED})`);
   t.notOk([...statuses.keys()].some((s) => s >= 500), 'no 5xx');
+  t.equal(aborted, 0, 'no response was cut after its status line');
+  t.equal(unanswered, 0, 'every request (but the deliberate hang-ups) got an answer');
   t.ok(h.gateway.server.listening, 'the server is still listening');
   const alive = await raw(h.base, 'GET', '/v1');
   t.equal(alive.status, 200, 'and still answers');
@@ -551,6 +581,36 @@ async function fuzzRevision(t: Test, revision: Revision, count: number, rawCount
 }
 
 t.comment(`fuzz seed ${SEED} (replay with ROWGATE_FUZZ_SEED=${SEED})`);
+
+t.test('the checks see a response cut after its status line', async (t) => {
+  // A server that answers 200, sends part of a body, then drops the connection (as the gateway
+  // does when a streamed scan fails), or answers in full.
+  const server = createServer((req, res) => {
+    if (req.url === '/whole') {
+      res.end('whole');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json', ...(req.url === '/cut-length' ? { 'content-length': '1000' } : {}) });
+    res.write('{"partial":', () => setTimeout(() => res.destroy(), 20));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => server.close());
+  const base = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  const agent = new Agent({ keepAlive: true });
+  t.teardown(() => agent.destroy());
+  t.same(await send(base, agent, { method: 'GET', path: '/whole', what: 'whole' }), { status: 200 });
+  for (const path of ['/cut-chunked', '/cut-length']) {
+    const o = await send(base, agent, { method: 'GET', path, what: 'cut' });
+    t.equal(o.status, 200, `${path}: the status arrived`);
+    t.ok(o.error, `${path}: and the cut is an error (${o.error})`);
+    const rawOutcome = await sendRaw(base, { bytes: Buffer.from(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`, 'latin1'), what: 'cut' });
+    t.equal(rawOutcome.status, 200, `${path} over a raw socket: the status arrived`);
+    t.match(rawOutcome.error, /response cut/, `${path} over a raw socket: and the cut is an error`);
+  }
+  const whole = await sendRaw(base, { bytes: Buffer.from('GET /whole HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 'latin1'), what: 'whole' });
+  t.same(whole, { status: 200 }, 'a whole response over a raw socket');
+});
 
 let total = 0;
 for (const [revision, count, rawCount] of [[3, 8_000, 600], [2, 1_000, 100], [1, 1_000, 100]] as const) {
