@@ -27,9 +27,14 @@ export interface InstanceMetadata {
   readonly tables: readonly { readonly name: string; readonly layout: Record<string, unknown> }[];
 }
 
-/** Keeps only rows whose key matches (wildcard entity ids); `prefix` narrows the scanned range. */
+/**
+ * Keeps only rows whose key matches (wildcard entity ids); `prefix` narrows the scanned range, and
+ * a store that filters server-side sends `rowKeyRegex` (an RE2 pattern, as bytes, fully matching
+ * exactly the keys `matches` accepts), still checking `matches` itself.
+ */
 export interface RowKeyFilter {
   readonly prefix?: Buffer;
+  readonly rowKeyRegex?: Buffer;
   matches(rowKey: Buffer): boolean;
 }
 

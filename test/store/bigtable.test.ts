@@ -3,12 +3,20 @@
  * starts (skipped, saying what is missing, when the emulator is not installed); then the
  * Bigtable-specific behaviour: pushdown, GC rules, sharing between two store objects, errors.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t from 'tap';
 import { parseLayout } from '../../lib/model/layout.js';
-import { FOREVER, type ReadSpec, type RowOut } from '../../lib/model/types.js';
+import { encodeRowKey } from '../../lib/model/row-key.js';
+import { FOREVER, WILDCARD, type ComponentValue, type ReadSpec, type RowKeyFormat, type RowOut, type RowWrite, type Wildcard } from '../../lib/model/types.js';
+import { compileWildcard } from '../../lib/model/wildcard.js';
 import { Bigtable } from '@google-cloud/bigtable';
 import { BigtableStore, bigtableTableId } from '../../lib/store/bigtable/bigtable-store.js';
+import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { openStore } from '../../lib/store/open-store.js';
+import type { RowScan } from '../../lib/store/store.js';
+import { prng } from '../model/key-fixtures.js';
 import { EMULATOR_MISSING, startEmulator } from './bigtable-emulator.js';
 import { RAW_LAYOUT, storeConformance } from './conformance.js';
 
@@ -128,5 +136,116 @@ if (!emulator) {
     } finally {
       process.env.BIGTABLE_EMULATOR_HOST = saved;
     }
+  });
+
+  /** Four components, two nullable: STRING keys with regex metacharacters, numbers whose bytes are 00, 0a, ff. */
+  const WILD_LAYOUT = `{
+    name: "wild",
+    keys_format: {encoding: "FORMATTED", salt: {hash_size: 2}, range_scan_start_index: 1, nullable_start_index: 2,
+      components: [{name: "s", type: "STRING"}, {name: "i", type: "INTEGER"}, {name: "l", type: "LONG"}, {name: "t", type: "STRING"}]},
+    locality_groups: [{name: "default", in_memory: false, max_versions: 3, ttl_seconds: 2147483647, compression_type: "NONE",
+      families: [{name: "info", map_schema: {type: "INLINE", value: '"string"'}}]}],
+    version: "layout-1.1.0"
+  }`;
+  const collect = async (scan: RowScan): Promise<RowOut[]> => {
+    const rows: RowOut[] = [];
+    for await (const batch of scan) rows.push(...batch);
+    return rows;
+  };
+  const rowsText = (rows: readonly RowOut[]): string[] => rows.map((r) => `${r.rowKey.toString('hex')} ${cellsOf(r).join(' ')}`);
+
+  t.test('wildcard entity ids are pushed down as a row-key regex: Bigtable sends only matching rows, and the results equal LMDB\'s', async (t) => {
+    const bt = await BigtableStore.open({ projectId: 'test', instanceId: 'wild', tablePrefix: 'wild' });
+    const dir = mkdtempSync(join(tmpdir(), 'rowgate-wild-'));
+    const lmdb = new LmdbStore({ path: dir, noSync: true });
+    t.teardown(async () => {
+      await bt.close();
+      await lmdb.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const layout = parseLayout(WILD_LAYOUT);
+    const format = layout.keyFormat as Extract<RowKeyFormat, { encoding: 'FORMATTED' }>;
+    for (const store of [bt, lmdb]) {
+      await store.createInstance('i');
+      await store.createTable('i', layout);
+    }
+    const rand = prng(606);
+    const pick = <T>(values: readonly T[]): T => values[Math.floor(rand() * values.length)]!;
+    const strings = ['', 'a', '.', '.*', '\n', '\\x00', '(?:a|b)', '[^x]', 'a+?', '{2}', '$', 'ÿ', '€', '😀', 'ab'];
+    const ints = [-2147483648, 2147483647, 10, 0, -1, 255];
+    const longs = [-(2n ** 63n), 2n ** 63n - 1n, 10n, 0n, 0xffn];
+    const tails = ['', 'x', '.', '\u00ff\n'];
+    const rows: RowWrite[] = [];
+    const seen = new Set<string>();
+    const add = (rowKey: Buffer, value: string): void => {
+      if (rowKey.length === 0 || seen.has(rowKey.toString('hex'))) return;
+      seen.add(rowKey.toString('hex'));
+      rows.push({ rowKey, cells: [{ kind: 'value', family: 'info', qualifier: 'q', timestamp: 5, schemaId: 0, json: JSON.stringify(value) }] });
+    };
+    for (let n = 0; n < 700; n++) {
+      const present = 2 + Math.floor(rand() * 3);
+      const components = [pick(strings), pick(ints), pick(longs), pick(tails)].map((c, i) => (i < present ? c : null)) as ComponentValue[];
+      const key = encodeRowKey(format, components);
+      add(key, `row ${n}`);
+      // Malformed keys next to well-formed ones (raw keys may be written to any table): cut short,
+      // one byte more, last STRING terminator missing.
+      if (n % 7 === 0) add(key.subarray(0, 1 + Math.floor(rand() * (key.length - 1))), `short ${n}`);
+      if (n % 11 === 0) add(Buffer.concat([key, Buffer.from([pick([0x00, 0xff, 0x0a, 0x2e])])]), `long ${n}`);
+      if (n % 13 === 0 && key[key.length - 1] === 0) add(key.subarray(0, key.length - 1), `unterminated ${n}`);
+    }
+    add(Buffer.from([0xff]), 'one byte');
+    add(Buffer.from([0x00, 0xff]), 'salt only');
+    for (let i = 0; i < rows.length; i += 500) {
+      await bt.write('i', 'wild', rows.slice(i, i + 500));
+      await lmdb.write('i', 'wild', rows.slice(i, i + 500));
+    }
+    const read: ReadSpec = { ...ALL, maxVersions: 1 };
+    const compare = async (pattern: (ComponentValue | Wildcard)[], limit: number) => {
+      const filter = compileWildcard(format, pattern);
+      const before = bt.rowsReceived;
+      const got = await collect(bt.scan('i', 'wild', { filter, limit, read }));
+      const received = bt.rowsReceived - before;
+      const want = await collect(lmdb.scan('i', 'wild', { filter, limit, read }));
+      return { got: rowsText(got), want: rowsText(want), received };
+    };
+
+    // A leading wildcard: no prefix to narrow the range, yet only the matching rows come back.
+    const leading = await compare([WILDCARD, 10], -1);
+    t.ok(leading.want.length > 20 && leading.want.length < rows.length / 4, `${leading.want.length} of ${rows.length} rows match [[], 10]`);
+    t.same(leading.got, leading.want);
+    t.equal(leading.received, leading.want.length, 'Bigtable sent only the matching rows');
+    const limited = await compare([WILDCARD, 10], 1);
+    t.same(limited.got, leading.want.slice(0, 1));
+    t.equal(limited.received, 1, 'rowsLimit pushed down with the regex');
+
+    let mismatched = 0;
+    let extra = 0;
+    let matchedRows = 0;
+    for (let p = 0; p < 120; p++) {
+      const len = Math.floor(rand() * 5);
+      const pattern: (ComponentValue | Wildcard)[] = [];
+      let nulled = false;
+      for (let i = 0; i < len; i++) {
+        const r = rand();
+        if (nulled) pattern.push(r < 0.5 ? null : WILDCARD);
+        else if (r < 0.4) pattern.push(WILDCARD);
+        else if (r < 0.55 && i >= 2) {
+          pattern.push(null);
+          nulled = true;
+        } else pattern.push([pick(strings), pick(ints), pick(longs), pick(tails)][i]!);
+      }
+      const limit = rand() < 0.25 ? 1 + Math.floor(rand() * 5) : -1;
+      const { got, want, received } = await compare(pattern, limit);
+      matchedRows += want.length;
+      if (JSON.stringify(got) !== JSON.stringify(want)) {
+        if (mismatched++ < 3) t.same(got, want, `pattern ${compileWildcard(format, pattern).rowKeyRegex.toString('latin1')} limit ${limit}`);
+      }
+      if (received !== want.length) {
+        if (extra++ < 3) t.fail(`pattern ${compileWildcard(format, pattern).rowKeyRegex.toString('latin1')} limit ${limit}: Bigtable sent ${received} rows for ${want.length}`);
+      }
+    }
+    t.equal(mismatched, 0, `120 patterns, ${matchedRows} matching rows in all: the same rows and cells as LMDB`);
+    t.equal(extra, 0, 'Bigtable sent exactly the matching rows for every pattern');
+    t.equal(bt.openScans, 0);
   });
 }

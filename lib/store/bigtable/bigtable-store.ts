@@ -10,8 +10,9 @@
  * - cells are stored at ms x 1000 microseconds; values as `01 varint(schemaId) json` (as LMDB),
  *   counters as plain 8-byte big-endian integers so ReadModifyWrite increments them.
  *
- * Reads push the row set, families/columns, version limits and the time range down
- * (read-filter.ts) and still run the CellPicker, since GC is lazy. Scans stream with
+ * Reads push the row set, a wildcard entity id's row-key regex (model/wildcard.ts), families/columns,
+ * version limits and the time range down (read-filter.ts) and still run the CellPicker, since GC
+ * is lazy. Scans stream with
  * backpressure and cancel the gRPC call when returned; they read ReadRows responses as wire bytes
  * (read-rows-wire.ts) and hand rows over in batches of up to 256. Writes go through MutateRows with
  * per-entry status; rows are atomic one by one, not as a batch (Bigtable has no multi-row
@@ -92,6 +93,7 @@ export class BigtableStore implements Store {
   private readonly instances = new Set<string>();
   private readonly schemaTables = new Map<string, SchemaTable>();
   private scansOpen = 0;
+  private scanRowsReceived = 0;
 
   private constructor(private readonly options: BigtableStoreOptions) {
     this.client = new BigtableClient(options);
@@ -115,6 +117,16 @@ export class BigtableStore implements Store {
 
   get openScans(): number {
     return this.scansOpen;
+  }
+
+  /** Rows scans have received from Bigtable so far (before the gateway's own row-key and cell checks). */
+  get rowsReceived(): number {
+    return this.scanRowsReceived;
+  }
+
+  /** Counts rows a scan received from Bigtable (BigtableScan calls it). */
+  countReceived(rows: number): void {
+    this.scanRowsReceived += rows;
   }
 
   // ------------------------------------------------------------ instances and tables
@@ -473,6 +485,7 @@ class BigtableScan implements RowScan {
       this.ready.push(raw);
       this.lastKey = raw.rowKey;
       this.rowsInStream++;
+      this.store.countReceived(1);
     }
   };
   /** Set when a partial batch has waited SCAN_FILL_MS for more rows. */
@@ -602,14 +615,19 @@ class BigtableScan implements RowScan {
     if (after) range.startKeyOpen = after;
     else if (start && start.length > 0) range.startKeyClosed = start;
     if (end) range.endKeyOpen = end;
-    // Without a row-key filter every row Bigtable returns has selected cells (nearly always), so
-    // the limit goes down too; the continuation above covers the rare row the picker drops.
-    this.streamLimit = this.filterRows === undefined && Number.isFinite(this.remaining) ? this.remaining : 0;
+    // A wildcard's row-key regex goes first in the filter chain, so Bigtable sends only matching
+    // rows (matches() still checks each one). Every row Bigtable returns then matches and has
+    // selected cells (nearly always), so the limit goes down too; the continuation above covers
+    // the rare row the picker drops. A filter without a regex is checked here only: no limit.
+    const rowKeyRegex = this.request.filter?.rowKeyRegex;
+    const exact = this.filterRows === undefined || rowKeyRegex !== undefined;
+    this.streamLimit = exact && Number.isFinite(this.remaining) ? this.remaining : 0;
     this.rowsInStream = 0;
     this.ended = false;
     this.merger = new ChunkMerger();
     this.closeStream();
-    const filter = buildReadFilter(t.layout, this.request.read);
+    const cellFilter = buildReadFilter(t.layout, this.request.read);
+    const filter = rowKeyRegex === undefined ? cellFilter : cellFilter ? { chain: { filters: [{ rowKeyRegexFilter: rowKeyRegex }, cellFilter] } } : { rowKeyRegexFilter: rowKeyRegex };
     const stream = this.store.openWireStream(t, {
       rows: { rowRanges: [range] },
       ...(filter ? { filter } : {}),
