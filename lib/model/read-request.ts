@@ -8,8 +8,19 @@ import { FOREVER, type ColumnSelector, type ReadSpec, type TableLayout } from '.
 
 export const DEFAULT_LIMIT = 100;
 
-/** The time-range bound meaning "no upper bound" (the original's Long.MAX_VALUE). */
+/**
+ * The time-range bound meaning "no upper bound" (the original's Long.MAX_VALUE): the largest
+ * timestamp a cell can have, since every write path takes only safe integers (cell-codec's
+ * parseTimestamp, the legacy PUT's timestamp parameters). As with Kiji's END_OF_TIME, a max of
+ * END_OF_TIME still reads a cell at END_OF_TIME.
+ */
 export const END_OF_TIME = Number.MAX_SAFE_INTEGER;
+
+/** A min later than every storable timestamp (2^53, exact as a double): selects no cell. */
+const AFTER_END_OF_TIME = END_OF_TIME + 1;
+const END_OF_TIME_BIG = BigInt(END_OF_TIME);
+/** Kiji's END_OF_TIME, Long.MAX_VALUE: what an empty max means when min and max are compared. */
+const LONG_MAX = 2n ** 63n - 1n;
 
 export interface ReadParams {
   readonly cols?: string;
@@ -75,9 +86,16 @@ export function parseVersions(text: string | undefined): number {
 }
 
 /**
- * `timerange`: `min..max`, half-open [min, max); either side may be empty (0, END_OF_TIME);
- * both non-negative integers with min < max. A max beyond END_OF_TIME means END_OF_TIME.
- * The original ignored malformed ranges and failed with a 500 on min >= max; both are a 400 here.
+ * `timerange`: `min..max`, half-open [min, max); either side may be empty (0, and Kiji's
+ * END_OF_TIME Long.MAX_VALUE); both non-negative integers with min < max, compared exactly
+ * (as BigInt, so bounds beyond 2^53 are neither rounded nor refused). The original ignored
+ * malformed ranges and failed with a 500 on min >= max; both are a 400 here.
+ *
+ * What the stores get is clamped to timestamps a cell can have (0 .. END_OF_TIME), which selects
+ * exactly the same stored cells: a max at or beyond END_OF_TIME (2^53 - 1, Long.MAX_VALUE, or
+ * larger) is END_OF_TIME, i.e. no upper bound; a min beyond END_OF_TIME is 2^53, which no cell
+ * reaches (the range is valid but empty). Only cells written by another Bigtable client could
+ * have later timestamps, and those are not exact as numbers anyway.
  */
 export function parseTimerange(text: string | undefined): [number, number] {
   if (text === undefined) return [0, END_OF_TIME];
@@ -85,10 +103,10 @@ export function parseTimerange(text: string | undefined): [number, number] {
   if (m === null) {
     throw rgError('RG_ERR_BAD_TIMERANGE', `timerange must be min..max with non-negative integer bounds (one side may be empty), got ${JSON.stringify(text)}`);
   }
-  const min = m[1] === '' ? 0 : Number(m[1]);
-  const max = m[2] === '' ? END_OF_TIME : Math.min(Number(m[2]), END_OF_TIME);
+  const min = m[1] === '' ? 0n : BigInt(m[1]!);
+  const max = m[2] === '' ? LONG_MAX : BigInt(m[2]!);
   if (!(min < max)) throw rgError('RG_ERR_BAD_TIMERANGE', `timerange min must be less than max, got ${JSON.stringify(text)}`);
-  return [min, max];
+  return [min > END_OF_TIME_BIG ? AFTER_END_OF_TIME : Number(min), max >= END_OF_TIME_BIG ? END_OF_TIME : Number(max)];
 }
 
 /** `limit`: an integer >= -1 (-1 = all rows), default 100; with `max`, at most max (and not -1). */

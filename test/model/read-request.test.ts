@@ -86,10 +86,60 @@ t.test('timerange: min..max half-open, either side optional; malformed or empty 
       message: `timerange must be min..max with non-negative integer bounds (one side may be empty), got ${JSON.stringify(bad)}`,
     }, bad);
   }
-  for (const bad of ['5..5', '6..2', '99999999999999999999..', `${END_OF_TIME}..`]) {
+  for (const bad of ['5..5', '6..2', '99999999999999999999..', '9223372036854775807..']) {
     t.throws(() => parseTimerange(bad), { code: 'RG_ERR_BAD_TIMERANGE', message: `timerange min must be less than max, got ${JSON.stringify(bad)}` }, bad);
   }
   t.same(parseReadSpec(layout, { timerange: '2..3' }), { maxVersions: 1, minTimestamp: 2, maxTimestamp: 3 });
+});
+
+t.test('timerange: bounds beyond 2^53 are compared exactly and clamped to what a cell can have', async (t) => {
+  const TWO_53 = 2 ** 53; // END_OF_TIME + 1, exact as a double
+  t.equal(END_OF_TIME, TWO_53 - 1, 'END_OF_TIME is the largest timestamp a write accepts (a safe integer)');
+  // Each pair was one number after Number(): "min must be less than max" before BigInt comparison.
+  t.same(parseTimerange('9007199254740992..9007199254740993'), [TWO_53, END_OF_TIME], 'valid, and empty: no cell is later than END_OF_TIME');
+  t.same(parseTimerange('9007199254740993..9007199254740994'), [TWO_53, END_OF_TIME]);
+  t.same(parseTimerange('9223372036854775806..9223372036854775807'), [TWO_53, END_OF_TIME]);
+  t.same(parseTimerange('9007199254740993..'), [TWO_53, END_OF_TIME], 'an empty max is Long.MAX_VALUE, not 2^53');
+  t.same(parseTimerange('9223372036854775806..'), [TWO_53, END_OF_TIME]);
+  // Kiji's END_OF_TIME (Long.MAX_VALUE) and every max at or beyond END_OF_TIME: no upper bound.
+  for (const max of ['9007199254740991', '9007199254740992', '9007199254740993', '9223372036854775807', '9223372036854775808', '99999999999999999999']) {
+    t.same(parseTimerange(`5..${max}`), [5, END_OF_TIME], `max ${max}`);
+  }
+  t.same(parseTimerange(`${END_OF_TIME}..`), [END_OF_TIME, END_OF_TIME], 'min END_OF_TIME: a cell at END_OF_TIME is still selected');
+  t.same(parseTimerange(`${END_OF_TIME - 1}..${END_OF_TIME}`), [END_OF_TIME - 1, END_OF_TIME]);
+  // Below 2^53 nothing is clamped.
+  t.same(parseTimerange('9007199254740989..9007199254740990'), [9007199254740989, 9007199254740990]);
+  // min >= max compared exactly, also where Number() would have made them unequal or equal wrongly.
+  for (const bad of ['9007199254740993..9007199254740992', '9007199254740993..9007199254740993', '9223372036854775807..', '9223372036854775808..', '18446744073709551616..9223372036854775807']) {
+    t.throws(() => parseTimerange(bad), { code: 'RG_ERR_BAD_TIMERANGE', message: `timerange min must be less than max, got ${JSON.stringify(bad)}` }, bad);
+  }
+  t.same(parseTimerange('00009007199254740992..009007199254740993'), [TWO_53, END_OF_TIME], 'leading zeros');
+});
+
+t.test('timerange: what the stores get selects exactly the cells of [min, max) over storable timestamps', async (t) => {
+  const TWO_53 = 2n ** 53n;
+  const LONG_MAX = 2n ** 63n - 1n;
+  // Storable timestamps: 0 .. END_OF_TIME (writes take safe integers only).
+  const cellsAt = [0n, 1n, 2n, 1_700_000_000_000n, TWO_53 - 3n, TWO_53 - 2n, TWO_53 - 1n];
+  // Not a bound here: a max of exactly END_OF_TIME, the "no upper bound" sentinel (as Kiji's
+  // Long.MAX_VALUE was), which keeps a cell at END_OF_TIME (tested with timestampInRange below).
+  const bounds = [0n, 1n, 2n, 3n, 1_700_000_000_000n, TWO_53 - 3n, TWO_53 - 2n, TWO_53, TWO_53 + 1n, TWO_53 + 2n, LONG_MAX - 1n, LONG_MAX, LONG_MAX + 1n, 10n ** 20n];
+  for (const min of [undefined, ...bounds]) {
+    for (const max of [undefined, ...bounds]) {
+      const text = `${min ?? ''}..${max ?? ''}`;
+      const lo = min ?? 0n;
+      const hi = max ?? LONG_MAX;
+      if (!(lo < hi)) {
+        t.throws(() => parseTimerange(text), { code: 'RG_ERR_BAD_TIMERANGE' }, text);
+        continue;
+      }
+      const [minTimestamp, maxTimestamp] = parseTimerange(text);
+      const spec: ReadSpec = { maxVersions: 1, minTimestamp, maxTimestamp };
+      const got = cellsAt.filter((ts) => timestampInRange(spec, Number(ts)));
+      const want = cellsAt.filter((ts) => ts >= lo && ts < hi);
+      t.same(got, want, text);
+    }
+  }
 });
 
 t.test('limit: integer >= -1, default 100, optional maximum; errors are RG_ERR_BAD_LIMIT', async (t) => {
