@@ -11,7 +11,19 @@ export interface ErrorSpec {
   readonly exceptionName: string;
   /** One line for the docs: when this error is raised. */
   readonly when: string;
+  /**
+   * Retryable: the response carries `Retry-After` with this many seconds. Every 503 is (a test
+   * checks it): the condition is transient and a client should come back, not give up.
+   */
+  readonly retryAfterSeconds?: number;
 }
+
+/**
+ * Retry-After of the 503s. One second: a scan slot frees as soon as any running scan ends, and a
+ * store outage is either over quickly or lasts long enough that the client's own backoff on
+ * repeated 503s takes over; a longer fixed wait would only stall clients when it is brief.
+ */
+const RETRY_AFTER_SECONDS = 1;
 
 export const ERRORS = {
   // 400: bad input in a request parameter or body.
@@ -49,8 +61,8 @@ export const ERRORS = {
   RG_ERR_URL_TOO_LONG: { status: 414, exceptionName: 'RequestUriTooLongException', when: 'the request URL exceeds the configured limit' },
   RG_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, exceptionName: 'UnsupportedMediaTypeException', when: 'a body is sent with a content type other than application/json' },
   // 5xx: never the client's fault.
-  RG_ERR_TOO_MANY_SCANS: { status: 503, exceptionName: 'ServiceUnavailableException', when: 'the configured maximum of concurrent scans is reached (retry later)' },
-  RG_ERR_STORE_UNAVAILABLE: { status: 503, exceptionName: 'ServiceUnavailableException', when: 'the store cannot be reached or timed out (retry later)' },
+  RG_ERR_TOO_MANY_SCANS: { status: 503, exceptionName: 'ServiceUnavailableException', when: 'the configured maximum of concurrent scans is reached (retry later)', retryAfterSeconds: RETRY_AFTER_SECONDS },
+  RG_ERR_STORE_UNAVAILABLE: { status: 503, exceptionName: 'ServiceUnavailableException', when: 'the store cannot be reached or timed out (retry later)', retryAfterSeconds: RETRY_AFTER_SECONDS },
   RG_ERR_INTERNAL: { status: 500, exceptionName: 'InternalServerError', when: 'a bug: the gateway failed in a way it did not foresee' },
 } as const satisfies Record<string, ErrorSpec>;
 
@@ -61,6 +73,10 @@ export class RowgateError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly exceptionName: string;
+  /** Sent as `Retry-After` (from the registry: the code is retryable). */
+  readonly retryAfterSeconds?: number;
+  /** Response headers the raise site adds, e.g. the WWW-Authenticate challenge of a 401. */
+  headers?: Readonly<Record<string, string>>;
 
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -69,6 +85,7 @@ export class RowgateError extends Error {
     this.code = code;
     this.status = spec.status;
     this.exceptionName = spec.exceptionName;
+    if (spec.retryAfterSeconds !== undefined) this.retryAfterSeconds = spec.retryAfterSeconds;
   }
 
   /** The JSON error body (DESIGN.md 4.2): the original's fields plus the stable code; never a stack. */

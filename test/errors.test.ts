@@ -1,7 +1,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { ERRORS, rgError, type ErrorCode } from '../lib/errors.js';
+import { ERRORS, rgError, type ErrorCode, type ErrorSpec } from '../lib/errors.js';
+import { errorHeaders, sendError } from '../lib/http/respond.js';
+import { raw, startGateway } from './http/harness.js';
 
 const codes = Object.keys(ERRORS) as ErrorCode[];
 
@@ -34,4 +36,59 @@ t.test('README documents every code, and only registered ones', async (t) => {
   const readme = readFileSync('README.md', 'utf8');
   for (const code of codes) t.ok(readme.includes(`\`${code}\``), `${code} is in README.md`);
   for (const mentioned of new Set(readme.match(/RG_ERR_[A-Z_]+/g) ?? [])) t.ok(mentioned in ERRORS, `${mentioned} in README.md is registered`);
+});
+
+t.test('every 503 is retryable: the registry gives it a Retry-After', async (t) => {
+  for (const code of codes) {
+    const spec: ErrorSpec = ERRORS[code];
+    if (spec.status === 503) t.equal(spec.retryAfterSeconds, 1, `${code} (503) carries Retry-After: 1`);
+    else t.equal(spec.retryAfterSeconds, undefined, `${code} (${spec.status}) is not retried`);
+    const headers = errorHeaders(rgError(code, 'x'));
+    t.same(headers, spec.status === 503 ? { 'retry-after': '1' } : {}, `${code}: headers of its response`);
+  }
+  // Headers a raise site attaches (a 401's challenge) come along.
+  const challenged = Object.assign(rgError('RG_ERR_UNAUTHORIZED', 'x'), { headers: { 'www-authenticate': 'Bearer realm="rowgate"' } });
+  t.same(errorHeaders(challenged), { 'www-authenticate': 'Bearer realm="rowgate"' });
+});
+
+/** The status and headers sendError writes, on a stand-in response. */
+function sent(err: ReturnType<typeof rgError>, complete = true): { status: number; headers: Record<string, string>; body: string } {
+  const out = { status: 0, headers: {} as Record<string, string>, body: '' };
+  const res = {
+    headersSent: false,
+    getHeader: () => undefined,
+    writeHead(status: number, headers: Record<string, string>) {
+      out.status = status;
+      out.headers = headers;
+      return res;
+    },
+    end(body: string) {
+      out.body = body;
+    },
+  };
+  sendError({ config: { compression: false } }, { complete, headers: {} } as never, res as never, err);
+  return out;
+}
+
+t.test('error -> response: a 503 of the store sends Retry-After, a 400 does not', async (t) => {
+  const unavailable = sent(rgError('RG_ERR_STORE_UNAVAILABLE', 'Bigtable: UNAVAILABLE'));
+  t.equal(unavailable.status, 503);
+  t.equal(unavailable.headers['retry-after'], '1');
+  t.equal(JSON.parse(unavailable.body).code, 'RG_ERR_STORE_UNAVAILABLE');
+  t.equal(unavailable.headers['content-length'], String(Buffer.byteLength(unavailable.body)));
+  t.equal(sent(rgError('RG_ERR_TOO_MANY_SCANS', 'x')).headers['retry-after'], '1');
+  const bad = sent(rgError('RG_ERR_BAD_LIMIT', 'x'), false);
+  t.equal(bad.headers['retry-after'], undefined);
+  t.equal(bad.headers.connection, 'close', 'an unread body closes the connection');
+});
+
+t.test('a gateway whose store is unavailable answers 503 with Retry-After', async (t) => {
+  const h = await startGateway();
+  t.teardown(() => h.close());
+  // Before the gateway first uses it (its store proxy binds methods on first use).
+  h.store.listInstances = () => Promise.reject(rgError('RG_ERR_STORE_UNAVAILABLE', 'the store cannot be reached: UNAVAILABLE'));
+  const res = await raw(h.base, 'GET', '/v1/instances');
+  t.equal(res.status, 503);
+  t.equal(res.headers['retry-after'], '1');
+  t.equal(JSON.parse(res.body).code, 'RG_ERR_STORE_UNAVAILABLE');
 });

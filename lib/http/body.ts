@@ -1,8 +1,9 @@
 /**
- * Request bodies: content type and size checked before anything is parsed. Small bodies are
- * parsed whole (JSON.parse is ~6x faster than a streaming parser, platform-notes.md 4d); large
- * ones go through stream-json token by token, one top-level array element at a time, so the raw
- * text and the whole parsed tree are never in memory at once.
+ * Request bodies: content type and declared size checked before anything is read (checkBodyHead,
+ * which handlers call before any store call). Small bodies are parsed whole (JSON.parse is ~6x
+ * faster than a streaming parser, platform-notes.md 4d); large ones go through stream-json token
+ * by token, one top-level array element at a time, so the raw text and the whole parsed tree are
+ * never in memory at once.
  */
 import type { IncomingMessage } from 'node:http';
 import streamJson from 'stream-json';
@@ -21,13 +22,28 @@ export function requireJsonContent(req: IncomingMessage): void {
 }
 
 /**
+ * What can be judged from the request head alone: the content type (415) and the declared
+ * Content-Length (413). A handler calls this before any store call, so such a request costs no
+ * work and its status does not depend on whether the instance or table exists. A body without a
+ * declared length (chunked) is still bounded while it is read.
+ */
+export function checkBodyHead(req: IncomingMessage, limit: number): void {
+  requireJsonContent(req);
+  if (declaredLength(req) > limit) throw tooLarge(limit);
+}
+
+/** NaN when no Content-Length is given. */
+function declaredLength(req: IncomingMessage): number {
+  return Number(req.headers['content-length'] ?? NaN);
+}
+
+/**
  * Yields the body's rows: each element of a top-level array, or the body itself when it is one
  * object. Throws RG_ERR_BODY_TOO_LARGE past `limit` bytes and RG_ERR_BAD_BODY on malformed JSON.
  */
 export async function* jsonBodyItems(req: IncomingMessage, limit: number): AsyncGenerator<JsonValue> {
-  requireJsonContent(req);
-  const declared = Number(req.headers['content-length'] ?? NaN);
-  if (declared > limit) throw tooLarge(limit);
+  checkBodyHead(req, limit);
+  const declared = declaredLength(req);
   if (declared <= WHOLE_PARSE_BYTES) {
     const text = await readWhole(req, limit);
     if (text.trim() === '') throw rgError('RG_ERR_BAD_BODY', 'request body is empty: expected a row object or an array of rows');

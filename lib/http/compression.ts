@@ -1,7 +1,8 @@
 /**
  * Response compression (config `compression: true`): gzip or br for clients that accept it
  * (Accept-Encoding, q-values honoured), streamed and flushed per chunk so a scan's rows reach
- * the client as they are produced, never buffered whole.
+ * the client as they are produced, never buffered whole. Complete JSON bodies (respond.ts
+ * sendJson) go through the same compressor from about 1 KiB up.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { constants, createBrotliCompress, createGzip, type BrotliCompress, type Gzip } from 'node:zlib';
@@ -51,11 +52,15 @@ export function compressor(encoding: Encoding): Gzip | BrotliCompress {
   });
 }
 
-/** Headers of a compressed response (the length is unknown up front). */
-export function encodingHeaders(encoding: Encoding | undefined, res: ServerResponse): Record<string, string> {
-  if (encoding === undefined) {
-    return {};
-  }
-  const vary = res.getHeader('vary');
-  return { 'content-encoding': encoding, vary: vary ? `${String(vary)}, Accept-Encoding` : 'Accept-Encoding' };
+/**
+ * Headers of a response that compression applies to. While compression is on (`enabled`), every
+ * such response carries `Vary: Accept-Encoding`, compressed or not, so a cache keeps the variants
+ * apart; it is added to a Vary the response already has (CORS sets `Vary: Origin`). A compressed
+ * one also names its Content-Encoding (and has no Content-Length: it is unknown up front).
+ */
+export function encodingHeaders(encoding: Encoding | undefined, res: ServerResponse, enabled: boolean): Record<string, string> {
+  if (!enabled && encoding === undefined) return {};
+  const prior = res.getHeader('vary');
+  const vary = prior ? `${String(prior)}, Accept-Encoding` : 'Accept-Encoding';
+  return encoding === undefined ? { vary } : { 'content-encoding': encoding, vary };
 }

@@ -1,12 +1,44 @@
 /** Writing complete (non-streamed) responses: JSON bodies and coded errors. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream';
 import { isRowgateError, rgError, type RowgateError } from '../errors.js';
+import { compressor, encodingHeaders, negotiateEncoding } from './compression.js';
 import { serialize } from './serializers.js';
 
-export function sendJson(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
-  const bytes = Buffer.from(body, 'utf8');
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(bytes.length), ...headers });
-  res.end(bytes);
+/** What a reply needs to know of the configuration (an AppContext is one). */
+export interface ReplyContext {
+  readonly config: { readonly compression: boolean };
+}
+
+/**
+ * Bodies smaller than this go out uncompressed: below ~1 KiB the response fits one TCP segment
+ * either way, gzip/br framing eats a good part of the saving, and a compressor per response (a
+ * zlib or brotli context of hundreds of KiB) costs more than the few hundred bytes it would save.
+ */
+export const COMPRESS_MIN_BYTES = 1024;
+
+/**
+ * Sends a complete JSON body. With `compression: true` and a client that accepts gzip or br, a
+ * body of COMPRESS_MIN_BYTES or more is compressed (no Content-Length then: the compressed length
+ * is not known up front, the response is chunked); every response carries `Vary: Accept-Encoding`
+ * while compression is on, since the same resource may be answered either way.
+ */
+export function sendJson(ctx: ReplyContext, req: IncomingMessage, res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  const length = Buffer.byteLength(body, 'utf8');
+  const enabled = ctx.config.compression;
+  const encoding = length >= COMPRESS_MIN_BYTES ? negotiateEncoding(req, enabled) : undefined;
+  if (encoding !== undefined) {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers, ...encodingHeaders(encoding, res, enabled) });
+    const z = compressor(encoding);
+    pipeline(z, res, (err) => {
+      if (err && !res.destroyed) res.destroy(err);
+    });
+    z.end(body, 'utf8');
+    return;
+  }
+  // A string body goes out in one write together with the headers (a Buffer body is a writev of two).
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(length), ...headers, ...encodingHeaders(undefined, res, enabled) });
+  res.end(body, 'utf8');
 }
 
 /** Turns anything thrown into a coded error; an uncoded one is a bug and becomes RG_ERR_INTERNAL. */
@@ -15,13 +47,24 @@ export function asRowgateError(e: unknown): RowgateError {
   return rgError('RG_ERR_INTERNAL', 'internal error (logged by the server)', e);
 }
 
-export function sendError(req: IncomingMessage, res: ServerResponse, err: RowgateError, headers: Record<string, string> = {}): void {
+/**
+ * The headers an error response carries besides its body: those the raise site attached (e.g.
+ * WWW-Authenticate) and `Retry-After` for the codes the registry marks retryable (every 503).
+ */
+export function errorHeaders(err: RowgateError): Record<string, string> {
+  const headers: Record<string, string> = { ...err.headers };
+  if (err.retryAfterSeconds !== undefined) headers['retry-after'] = String(err.retryAfterSeconds);
+  return headers;
+}
+
+export function sendError(ctx: ReplyContext, req: IncomingMessage, res: ServerResponse, err: RowgateError): void {
   if (res.headersSent) {
     // Mid-stream: the only honest signal left is a truncated response (DESIGN.md 4, stream policy).
     res.destroy(err);
     return;
   }
+  const headers = errorHeaders(err);
   // A body we stopped reading cannot be skipped safely on a kept-alive connection.
-  if (!req.complete) headers = { ...headers, connection: 'close' };
-  sendJson(res, err.status, serialize.error(err.toBody()), headers);
+  if (!req.complete) headers.connection = 'close';
+  sendJson(ctx, req, res, err.status, serialize.error(err.toBody()), headers);
 }

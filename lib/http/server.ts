@@ -143,10 +143,8 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
     handle(req, res, info).catch((e: unknown) => {
       const err: RowgateError = asRowgateError(e);
       if (err.code === 'RG_ERR_INTERNAL') log.error({ err: e, url: req.url }, 'internal error');
-      const headers: Record<string, string> = { ...(e as { headers?: Record<string, string> }).headers };
-      const retryAfter = (e as { retryAfter?: number }).retryAfter;
-      if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
-      sendError(req, res, err, headers);
+      // Headers the error implies (Retry-After of a 503, a 401's challenge) come with it: respond.errorHeaders.
+      sendError(context, req, res, err);
     });
   };
 

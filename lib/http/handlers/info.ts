@@ -10,9 +10,9 @@ import { serialize } from '../serializers.js';
 const NONE = new Set<string>();
 export const SERVICE_NAME = 'rowgate';
 
-export const getRoot: Handler = async (ctx, _req, res, _p, query) => {
+export const getRoot: Handler = async (ctx, req, res, _p, query) => {
   allowOnly(query, NONE, ctx.config.revision);
-  sendJson(res, 200, serialize.root({ resources: ['version', 'instances'], service: SERVICE_NAME }));
+  sendJson(ctx, req, res, 200, serialize.root({ resources: ['version', 'instances'], service: SERVICE_NAME }));
 };
 
 /** "system-2.0" -> the ProtocolVersion fields of the original (kiji-data-model.md 6.4). */
@@ -22,26 +22,26 @@ function protocolVersion(text: string): { protocolName: string; majorVersion: nu
   return { protocolName: name!, majorVersion: major, minorVersion: minor, revision };
 }
 
-export const getVersion: Handler = async (ctx, _req, res, _p, query) => {
+export const getVersion: Handler = async (ctx, req, res, _p, query) => {
   allowOnly(query, NONE, ctx.config.revision);
-  sendJson(res, 200, serialize.version({
+  sendJson(ctx, req, res, 200, serialize.version({
     'service-client-data-version': protocolVersion(DATA_VERSION),
     'rest-version': REST_VERSION,
     'service-software-version': REST_VERSION,
   }));
 };
 
-export const getInstances: Handler = async (ctx, _req, res, _p, query) => {
+export const getInstances: Handler = async (ctx, req, res, _p, query) => {
   allowOnly(query, NONE, ctx.config.revision);
   const names = await visibleInstances(ctx);
-  sendJson(res, 200, serialize.resourceList(names.map((name) => ({ name, uri: `/v1/instances/${name}` }))));
+  sendJson(ctx, req, res, 200, serialize.resourceList(names.map((name) => ({ name, uri: `/v1/instances/${name}` }))));
 };
 
 /** Latin-1 text of bytes: how Avro's JSON encoding writes `fixed` and `bytes`. */
 const latin1 = (b: Buffer): string => b.toString('latin1');
 
 /** The instance's metadata in the shape of the original's MetadataBackup (kijirest-behaviour.md 2.4). */
-export const getInstance: Handler = async (ctx, _req, res, params, query) => {
+export const getInstance: Handler = async (ctx, req, res, params, query) => {
   allowOnly(query, NONE, ctx.config.revision);
   const instance = params.instance!;
   requireVisible(ctx, instance);
@@ -62,19 +62,19 @@ export const getInstance: Handler = async (ctx, _req, res, params, query) => {
     },
     meta_table: { tables },
   };
-  sendJson(res, 200, serialize.instanceMetadata(body));
+  sendJson(ctx, req, res, 200, serialize.instanceMetadata(body));
 };
 
-export const getTables: Handler = async (ctx, _req, res, params, query) => {
+export const getTables: Handler = async (ctx, req, res, params, query) => {
   allowOnly(query, NONE, ctx.config.revision);
   const instance = params.instance!;
   requireVisible(ctx, instance);
   const names = await ctx.store.listTables(instance);
-  sendJson(res, 200, serialize.resourceList(names.map((name) => ({ name, uri: `/v1/instances/${instance}/tables/${name}` }))));
+  sendJson(ctx, req, res, 200, serialize.resourceList(names.map((name) => ({ name, uri: `/v1/instances/${instance}/tables/${name}` }))));
 };
 
-export const getTable: Handler = async (ctx, _req, res, params, query) => {
+export const getTable: Handler = async (ctx, req, res, params, query) => {
   allowOnly(query, NONE, ctx.config.revision);
   const layout = await tableLayout(ctx, params);
-  sendJson(res, 200, JSON.stringify(layout.desc));
+  sendJson(ctx, req, res, 200, JSON.stringify(layout.desc));
 };

@@ -26,7 +26,7 @@ export const ENTITY_ID_PARAMS: ReadonlySet<string> = new Set(['eid']);
 export const ROW_PARAMS: ReadonlySet<string> = new Set(['cols', 'versions', 'timerange']);
 
 /** GET entityId: the hex row key of an entity id given in the revision 1/2 shell syntax. */
-export const getEntityId: Handler = async (ctx, _req, res, params, query) => {
+export const getEntityId: Handler = async (ctx, req, res, params, query) => {
   allowOnly(query, ENTITY_ID_PARAMS, ctx.config.revision);
   const layout = await tableLayout(ctx, params);
   const eid = query.get('eid');
@@ -34,7 +34,7 @@ export const getEntityId: Handler = async (ctx, _req, res, params, query) => {
     throw rgError('RG_ERR_BAD_ENTITY_ID', "Entity ID JSON required: give eid, e.g. eid=[12345] or eid=['a', 'b']");
   }
   const rowKey = resolveEntityId(layout.keyFormat, parseShellEntityId(eid, layout.keyFormat, { allowWildcards: false }));
-  sendJson(res, 200, serialize.entityIdConversion({ rowKey: toHex(rowKey) }));
+  sendJson(ctx, req, res, 200, serialize.entityIdConversion({ rowKey: toHex(rowKey) }));
 };
 
 /** The row key of the `<hexEntityId>` path segment, checked against the table's key format. */
@@ -44,20 +44,20 @@ function pathRowKey(ctx: AppContext, layout: TableLayout, params: Params): Buffe
   return resolveEntityId(layout.keyFormat, { kind: 'rowKey', rowKey, text: `hbase=hex:${hex}` });
 }
 
-async function sendRow(ctx: AppContext, res: Parameters<Handler>[2], params: Params, layout: TableLayout, rowKey: Buffer, read: ReadSpec): Promise<void> {
+async function sendRow(ctx: AppContext, req: IncomingMessage, res: Parameters<Handler>[2], params: Params, layout: TableLayout, rowKey: Buffer, read: ReadSpec): Promise<void> {
   const [row] = await ctx.store.get(params.instance!, params.table!, [rowKey], read);
   // One row, as the original's RowResource returned it: a plain JSON entity, not a framed stream.
-  sendJson(res, 200, rowSerializer(layout.keyFormat, ctx.config.revision)(row ?? { rowKey, cells: [] }));
+  sendJson(ctx, req, res, 200, rowSerializer(layout.keyFormat, ctx.config.revision)(row ?? { rowKey, cells: [] }));
 }
 
 /** GET one row (revision 1): cols, versions, timerange as for scans; a missing row has `"cells": {}`. */
-export const getRow: Handler = async (ctx, _req, res, params, query, info) => {
+export const getRow: Handler = async (ctx, req, res, params, query, info) => {
   allowOnly(query, ROW_PARAMS, ctx.config.revision);
   const layout = await tableLayout(ctx, params);
   const rowKey = pathRowKey(ctx, layout, params);
   const read = parseReadSpec(layout, { cols: query.get('cols'), versions: query.get('versions'), timerange: query.get('timerange') });
   info.rows = 1;
-  await sendRow(ctx, res, params, layout, rowKey, read);
+  await sendRow(ctx, req, res, params, layout, rowKey, read);
 };
 
 interface PutColumn {
@@ -156,7 +156,7 @@ export const putRow: Handler = async (ctx, req, res, params, query, info) => {
   const selected: ColumnSelector[] = [...columns]
     .sort((a, b) => (a.family === b.family ? cmp(a.qualifier, b.qualifier) : cmp(a.family, b.family)))
     .map((c) => ({ family: c.family, qualifier: c.qualifier }));
-  await sendRow(ctx, res, params, layout, rowKey, { columns: selected, maxVersions: 1, minTimestamp: 0, maxTimestamp: END_OF_TIME });
+  await sendRow(ctx, req, res, params, layout, rowKey, { columns: selected, maxVersions: 1, minTimestamp: 0, maxTimestamp: END_OF_TIME });
 };
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

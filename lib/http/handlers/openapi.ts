@@ -6,7 +6,7 @@ import { sendJson } from '../respond.js';
 
 const NONE = new Set<string>();
 
-export const getOpenApi: Handler = async (ctx, _req, res, _p, query) => {
+export const getOpenApi: Handler = async (ctx, req, res, _p, query) => {
   allowOnly(query, NONE, ctx.config.revision);
-  sendJson(res, 200, openApiText(ctx.config.revision));
+  sendJson(ctx, req, res, 200, openApiText(ctx.config.revision));
 };

@@ -13,6 +13,7 @@ import type { ScanRequest } from '../../store/store.js';
 import { tableLayout, type AppContext, type Handler, type Params, type RequestInfo } from '../context.js';
 import { dialectOf, storableKey } from '../dialect.js';
 import { allowOnly, type Query } from '../query.js';
+import { sendJson } from '../respond.js';
 import { compressor, encodingHeaders, negotiateEncoding } from '../compression.js';
 import { rowSerializer, ROW_TERMINATOR } from '../row-format.js';
 import { RowStream, scanSource } from '../row-stream.js';
@@ -93,26 +94,14 @@ function sendRows(ctx: AppContext, req: IncomingMessage, res: ServerResponse, la
   let body = '';
   for (const row of rows) body += serialize(row) + ROW_TERMINATOR;
   info.rows = rows.length;
-  const encoding = negotiateEncoding(req, ctx.config.compression);
-  if (encoding !== undefined) {
-    res.writeHead(200, { 'content-type': 'application/json', ...encodingHeaders(encoding, res) });
-    const z = compressor(encoding);
-    pipeline(z, res, (err) => {
-      if (err && !res.destroyed) res.destroy(err);
-    });
-    z.end(Buffer.from(body, 'utf8'));
-    return;
-  }
-  // A string body goes out in one write together with the headers (a Buffer body is a writev of two).
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body, 'utf8')) });
-  res.end(body, 'utf8');
+  sendJson(ctx, req, res, 200, body);
 }
 
 async function streamScan(
   ctx: AppContext, req: IncomingMessage, res: ServerResponse, params: Params, layout: TableLayout, request: ScanRequest, info: RequestInfo,
 ): Promise<void> {
   if (ctx.activeScans >= ctx.config.limits.maxScans) {
-    throw Object.assign(rgError('RG_ERR_TOO_MANY_SCANS', `${ctx.activeScans} scans are running, the configured maximum; retry shortly`), { retryAfter: 1 });
+    throw rgError('RG_ERR_TOO_MANY_SCANS', `${ctx.activeScans} scans are running, the configured maximum; retry shortly`);
   }
   ctx.activeScans++;
   const source = scanSource(ctx.store, params.instance!, params.table!, request, layout.keyFormat, ctx.config.revision);
@@ -129,7 +118,7 @@ async function streamScan(
     info.rows = n;
   });
   const encoding = negotiateEncoding(req, ctx.config.compression);
-  res.writeHead(200, { 'content-type': 'application/json', ...encodingHeaders(encoding, res) });
+  res.writeHead(200, { 'content-type': 'application/json', ...encodingHeaders(encoding, res, ctx.config.compression) });
   dropWhenStalled(res, ctx.config.limits.stallTimeoutMs, () => {
     ctx.log.warn({ url: req.url, rowsSent: stream.rowsSent, stallTimeoutMs: ctx.config.limits.stallTimeoutMs }, 'scan client read nothing; dropped');
   });

@@ -8,7 +8,7 @@ import { encodeRowInput } from '../../model/row-input.js';
 import { formatShellEntityId, resolveEntityId } from '../../model/entity-id.js';
 import type { JsonValue, RowWrite, SchemaTable, TableLayout } from '../../model/types.js';
 import type { RowDelete } from '../../store/store.js';
-import { jsonBodyItems } from '../body.js';
+import { checkBodyHead, jsonBodyItems } from '../body.js';
 import { bulkKeys } from './rows-read.js';
 import { tableLayout, type Handler } from '../context.js';
 import { dialectOf, storableKey, type Dialect } from '../dialect.js';
@@ -29,6 +29,8 @@ function at(where: string, e: unknown): unknown {
 export const postRows: Handler = async (ctx, req, res, params, query, info) => {
   const dialect = dialectOf(ctx.config.revision);
   allowOnly(query, NONE, ctx.config.revision);
+  // 415 and a declared 413 come before any store call (limits are enforced before work is done).
+  checkBodyHead(req, ctx.config.limits.bodyBytes);
   const layout = await tableLayout(ctx, params);
   const schemas = await ctx.store.schemaTable(params.instance!);
   const rows: RowWrite[] = [];
@@ -46,7 +48,7 @@ export const postRows: Handler = async (ctx, req, res, params, query, info) => {
   }
   await ctx.store.write(params.instance!, params.table!, rows);
   info.rows = rows.length;
-  sendJson(res, 200, serialize.targets({ targets }));
+  sendJson(ctx, req, res, 200, serialize.targets({ targets }));
 };
 
 async function encodeRow(dialect: Dialect, layout: TableLayout, schemas: SchemaTable, instance: string, item: JsonValue): Promise<{ row: RowWrite; target: string }> {
@@ -55,7 +57,7 @@ async function encodeRow(dialect: Dialect, layout: TableLayout, schemas: SchemaT
   return { row, target: dialect.target(instance, layout.name, entityId, row.rowKey, shell) };
 }
 
-export const deleteRows: Handler = async (ctx, _req, res, params, query, info) => {
+export const deleteRows: Handler = async (ctx, req, res, params, query, info) => {
   const dialect = dialectOf(ctx.config.revision);
   allowOnly(query, DELETE_PARAMS, ctx.config.revision);
   const layout = await tableLayout(ctx, params);
@@ -79,7 +81,7 @@ export const deleteRows: Handler = async (ctx, _req, res, params, query, info) =
   }
   await ctx.store.delete(params.instance!, params.table!, deletes);
   info.rows = keys.length;
-  sendJson(res, 200, 'true');
+  sendJson(ctx, req, res, 200, 'true');
 };
 
 function parseDeleteTimestamp(text: string | undefined): number | undefined {
