@@ -248,4 +248,152 @@ if (!emulator) {
     t.equal(extra, 0, 'Bigtable sent exactly the matching rows for every pattern');
     t.equal(bt.openScans, 0);
   });
+
+  /** One family per kind of GC rule: versions only, TTL only, both (a union), neither. */
+  const GC_LAYOUT = `{
+    name: "gc",
+    keys_format: {encoding: "RAW"},
+    locality_groups: [
+      {name: "v", in_memory: false, max_versions: 3, ttl_seconds: 2147483647, compression_type: "NONE",
+       families: [{name: "versions", map_schema: {type: "INLINE", value: '"string"'}}]},
+      {name: "t", in_memory: false, max_versions: 2147483647, ttl_seconds: 86400, compression_type: "NONE",
+       families: [{name: "ttl", map_schema: {type: "INLINE", value: '"string"'}}]},
+      {name: "b", in_memory: false, max_versions: 2, ttl_seconds: 60, compression_type: "NONE",
+       families: [{name: "both", map_schema: {type: "INLINE", value: '"string"'}}, {name: "both2", map_schema: {type: "INLINE", value: '"string"'}}]},
+      {name: "n", in_memory: false, max_versions: 2147483647, ttl_seconds: 2147483647, compression_type: "NONE",
+       families: [{name: "forever", map_schema: {type: "INLINE", value: '"string"'}}]}
+    ],
+    version: "layout-1.0.0"
+  }`;
+
+  t.test('column families get GC rules from max_versions and ttl_seconds (a union of both), and the emulator applies them after the ModifyColumnFamilies call', async (t) => {
+    const store = await BigtableStore.open({ projectId: 'test', instanceId: 'gc', tablePrefix: 'gc' });
+    const bigtable = new Bigtable({ projectId: 'test', metricsEnabled: false });
+    t.teardown(async () => {
+      await store.close();
+      await bigtable.close();
+    });
+    await store.createInstance('i');
+    await store.createTable('i', parseLayout(GC_LAYOUT));
+    const table = bigtable.instance('gc').table(bigtableTableId('gc', 'i', 'gc'));
+    const [families] = await table.getFamilies();
+    const rules = Object.fromEntries(families.map((f) => [f.id, f.metadata?.gcRule ?? null]));
+    t.same(Object.keys(rules).sort(), ['both', 'both2', 'forever', 'ttl', 'versions']);
+    t.match(rules.versions, { maxNumVersions: 3 });
+    t.notOk((rules.versions as Record<string, unknown>).maxAge);
+    t.match(rules.ttl, { maxAge: { seconds: '86400' } });
+    t.notOk((rules.ttl as Record<string, unknown>).maxNumVersions);
+    for (const name of ['both', 'both2']) {
+      const union = (rules[name] as { union?: { rules?: Record<string, unknown>[] } }).union?.rules ?? [];
+      t.same(union.map((r) => JSON.stringify(r.maxNumVersions ?? r.maxAge)).sort(), ['2', '{"seconds":"60","nanos":0}'].sort(), `${name}: union of maxNumVersions and maxAge`);
+    }
+    t.same(rules.forever ?? {}, {}, 'no limits: an empty GC rule');
+
+    // GC on the emulator runs only once a ModifyColumnFamilies call was made (platform-notes.md 2):
+    // with the store's call, versions beyond max_versions disappear from Bigtable itself, as a
+    // read without any filter shows, within seconds.
+    await store.write('i', 'gc', [{ rowKey: Buffer.from('k'), cells: Array.from({ length: 6 }, (_, n) => ({ kind: 'value' as const, family: 'versions', qualifier: 'q', timestamp: 1000 + n, schemaId: 0, json: `"${n}"` })) }]);
+    const stored = async (): Promise<number> => {
+      const [row] = await table.row('k').get({ decode: false });
+      return ((row.data as Record<string, Record<string, unknown[]>>).versions?.q ?? []).length;
+    };
+    const deadline = Date.now() + 15_000;
+    let count = await stored();
+    while (count > 3 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      count = await stored();
+    }
+    t.equal(count, 3, 'Bigtable trimmed the versions to max_versions (GC ran: ModifyColumnFamilies was applied)');
+    // What the store returns never depended on GC.
+    t.same(cellsOf((await store.get('i', 'gc', [Buffer.from('k')], ALL))[0]!), ['versions:q@1005="5"', 'versions:q@1004="4"', 'versions:q@1003="3"']);
+  });
+
+  t.test('a MutateRows entry Bigtable refuses is reported: a coded error naming the rows not applied, Bigtable\'s entry status as the cause', async (t) => {
+    const store = await BigtableStore.open({ projectId: 'test', instanceId: 'entry', tablePrefix: 'e' });
+    const bigtable = new Bigtable({ projectId: 'test', metricsEnabled: false });
+    t.teardown(async () => {
+      await store.close();
+      await bigtable.close();
+    });
+    await store.createInstance('i');
+    await store.createTable('i', parseLayout(RAW_LAYOUT));
+    // The family removed behind the store's back: the layout still has it, Bigtable does not.
+    await bigtable.instance('entry').table(bigtableTableId('e', 'i', 'raw')).family('tags').delete();
+    const cell = (family: string, qualifier: string) => ({ kind: 'value' as const, family, qualifier, timestamp: 7, schemaId: 0, json: '"v"' });
+    const err = await store.write('i', 'raw', [
+      { rowKey: Buffer.from('a'), cells: [cell('info', 'name'), cell('tags', 't')] },
+      { rowKey: Buffer.from('b'), cells: [cell('info', 'name')] },
+      { rowKey: Buffer.from('c'), cells: [cell('tags', 't')] },
+    ]).then(() => undefined, (e: unknown) => e as { code?: string; status?: number; message: string; cause?: Error });
+    // The emulator answers INTERNAL "unknown family" for such an entry: the layout and Bigtable
+    // disagree, which is not the client's doing, so a 500 (logged with its cause).
+    t.equal(err?.code, 'RG_ERR_INTERNAL');
+    t.equal(err?.status, 500);
+    t.match(err?.message, /^writing table raw: 2 of 3 rows were not applied \(the other 1 were\); first: row key hex 61, INTERNAL/);
+    t.notMatch(err?.message, /unknown family/);
+    t.match(err?.cause?.message, /MutateRows entry statuses: INTERNAL: .*tags.* \(2 rows\)/);
+    // Rows are applied one by one: the row without the missing family was written. (Row a is not
+    // checked: the emulator applies an entry's mutations up to the failing one, so its info:name
+    // landed; Bigtable applies a row's mutations all or none.)
+    const [b] = await store.get('i', 'raw', [Buffer.from('b')], ALL);
+    t.same(cellsOf(b!), ['info:name@7="v"']);
+  });
+
+  t.test('cached layouts: a table Bigtable no longer has is dropped from the cache (re-created with another layout, it is read anew); a table still being created is not found and not cached', async (t) => {
+    const config = { projectId: 'test', instanceId: 'stale', tablePrefix: 'st' };
+    const a = await BigtableStore.open(config);
+    const b = await BigtableStore.open(config);
+    const bigtable = new Bigtable({ projectId: 'test', metricsEnabled: false });
+    t.teardown(async () => {
+      await a.close();
+      await b.close();
+      await bigtable.close();
+    });
+    await a.createInstance('i');
+    const first = parseLayout(RAW_LAYOUT);
+    await a.createTable('i', first);
+    await a.write('i', 'raw', [{ rowKey: Buffer.from('k'), cells: [{ kind: 'value', family: 'info', qualifier: 'name', timestamp: 1, schemaId: 0, json: '"x"' }] }]);
+    t.same([...(await b.getLayout('i', 'raw')).families.keys()], ['info', 'tags', 'recent'], 'b caches the first layout');
+    t.equal(b.rowsReceived, 0);
+    t.equal((await b.get('i', 'raw', [Buffer.from('k')], ALL))[0]!.cells.length, 1);
+
+    // The table dropped behind both stores' backs (Bigtable table and meta row), then re-created
+    // with another layout under the same name.
+    await bigtable.instance('stale').table(bigtableTableId('st', 'i', 'raw')).delete();
+    await bigtable.instance('stale').table('st.meta').row('table/i/raw').delete();
+    await t.rejects(b.get('i', 'raw', [Buffer.from('k')], ALL), { code: 'RG_ERR_TABLE_NOT_FOUND' }, 'Bigtable says NOT_FOUND: b drops its cached layout');
+    const second = parseLayout(RAW_LAYOUT.replace('{name: "recent", map_schema', '{name: "other", map_schema'));
+    await a.createTable('i', second);
+    t.same([...(await b.getLayout('i', 'raw')).families.keys()], ['info', 'tags', 'other'], 'b reads the new layout');
+    const now = Date.now(); // family other has a TTL of 60 s
+    await b.write('i', 'raw', [{ rowKey: Buffer.from('k'), cells: [{ kind: 'value', family: 'other', qualifier: 'q', timestamp: now, schemaId: 2, json: '5' }] }]);
+    t.same(cellsOf((await a.get('i', 'raw', [Buffer.from('k')], ALL))[0]!), [`other:q@${now}=5`], 'a, which re-created the table, reads it with the new layout');
+
+    // The same through a scan: the scan's NOT_FOUND drops the entry too.
+    await a.scan('i', 'raw', { limit: -1, read: ALL }).next();
+    await bigtable.instance('stale').table(bigtableTableId('st', 'i', 'raw')).delete();
+    await bigtable.instance('stale').table('st.meta').row('table/i/raw').delete();
+    await t.rejects(a.scan('i', 'raw', { limit: -1, read: ALL }).next(), { code: 'RG_ERR_TABLE_NOT_FOUND' });
+    await t.rejects(a.getLayout('i', 'raw'), { code: 'RG_ERR_TABLE_NOT_FOUND', message: 'table raw not found in instance i' }, 'the meta table is read again');
+    await b.createTable('i', first);
+    t.same([...(await a.getLayout('i', 'raw')).families.keys()], ['info', 'tags', 'recent']);
+
+    // Two-phase creation: a meta row still marked `creating` (the claim made, the Bigtable table
+    // not yet there) is a table not found, unlisted, and not cached: once the mark is gone, the
+    // table is found.
+    const meta = bigtable.instance('stale').table('st.meta');
+    const record = JSON.stringify({ layout: parseLayout(RAW_LAYOUT.replace('name: "raw"', 'name: "pending"')).desc, bigtable: bigtableTableId('st', 'i', 'pending') });
+    await meta.mutate([{ key: 'table/i/pending', method: 'insert', data: { m: { layout: Buffer.from(record), creating: Buffer.from('1') } } }]);
+    await t.rejects(a.getLayout('i', 'pending'), { code: 'RG_ERR_TABLE_NOT_FOUND', message: 'table pending not found in instance i (it is being created)' });
+    t.same(await a.listTables('i'), ['raw']);
+    t.same((await a.instanceMetadata('i')).tables.map((x) => x.name), ['raw']);
+    await t.rejects(b.createTable('i', parseLayout(RAW_LAYOUT.replace('name: "raw"', 'name: "pending"'))), { code: 'RG_ERR_TABLE_EXISTS', message: /being created, or its creation was interrupted/ });
+    await bigtable.instance('stale').createTable(bigtableTableId('st', 'i', 'pending'), { families: ['info', 'tags', 'recent'] });
+    await meta.row('table/i/pending').deleteCells(['m:creating']);
+    t.same(await a.listTables('i'), ['pending', 'raw']);
+    t.equal((await a.getLayout('i', 'pending')).name, 'pending');
+    // A table created by the store has no mark left.
+    const [rawRow] = await meta.row('table/i/raw').get({ decode: false });
+    t.same(Object.keys((rawRow.data as Record<string, Record<string, unknown>>).m ?? {}), ['layout']);
+  });
 }

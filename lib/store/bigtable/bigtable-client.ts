@@ -24,6 +24,11 @@ export interface Mutation {
   readonly deleteFromRow?: Record<string, never>;
 }
 
+export interface EntryStatus {
+  readonly code: number;
+  readonly message?: string;
+}
+
 export interface MutateEntry {
   readonly rowKey: Buffer;
   readonly mutations: readonly Mutation[];
@@ -140,16 +145,17 @@ export class BigtableClient {
     return chunks;
   }
 
-  /** MutateRows: the status code of each entry, in order (0 = applied). */
-  async mutateRows(tableId: string, entries: readonly MutateEntry[]): Promise<number[]> {
-    const codes = new Array<number>(entries.length).fill(GRPC.UNAVAILABLE);
+  /** MutateRows: the status of each entry, in order (code 0 = applied); an entry without one is UNAVAILABLE. */
+  async mutateRows(tableId: string, entries: readonly MutateEntry[]): Promise<EntryStatus[]> {
+    const statuses: EntryStatus[] = entries.map(() => ({ code: GRPC.UNAVAILABLE, message: 'no status received for the entry' }));
     const stream = this.bigtable.request({ client: 'BigtableClient', method: 'mutateRows', reqOpts: { tableName: this.tablePath(tableId), entries } }) as unknown as Readable;
     for await (const response of stream) {
-      for (const entry of (response as { entries?: { index?: string | number; status?: { code?: number } }[] }).entries ?? []) {
-        codes[Number(entry.index ?? 0)] = entry.status?.code ?? 0;
+      for (const entry of (response as { entries?: { index?: string | number; status?: { code?: number; message?: string } }[] }).entries ?? []) {
+        const code = entry.status?.code ?? 0;
+        statuses[Number(entry.index ?? 0)] = code === 0 ? { code } : { code, message: entry.status?.message ?? '' };
       }
     }
-    return codes;
+    return statuses;
   }
 
   /** CheckAndMutateRow with no predicate: applies `ifEmpty` only when the row has no cells. Returns true when it did. */

@@ -72,3 +72,41 @@ export function mapBigtableError(e: unknown, context: ErrorContext): RowgateErro
       return rgError('RG_ERR_INTERNAL', `${context.doing}: Bigtable call failed (${statusName(code)})`, e);
   }
 }
+
+/** The status of one MutateRows entry that was not applied. */
+export interface EntryFailure {
+  readonly rowKey: Buffer;
+  readonly code: number;
+  /** Bigtable's message for the entry (kept as the error's cause, for the server log). */
+  readonly message?: string;
+}
+
+/**
+ * The coded error of a write whose MutateRows entries partly failed. The rows not listed were
+ * applied (Bigtable applies each row on its own), and the message says so. The code is the most
+ * truthful one for the entries' statuses:
+ *
+ * - every failure transient (UNAVAILABLE, DEADLINE_EXCEEDED, ...): 503 store unavailable, retry later;
+ * - every other failure INVALID_ARGUMENT: 400, Bigtable refused the rows as sent (the gateway checks
+ *   families, key and qualifier sizes and timestamps first, so it is a limit of Bigtable's own);
+ * - anything else, NOT_FOUND of an entry included (a column family of the layout missing from the
+ *   Bigtable table: the table itself missing fails the whole call instead), and the emulator's
+ *   INTERNAL for an unknown family: 500, since the gateway's layout and Bigtable disagree.
+ *
+ * Bigtable's per-entry messages never reach the client: they are the error's cause.
+ */
+export function mutateFailureError(failures: readonly EntryFailure[], total: number, doing: string): RowgateError {
+  const lasting = failures.filter((f) => !RETRYABLE.has(f.code));
+  const first = lasting[0] ?? failures[0]!;
+  const statuses = new Map<string, number>();
+  for (const f of failures) {
+    const key = `${statusName(f.code)}${f.message ? `: ${f.message}` : ''}`;
+    statuses.set(key, (statuses.get(key) ?? 0) + 1);
+  }
+  const cause = new Error(`MutateRows entry statuses: ${[...statuses].map(([s, n]) => `${s} (${n} row${n === 1 ? '' : 's'})`).join('; ')}`);
+  const applied = total - failures.length;
+  const what = `${doing}: ${failures.length} of ${total} rows were not applied${applied > 0 ? ` (the other ${applied} were)` : ''}; first: row key hex ${first.rowKey.toString('hex').slice(0, 64)}, ${statusName(first.code)}`;
+  if (lasting.length === 0) return rgError('RG_ERR_STORE_UNAVAILABLE', `${what}; retry later`, cause);
+  if (lasting.every((f) => f.code === GRPC.INVALID_ARGUMENT)) return rgError('RG_ERR_BAD_BODY', `${what}: Bigtable rejected them as invalid`, cause);
+  return rgError('RG_ERR_INTERNAL', `${what}: the Bigtable table does not match the layout or refused them`, cause);
+}

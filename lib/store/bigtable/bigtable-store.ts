@@ -20,15 +20,15 @@
  * batch before anything else is written.
  */
 import { createHash } from 'node:crypto';
-import { rgError } from '../../errors.js';
+import { rgError, type RowgateError } from '../../errors.js';
 import { parseLayout } from '../../model/layout.js';
 import { MAX_NAME_CHARS } from '../../model/layout-names.js';
 import { FOREVER, type EncodedCell, type ReadSpec, type RowOut, type RowWrite, type SchemaTable, type TableLayout } from '../../model/types.js';
 import { CellPicker } from '../cell-picker.js';
 import { encodeValueCell } from '../lmdb/cell-value.js';
 import { DATA_VERSION, isStoreName, type InstanceMetadata, type RowDelete, type RowScan, type ScanRequest, type Store } from '../store.js';
-import { BigtableClient, type BigtableConnection, type MutateEntry, type Mutation, type ReadRowsRequest } from './bigtable-client.js';
-import { GRPC, grpcCode, mapBigtableError, RETRYABLE, statusName } from './bigtable-errors.js';
+import { BigtableClient, type BigtableConnection, type EntryStatus, type MutateEntry, type Mutation, type ReadRowsRequest } from './bigtable-client.js';
+import { grpcCode, mapBigtableError, mutateFailureError, RETRYABLE, type EntryFailure } from './bigtable-errors.js';
 import { BigtableSchemaTable } from './bigtable-schema-table.js';
 import { MetaTable } from './meta-table.js';
 import { buildReadFilter, micros } from './read-filter.js';
@@ -40,6 +40,8 @@ const MAX_ROW_KEY = 4096;
 /** Bigtable's column qualifier limit. */
 const MAX_QUALIFIER = 16 * 1024;
 const MAX_TABLE_ID = 50;
+/** Meta-row cell of a table whose creation has not finished (two-phase creation, createTable). */
+const CREATING = 'creating';
 /** Rows per batch handed to a scan's consumer. */
 const SCAN_BATCH_ROWS = 256;
 /**
@@ -148,7 +150,7 @@ export class BigtableStore implements Store {
     const info = await this.requireInstance(instance);
     const schemaTable = await this.schemaTableOf(instance).entries();
     const rows = await this.metaCall(`listing tables of ${instance}`, () => this.meta.scanPrefix(`table/${instance}/`));
-    const tables = rows.map((r) => ({ name: r.key.slice(`table/${instance}/`.length), layout: parseRecord(r.cells).layout }));
+    const tables = rows.filter((r) => !r.cells.has(CREATING)).map((r) => ({ name: r.key.slice(`table/${instance}/`.length), layout: parseRecord(r.cells).layout }));
     return { name: instance, dataVersion: info.dataVersion, schemaTable, tables };
   }
 
@@ -161,9 +163,18 @@ export class BigtableStore implements Store {
     await this.requireInstance(instance);
     const tableId = bigtableTableId(this.options.tablePrefix, instance, layout.name);
     const record: TableRecord = { layout: layout.desc, bigtable: tableId };
-    // The meta row is claimed first: of two gateways creating one table, exactly one proceeds.
-    const claimed = await this.metaCall(`creating table ${layout.name}`, () => this.meta.createIfAbsent(`table/${instance}/${layout.name}`, { layout: Buffer.from(JSON.stringify(record)) }));
-    if (!claimed) throw rgError('RG_ERR_TABLE_EXISTS', `table ${layout.name} already exists in instance ${instance}`);
+    const metaKey = `table/${instance}/${layout.name}`;
+    // Two phases. The meta row is claimed first, marked `creating`: of two gateways creating one
+    // table, exactly one proceeds, and until the mark is removed (the Bigtable table and its GC
+    // rules exist) every gateway treats the table as not found and caches nothing of it.
+    const claimed = await this.metaCall(`creating table ${layout.name}`, () => this.meta.createIfAbsent(metaKey, { layout: Buffer.from(JSON.stringify(record)), [CREATING]: Buffer.from(String(Date.now())) }));
+    if (!claimed) {
+      const row = await this.metaCall(`reading table ${layout.name}`, () => this.meta.get(metaKey));
+      const creating = row?.has(CREATING) ? ' (it is being created, or its creation was interrupted)' : '';
+      throw rgError('RG_ERR_TABLE_EXISTS', `table ${layout.name} already exists in instance ${instance}${creating}`);
+    }
+    // A layout this store cached under the name is stale: the table was removed behind its back.
+    this.tables.delete(`${instance}/${layout.name}`);
     const families = familiesOf(layout);
     try {
       await this.client.createTable(tableId, families);
@@ -171,15 +182,16 @@ export class BigtableStore implements Store {
       const limited = Object.fromEntries(Object.entries(families).filter(([, f]) => Object.keys(f.gcRule).length > 0));
       await this.client.updateFamilies(tableId, limited);
     } catch (e) {
-      await this.meta.remove(`table/${instance}/${layout.name}`).catch(() => undefined);
+      await this.meta.remove(metaKey).catch(() => undefined);
       throw mapBigtableError(e, { doing: `creating Bigtable table ${tableId}` });
     }
+    await this.metaCall(`creating table ${layout.name}`, () => this.meta.removeCell(metaKey, CREATING));
   }
 
   async listTables(instance: string): Promise<string[]> {
     await this.requireInstance(instance);
     const rows = await this.metaCall(`listing tables of ${instance}`, () => this.meta.scanPrefix(`table/${instance}/`));
-    return rows.map((r) => r.key.slice(`table/${instance}/`.length));
+    return rows.filter((r) => !r.cells.has(CREATING)).map((r) => r.key.slice(`table/${instance}/`.length));
   }
 
   async getLayout(instance: string, table: string): Promise<TableLayout> {
@@ -357,7 +369,7 @@ export class BigtableStore implements Store {
       mutations += entry.mutations.length;
     }
     if (current.length > 0) calls.push(current);
-    const failures: { entry: MutateEntry; code: number }[] = [];
+    const failures: EntryFailure[] = [];
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < calls.length) {
@@ -366,32 +378,29 @@ export class BigtableStore implements Store {
       }
     };
     await Promise.all(Array.from({ length: Math.min(MUTATE_CONCURRENCY, calls.length) }, worker));
-    if (failures.length === 0) return;
-    const code = failures[0]!.code;
-    const what = `${doing} table ${t.layout.name}: ${failures.length} of ${entries.length} rows were not applied (first: row key hex ${failures[0]!.entry.rowKey.toString('hex').slice(0, 64)}, ${statusName(code)})`;
-    if (RETRYABLE.has(code)) throw rgError('RG_ERR_STORE_UNAVAILABLE', `${what}; retry later`);
-    if (code === GRPC.INVALID_ARGUMENT) throw rgError('RG_ERR_BAD_BODY', `${what}: Bigtable rejected them as invalid`);
-    if (code === GRPC.NOT_FOUND) throw rgError('RG_ERR_TABLE_NOT_FOUND', `table ${t.layout.name} not found in instance ${t.instance} (no Bigtable table)`);
-    throw rgError('RG_ERR_INTERNAL', what);
+    if (failures.length > 0) throw mutateFailureError(failures, entries.length, `${doing} table ${t.layout.name}`);
   }
 
-  private async mutateWithRetry(t: OpenTable, entries: MutateEntry[], doing: string): Promise<{ entry: MutateEntry; code: number }[]> {
+  /** One MutateRows call, its transiently failed entries retried; returns the entries that still failed. */
+  private async mutateWithRetry(t: OpenTable, entries: MutateEntry[], doing: string): Promise<EntryFailure[]> {
     let pending = entries;
     for (let attempt = 1; ; attempt++) {
-      let codes: number[];
+      let statuses: EntryStatus[];
       try {
-        codes = await this.client.mutateRows(t.tableId, pending);
+        statuses = await this.client.mutateRows(t.tableId, pending);
       } catch (e) {
         const code = grpcCode(e);
         if (code !== undefined && RETRYABLE.has(code) && attempt < MUTATE_ATTEMPTS) {
           await delay(50 * 2 ** attempt);
           continue;
         }
-        throw mapBigtableError(e, { doing: `${doing} table ${t.layout.name}`, instance: t.instance, table: t.layout.name });
+        throw this.dataError(t, e, `${doing} table ${t.layout.name}`);
       }
-      const failed = pending.map((entry, i) => ({ entry, code: codes[i]! })).filter((f) => f.code !== 0);
-      const retry = failed.filter((f) => RETRYABLE.has(f.code));
-      if (failed.length === 0 || retry.length < failed.length || attempt >= MUTATE_ATTEMPTS) return failed;
+      const failed = pending.map((entry, i) => ({ entry, status: statuses[i]! })).filter((f) => f.status.code !== 0);
+      const retry = failed.filter((f) => RETRYABLE.has(f.status.code));
+      if (failed.length === 0 || retry.length < failed.length || attempt >= MUTATE_ATTEMPTS) {
+        return failed.map((f) => ({ rowKey: f.entry.rowKey, code: f.status.code, ...(f.status.message !== undefined ? { message: f.status.message } : {}) }));
+      }
       pending = retry.map((f) => f.entry);
       await delay(50 * 2 ** attempt);
     }
@@ -424,7 +433,23 @@ export class BigtableStore implements Store {
   }
 
   private async dataCall<T>(t: OpenTable, doing: string, fn: () => Promise<T>): Promise<T> {
-    return this.client.call({ doing: `${doing} in table ${t.layout.name}`, instance: t.instance, table: t.layout.name }, fn);
+    try {
+      return await fn();
+    } catch (e) {
+      throw this.dataError(t, e, `${doing} in table ${t.layout.name}`);
+    }
+  }
+
+  /**
+   * The coded error of a failed call on a table's data (BigtableScan uses it too). NOT_FOUND means
+   * the Bigtable table is gone: the cached layout is dropped, so the next call reads the meta table
+   * again (the table may have been removed, or re-created with another layout).
+   */
+  dataError(t: OpenTable, e: unknown, doing: string): RowgateError {
+    const error = mapBigtableError(e, { doing, instance: t.instance, table: t.layout.name });
+    const id = `${t.instance}/${t.layout.name}`;
+    if (error.code === 'RG_ERR_TABLE_NOT_FOUND' && this.tables.get(id) === t) this.tables.delete(id);
+    return error;
   }
 
   private async requireInstance(instance: string): Promise<{ dataVersion: string }> {
@@ -451,7 +476,10 @@ export class BigtableStore implements Store {
     return s;
   }
 
-  /** The open table, from cache (only found tables are cached: another gateway may create one any time). */
+  /**
+   * The open table, from cache. Only found tables that are fully created are cached (another
+   * gateway may create one any time); an entry is dropped when Bigtable says the table is gone.
+   */
   async openTable(instance: string, table: string): Promise<OpenTable> {
     const id = `${instance}/${table}`;
     const cached = this.tables.get(id);
@@ -459,6 +487,7 @@ export class BigtableStore implements Store {
     await this.requireInstance(instance);
     const row = isStoreName(table) ? await this.metaCall(`reading table ${table}`, () => this.meta.get(`table/${instance}/${table}`)) : undefined;
     if (!row) throw rgError('RG_ERR_TABLE_NOT_FOUND', `table ${table} not found in instance ${instance}`);
+    if (row.has(CREATING)) throw rgError('RG_ERR_TABLE_NOT_FOUND', `table ${table} not found in instance ${instance} (it is being created)`);
     const record = parseRecord(row);
     const layout = parseLayout(record.layout);
     const opened: OpenTable = { instance, layout, tableId: record.bigtable, counters: new CounterColumns(layout) };
@@ -536,7 +565,7 @@ class BigtableScan implements RowScan {
         while (batch.length < SCAN_BATCH_ROWS && this.remaining > 0) {
           const raw = this.readRaw();
           if (raw === undefined) {
-            if (this.error !== undefined) throw mapBigtableError(this.error, { doing: `scanning table ${this.table.layout.name}`, instance: this.table.instance, table: this.table.layout.name });
+            if (this.error !== undefined) throw this.store.dataError(this.table, this.error, `scanning table ${this.table.layout.name}`);
             if (this.ended) {
               // A rowsLimit cut the stream short while rows were dropped: continue after the last row.
               if (this.rowsInStream >= this.streamLimit && this.streamLimit > 0 && this.lastKey && this.openStream(this.lastKey)) continue;

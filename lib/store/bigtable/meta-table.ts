@@ -40,6 +40,11 @@ export class MetaTable {
     return this.client.mutateIfEmpty(this.tableId, Buffer.from(key), setCells(cells));
   }
 
+  /** Deletes one cell of a row. */
+  async removeCell(key: string, qualifier: string): Promise<void> {
+    await this.client.mutateRow(this.tableId, Buffer.from(key), [{ deleteFromColumn: { familyName: META_FAMILY, columnQualifier: Buffer.from(qualifier) } }]);
+  }
+
   async remove(key: string): Promise<void> {
     await this.client.mutateRow(this.tableId, Buffer.from(key), [{ deleteFromRow: {} }]);
   }
