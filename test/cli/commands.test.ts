@@ -61,6 +61,14 @@ t.test('create-table, ls, get and scan on one data directory', async (t) => {
   const badEid = await runCli(['get', ...data, '--instance', 'shop', '--table', 'users', '--eid', '101']);
   t.equal(badEid.code, 1);
   t.match(badEid.stderr, /^rowgate get: Provide components wrapped as a JSON array/);
+  // Over-long keys: refused naming the option (lmdb-js printed "Key of size 3006 was too large" and a stack trace).
+  const longKey = `rowkey=${'y'.repeat(3000)}`;
+  for (const [command, option] of [['get', '--eid'], ['scan', '--start-eid'], ['scan', '--end-eid'], ['export', '--start-eid']] as const) {
+    const tooLong = await runCli([command, ...data, '--instance', 'shop', '--table', 'notes', option, longKey]);
+    t.equal(tooLong.code, 1, `${command} ${option} of 3000 bytes fails`);
+    t.equal(tooLong.stderr, `rowgate ${command}: ${option} is a row key of 3000 bytes; the store accepts at most 1024\n`);
+    t.equal(tooLong.stdout, '');
+  }
   const badCols = await runCli(['get', ...data, '--instance', 'shop', '--table', 'users', '--eid', '[101]', '--cols', 'nope']);
   t.equal(badCols.code, 1);
   t.match(badCols.stderr, /cols names an unknown family: "nope"/);

@@ -245,6 +245,32 @@ export function storeConformance(t: Test, makeStore: StoreFactory): void {
     t.same(cellsOf((await store.get(instance, 'raw', [key('d4')], EVERY_VERSION))[0]!), ['info:name@3="c"']);
   });
 
+  t.test('over-long keys on reads: a point get of a key no write accepts is a missing row; scan bounds of any length select exactly [start, end) (lmdb-js threw "Key of size 3006 was too large")', async (t) => {
+    const m = store.maxRowKeyBytes;
+    const k = (n: number, last = ''): Buffer => Buffer.concat([Buffer.alloc(n, 'k'), key(last)]);
+    const zeros = (n: number, last: number[] = []): Buffer => Buffer.concat([Buffer.alloc(n, 0), Buffer.from(last)]);
+    // In byte order. `longest` is the longest key the store takes; z0/z1 are escaped on LMDB (00 -> 00 FF).
+    const rows: [string, Buffer][] = [
+      ['z0', zeros(400)], ['z1', zeros(399, [1])], ['a', key('a')], ['below', k(m - 1, 'j')], ['longest', k(m)], ['above', k(m - 1, 'l')], ['z', key('z')],
+    ];
+    await store.write(instance, 'raw', rows.map(([name, rowKey]) => ({ rowKey, cells: [str('tags', 't', name, 1)] })));
+    const names = new Map(rows.map(([name, rowKey]) => [rowKey.toString('hex'), name]));
+    const scanNames = async (start: Buffer | undefined, end: Buffer | undefined): Promise<string[]> =>
+      (await collect(store.scan(instance, 'raw', { start, end, limit: -1, read: ALL }))).map((r) => names.get(r.rowKey.toString('hex')) ?? `unexpected ${r.rowKey.length}-byte key`);
+
+    const got = await store.get(instance, 'raw', [k(m, 'x'), k(20_000), zeros(m), k(m)], ALL);
+    t.same(got.map((r) => r.cells.length), [0, 0, 0, 1], 'keys over maxRowKeyBytes (and one no write could store) are missing rows; the others are read');
+    t.same(got.map((r) => r.rowKey.length), [m + 1, 20_000, m, m], 'each answered under its own key');
+
+    t.same(await scanNames(k(m, 'x'.repeat(2000)), undefined), ['above', 'z'], 'a start bound longer than any key: a stored key it extends sorts before it');
+    t.same(await scanNames(undefined, k(m, 'x'.repeat(2000))), ['z0', 'z1', 'a', 'below', 'longest'], 'an end bound longer than any key');
+    t.same(await scanNames(k(m - 1, 'j'.concat('x'.repeat(3000))), Buffer.concat([k(m), zeros(3000)])), ['longest'], 'both bounds over-long');
+    t.same(await scanNames(zeros(m + 2000), undefined), ['z1', 'a', 'below', 'longest', 'above', 'z'], 'an over-long start of 00 bytes');
+    t.same(await scanNames(undefined, zeros(m + 2000)), ['z0'], 'an over-long end of 00 bytes');
+    t.same(await scanNames(k(20_000), Buffer.alloc(20_000, 'l')), ['above'], '20,000-byte bounds');
+    t.equal(store.openScans, 0);
+  });
+
   t.test('regression: deleting a column whose qualifier is longer than any stored key deletes nothing (was a 500 from lmdb-js)', async (t) => {
     await store.write(instance, 'raw', [{ rowKey: key('q1'), cells: [str('tags', 't', 'x', 1)] }]);
     for (const n of [1978, 4087, 20_000]) {

@@ -28,7 +28,7 @@ export function registerExport(program: Command): void {
   withScanOptions(cmd, '-1', 'all').action(async (flags: ExportFlags) => {
     await withStore(flags, { create: false }, async ({ store }) => {
       const layout = await store.getLayout(flags.instance, flags.table);
-      const request = scanRequestOf(layout, flags);
+      const request = scanRequestOf(layout, flags, store.maxRowKeyBytes);
       const partial = flags.out === undefined ? undefined : `${flags.out}.partial-${process.pid}`;
       const stream = partial === undefined ? process.stdout : createWriteStream(partial);
       const output = new Output(stream);

@@ -22,7 +22,7 @@ export function registerGet(program: Command): void {
     await withStore(flags, { create: false }, async ({ store }) => {
       const layout = await store.getLayout(flags.instance, flags.table);
       const read = readSpecOf(layout, flags);
-      const [row] = await store.get(flags.instance, flags.table, [rowKeyOf(layout, flags.eid)], read);
+      const [row] = await store.get(flags.instance, flags.table, [rowKeyOf(layout, flags.eid, store.maxRowKeyBytes, '--eid')], read);
       process.stdout.write(`${rowSerializer(layout.keyFormat, 3)(row!)}\n`);
     });
   });

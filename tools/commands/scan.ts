@@ -22,7 +22,7 @@ export function registerScan(program: Command): void {
       const layout = await store.getLayout(flags.instance, flags.table);
       const output = new Output(process.stdout);
       try {
-        await dumpRows({ store, instance: flags.instance, table: flags.table, layout, request: scanRequestOf(layout, flags), output, terminator: '\n' });
+        await dumpRows({ store, instance: flags.instance, table: flags.table, layout, request: scanRequestOf(layout, flags, store.maxRowKeyBytes), output, terminator: '\n' });
         await output.flush();
       } catch (e) {
         if (!(e instanceof OutputClosed)) throw e;

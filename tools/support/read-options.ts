@@ -4,10 +4,14 @@
  * accept and refuse exactly what GET rows does (revision 3 entity ids).
  */
 import { InvalidArgumentError, type Command } from 'commander';
+import { dialectOf, storableKey } from '../../lib/http/dialect.js';
 import { parseEntityIdText, resolveEntityId } from '../../lib/model/entity-id.js';
 import { parseLimit, parseReadSpec } from '../../lib/model/read-request.js';
 import type { ReadSpec, TableLayout } from '../../lib/model/types.js';
 import type { ScanRequest } from '../../lib/store/store.js';
+
+/** The CLI speaks revision 3, as the rows it prints. */
+const REVISION_3 = dialectOf(3);
 
 export interface ReadFlags {
   readonly cols?: string;
@@ -39,15 +43,27 @@ export function readSpecOf(layout: TableLayout, flags: ReadFlags): ReadSpec {
   return parseReadSpec(layout, { cols: flags.cols, versions: flags.versions, timerange: flags.timerange });
 }
 
-/** An entity id option as a row key (no wildcards). */
-export function rowKeyOf(layout: TableLayout, text: string): Buffer {
-  return resolveEntityId(layout.keyFormat, parseEntityIdText(text, { allowWildcards: false }));
+/**
+ * An entity id option as a row key (no wildcards), refused (RG_ERR_ROW_KEY_TOO_LONG, naming the
+ * option) when longer than the store's limit, as HTTP refuses such an eid or bound: no such row
+ * can exist, and a bound that long is almost certainly a mistake.
+ */
+export function rowKeyOf(layout: TableLayout, text: string, maxRowKeyBytes: number, option: string): Buffer {
+  return storableKey(resolveEntityId(layout.keyFormat, parseEntityIdText(text, { allowWildcards: false })), maxRowKeyBytes, option);
 }
 
-export function scanRequestOf(layout: TableLayout, flags: ScanFlags): ScanRequest {
+/**
+ * A range bound option as a row key: parsed as GET rows parses start_eid/end_eid (a `rowkey=` bound
+ * is a byte position and need not be a whole key of the table's format), with the same length check.
+ */
+function boundOf(layout: TableLayout, text: string, maxRowKeyBytes: number, option: string): Buffer {
+  return storableKey(REVISION_3.parseBound(text, layout.keyFormat, option), maxRowKeyBytes, option);
+}
+
+export function scanRequestOf(layout: TableLayout, flags: ScanFlags, maxRowKeyBytes: number): ScanRequest {
   return {
-    start: flags.startEid === undefined ? undefined : rowKeyOf(layout, flags.startEid),
-    end: flags.endEid === undefined ? undefined : rowKeyOf(layout, flags.endEid),
+    start: flags.startEid === undefined ? undefined : boundOf(layout, flags.startEid, maxRowKeyBytes, '--start-eid'),
+    end: flags.endEid === undefined ? undefined : boundOf(layout, flags.endEid, maxRowKeyBytes, '--end-eid'),
     limit: parseLimit(flags.limit ?? '-1'),
     read: readSpecOf(layout, flags),
   };

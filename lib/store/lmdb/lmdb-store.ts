@@ -22,10 +22,7 @@ import { cellKey, CellKeyScratch, cellKeyLength, columnPrefix, familyPrefix, par
 import { counterValue, decodeCell, encodeCounterCell, ValueCellScratch } from './cell-value.js';
 import { installSchemaTable, LmdbSchemaTable } from './lmdb-schema-table.js';
 import { cursorBatches, ScanCursor, type Entry } from './scan-cursor.js';
-import { FLAG_SERVER_TIME, TRIM_ALWAYS, TRIM_IF_ROW_EXISTS, trimMode, type PreparedBatch } from './prepared-batch.js';
-
-/** LMDB's compiled-in key limit (platform-notes.md 3). */
-const LMDB_MAX_KEY = 1978;
+import { FLAG_SERVER_TIME, LMDB_MAX_KEY, TRIM_ALWAYS, TRIM_IF_ROW_EXISTS, trimMode, type PreparedBatch } from './prepared-batch.js';
 /** Rows per batch handed to a scan's consumer: big enough to amortize one promise per batch. */
 const SCAN_BATCH_ROWS = 256;
 /** Rendered bytes per fast-path chunk: large socket writes, still small against a slow client. */
@@ -61,6 +58,12 @@ export interface LmdbStoreOptions {
 
 export class LmdbStore implements Store {
   readonly kind = 'lmdb' as const;
+  /**
+   * Row keys up to 1024 bytes, not LMDB's 1978-byte key limit: a cell key is the escaped row key,
+   * its family, the escaped qualifier and an 8-byte timestamp (cell-key.ts), so a row key of at
+   * most 1024 bytes leaves at least ~940 bytes for family and qualifier. A write whose cell key
+   * would still exceed LMDB's limit (a huge qualifier, many 00 bytes escaped) is refused whole.
+   */
   readonly maxRowKeyBytes = 1024;
   private readonly env: RootDatabase;
   private readonly meta: Database;
@@ -141,11 +144,20 @@ export class LmdbStore implements Store {
 
   // ------------------------------------------------------------ reads
 
+  /**
+   * A key longer than any write accepts (over maxRowKeyBytes, or whose escaped prefix alone passes
+   * LMDB's key limit) is a missing row, read without touching LMDB (whose cursor cannot even seek
+   * to it): no such row can exist, so "no cells" is the true answer, as for any other absent key,
+   * and one such key does not fail a bulk get of others. Layers that tell a user their key is
+   * unusable check maxRowKeyBytes themselves first (HTTP's storableKey, the CLI's --eid).
+   */
   async get(instance: string, table: string, rowKeys: readonly Buffer[], read: ReadSpec): Promise<RowOut[]> {
     const t = this.openTable(instance, table);
     const picker = new CellPicker(t.layout, read);
     return rowKeys.map((rowKey) => {
+      if (rowKey.length > this.maxRowKeyBytes) return { rowKey, cells: [] };
       const prefix = rowPrefix(rowKey);
+      if (prefix.length > LMDB_MAX_KEY) return { rowKey, cells: [] };
       picker.beginRow();
       const cells: CellOut[] = [];
       for (const { key, value } of t.db.getRange({ start: prefix, end: prefixEnd(prefix) })) {
@@ -491,7 +503,20 @@ function scanBounds(request: ScanRequest): { start?: Buffer; end?: Buffer } {
   // Row keys are escaped in cell keys; escaping keeps byte order, so bounds escape the same way
   // (without the 00 00 terminator, so a bound sorts before every cell of its row).
   return {
-    start: startKey ? rowPrefix(startKey).subarray(0, -2) : undefined,
-    end: endKey ? rowPrefix(endKey).subarray(0, -2) : undefined,
+    start: startKey ? storableBound(rowPrefix(startKey).subarray(0, -2)) : undefined,
+    end: endKey ? storableBound(rowPrefix(endKey).subarray(0, -2)) : undefined,
   };
+}
+
+/**
+ * An escaped bound cut to LMDB's key limit, selecting exactly the same cells: lmdb-js cannot seek
+ * to a longer key (it throws "Key of size N was too large"), and no stored key is longer. For a
+ * stored cell key c (|c| <= L = LMDB_MAX_KEY) and a bound b with |b| > L, c and b first differ
+ * within c or c is a prefix of b, so c < b exactly when c <= b[0, L), and c >= b exactly when
+ * c > b[0, L). c never equals b[0, L): every cell key holds the 00 00 row terminator, and an
+ * escaped row key never has two 00 bytes in a row (00 is written 00 FF). So b[0, L) as inclusive
+ * start or exclusive end keeps [start, end) exact in row-key byte order.
+ */
+function storableBound(escaped: Buffer): Buffer {
+  return escaped.length > LMDB_MAX_KEY ? escaped.subarray(0, LMDB_MAX_KEY) : escaped;
 }
