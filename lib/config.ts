@@ -15,7 +15,10 @@ export type StoreConfig =
 export interface Limits {
   /** Largest request body accepted (413 beyond). 64 MiB: a 100,000-row bulk POST fits. */
   readonly bodyBytes: number;
-  /** Longest request URL accepted (414 beyond); 16 KiB covers a bulk get of ~300 entity ids. */
+  /**
+   * Longest request URL accepted (414 beyond); 16 KiB covers a bulk get of ~300 entity ids. Must be
+   * below maxHeaderBytes; when not set, at most half of it.
+   */
   readonly urlBytes: number;
   /** Largest `limit` a scan may ask for (besides -1 = all). */
   readonly maxLimit: number;
@@ -71,6 +74,7 @@ export interface AdminConfig {
   readonly readyTimeoutMs: number;
 }
 
+/** The admin port of the default configuration: the main port + 1 (see defaultAdminPort). */
 export const DEFAULT_ADMIN_PORT = 8081;
 
 export interface Config {
@@ -179,17 +183,36 @@ function parseStore(raw: unknown, dataFlag: string | undefined): StoreConfig {
   return bad('store.kind', `must be lmdb or bigtable, got ${JSON.stringify(s.kind)}`);
 }
 
+/**
+ * The longest delay node's timers take: a longer one (a `*Ms` limit) becomes 1 ms, with only a
+ * TimeoutOverflowWarning to show for it.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 function parseLimits(raw: unknown): Limits {
   if (raw === undefined) return DEFAULT_LIMITS;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) bad('limits', 'must be a mapping');
-  const out: Record<string, number> = { ...DEFAULT_LIMITS };
-  for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
+  const given = raw as Record<string, unknown>;
+  const out = { ...DEFAULT_LIMITS } as Record<keyof Limits, number>;
+  for (const [k, v] of Object.entries(given)) {
     if (!(k in DEFAULT_LIMITS)) bad(`limits.${k}`, `unknown limit (known: ${Object.keys(DEFAULT_LIMITS).join(', ')})`);
-    out[k] = integer(`limits.${k}`, v, 1, Number.MAX_SAFE_INTEGER);
+    const n = integer(`limits.${k}`, v, 1, Number.MAX_SAFE_INTEGER);
+    if (k.endsWith('Ms') && n > MAX_TIMER_MS) {
+      bad(`limits.${k}`, `must be at most ${MAX_TIMER_MS} (2^31-1 ms, about 24.8 days), got ${n}: node's timers cannot wait longer and would fire after 1 ms instead`);
+    }
+    out[k as keyof Limits] = n;
   }
   // node:http refuses a headers timeout longer than the request timeout.
-  if (out.headersTimeoutMs! > out.requestTimeoutMs!) bad('limits.headersTimeoutMs', `must not exceed limits.requestTimeoutMs (${out.requestTimeoutMs})`);
-  return out as unknown as Limits;
+  if (out.headersTimeoutMs > out.requestTimeoutMs) bad('limits.headersTimeoutMs', `must not exceed limits.requestTimeoutMs (${out.requestTimeoutMs})`);
+  // The URL is part of the request head, which node bounds by maxHeaderBytes with a bare 431: a
+  // urlBytes not below it would make the coded 414 unreachable. Left unset, urlBytes follows a
+  // lowered maxHeaderBytes (half of it, as the defaults are); set, it must fit.
+  if (given.urlBytes === undefined) out.urlBytes = Math.min(DEFAULT_LIMITS.urlBytes, Math.max(1, Math.floor(out.maxHeaderBytes / 2)));
+  if (out.urlBytes >= out.maxHeaderBytes) {
+    if (given.urlBytes === undefined) bad('limits.maxHeaderBytes', `must be at least 2, got ${out.maxHeaderBytes}: the request head must hold a URL`);
+    bad('limits.urlBytes', `must be less than limits.maxHeaderBytes (${out.maxHeaderBytes}), got ${out.urlBytes}: the request head holding the URL is limited to maxHeaderBytes, so node would answer a bare 431 before the coded 414 (leave room for the headers: the defaults are 16384 and 32768)`);
+  }
+  return out;
 }
 
 function mapping(key: string, raw: unknown): Record<string, unknown> {
@@ -270,13 +293,24 @@ function parseTls(raw: unknown): TlsConfig | undefined {
   return out;
 }
 
+/**
+ * The admin port when `admin.port` is not set: the main port + 1 (8081 for the default 8080, the
+ * original's admin port), so gateways on different ports (and `serve --port 8081`) do not all
+ * reach for one admin port. An ephemeral main port (0: tests, parallel runs) gets an ephemeral
+ * admin port; 65535 has no next port, so admin.port must then be given.
+ */
+function defaultAdminPort(port: number): number {
+  if (port === 0) return 0;
+  if (port === 65535) bad('admin.port', 'has no default when port is 65535 (the default is port + 1): set admin.port, or admin: false');
+  return port + 1;
+}
+
 function parseAdmin(raw: unknown, host: string, port: number): AdminConfig | false {
   if (raw === false) return false;
   const a = raw === undefined || raw === null || raw === true ? {} : mapping('admin', raw);
   onlyKeys('admin', a, ['host', 'port', 'readyTimeoutMs']);
   const adminHost = a.host === undefined ? host : text('admin.host', a.host);
-  // An ephemeral main port (0, tests and parallel runs) gets an ephemeral admin port too.
-  const adminPort = integer('admin.port', a.port ?? (port === 0 ? 0 : DEFAULT_ADMIN_PORT), 0, 65535);
+  const adminPort = a.port === undefined || a.port === null ? defaultAdminPort(port) : integer('admin.port', a.port, 0, 65535);
   if (adminPort !== 0 && adminPort === port) {
     bad('admin.port', `${adminPort} is the port of the main listener; pick another (or admin: false)`);
   }

@@ -54,6 +54,40 @@ t.test('valid settings', async (t) => {
   t.equal(buildConfig({ port: 1 }, { port: '0' }).port, 0, 'flags win over the file');
 });
 
+t.test('limits: cross-checks, and what the largest accepted values are', async (t) => {
+  const max = 2 ** 31 - 1;
+  const l = buildConfig({ limits: { headersTimeoutMs: max, requestTimeoutMs: max, keepAliveTimeoutMs: max, stallTimeoutMs: max, shutdownGraceMs: max } }).limits;
+  t.same([l.headersTimeoutMs, l.requestTimeoutMs, l.keepAliveTimeoutMs, l.stallTimeoutMs, l.shutdownGraceMs], [max, max, max, max, max], '2^31-1 ms is accepted');
+  t.equal(buildConfig({ limits: { bodyBytes: 2 ** 40 } }).limits.bodyBytes, 2 ** 40, 'sizes are not bound by the timer limit');
+  t.equal(buildConfig({ limits: { urlBytes: 32767 } }).limits.urlBytes, 32767, 'urlBytes just below maxHeaderBytes');
+  t.equal(buildConfig({ limits: { urlBytes: 20000, maxHeaderBytes: 65536 } }).limits.urlBytes, 20000);
+  // Left unset, urlBytes follows a lowered maxHeaderBytes (half of it, as the defaults are).
+  t.equal(buildConfig({ limits: { maxHeaderBytes: 4096 } }).limits.urlBytes, 2048);
+  t.equal(buildConfig({ limits: { maxHeaderBytes: 65536 } }).limits.urlBytes, 16384, 'a larger head does not raise the URL limit');
+  t.equal(buildConfig({ limits: { maxScans: 3 } }).limits.urlBytes, 16384);
+  t.equal(buildConfig({ limits: { maxHeaderBytes: 2 } }).limits.urlBytes, 1);
+  t.throws(() => buildConfig({ limits: { maxHeaderBytes: 1 } }), /configuration limits\.maxHeaderBytes: must be at least 2/);
+});
+
+t.test('the admin port defaults to the main port + 1', async (t) => {
+  const port = (file: Record<string, unknown>, flags = {}) => {
+    const admin = buildConfig(file, flags).admin;
+    return admin === false ? false : admin.port;
+  };
+  t.equal(port({}), 8081, 'default: 8081 beside 8080, like the original');
+  t.equal(port({ port: 9000 }), 9001);
+  t.equal(port({}, { port: '8081' }), 8082, 'serve --port 8081 works: its admin listener takes 8082');
+  t.equal(port({ port: 8080 }, { port: 8090 }), 8091, 'follows the port the flag sets');
+  t.equal(port({ port: 0 }), 0, 'an ephemeral main port gets an ephemeral admin port');
+  t.equal(port({ port: 65534 }), 65535);
+  t.equal(port({ port: 65535, admin: { port: 9100 } }), 9100, 'port 65535 with an explicit admin.port');
+  t.equal(port({ port: 65535, admin: false }), false, 'or without an admin listener');
+  t.equal(port({ port: 9000, admin: { port: 8081 } }), 8081, 'an explicit admin.port wins');
+  t.equal(port({ port: 9000, admin: { host: '127.0.0.2' } }), 9001, 'a mapping without port gets the default');
+  t.equal(port({ port: 9000, admin: { port: null } }), 9001, 'so does an empty port (YAML `port:`)');
+  t.equal(port({ port: 9000, admin: true }), 9001);
+});
+
 t.test('store.scanThreads sets the threads of one large LMDB scan', async (t) => {
   t.same(buildConfig({ store: { kind: 'lmdb', path: '/d', scanThreads: 0 } }).store, { kind: 'lmdb', path: '/d', scanThreads: 0 });
   t.same(buildConfig({ store: { kind: 'lmdb', path: '/d' } }).store, { kind: 'lmdb', path: '/d' }, 'absent: the store picks (cores, at most 4)');
@@ -74,6 +108,17 @@ t.test('invalid configuration is refused with a message naming the key', async (
     [{ limits: { maxHeaderBytes: 'big' } }, /configuration limits\.maxHeaderBytes:/],
     [{ limits: { timeoutMs: 5 } }, /configuration limits\.timeoutMs: unknown limit/],
     [{ limits: { headersTimeoutMs: 5000, requestTimeoutMs: 1000 } }, /configuration limits\.headersTimeoutMs: must not exceed limits\.requestTimeoutMs/],
+    // urlBytes must stay below maxHeaderBytes, or node's bare 431 answers before the coded 414.
+    [{ limits: { urlBytes: 40000 } }, /configuration limits\.urlBytes: must be less than limits\.maxHeaderBytes \(32768\), got 40000: .*431.*414/],
+    [{ limits: { urlBytes: 4096, maxHeaderBytes: 4096 } }, /configuration limits\.urlBytes: must be less than limits\.maxHeaderBytes \(4096\), got 4096/],
+    [{ limits: { urlBytes: 5000, maxHeaderBytes: 4096 } }, /configuration limits\.urlBytes: must be less than limits\.maxHeaderBytes/],
+    // A timer longer than 2^31-1 ms fires after 1 ms in node.
+    ...(['headersTimeoutMs', 'requestTimeoutMs', 'keepAliveTimeoutMs', 'stallTimeoutMs', 'shutdownGraceMs'] as const).map(
+      (key): [Record<string, unknown>, RegExp] => [
+        { limits: { [key]: 2 ** 31, ...(key === 'headersTimeoutMs' ? { requestTimeoutMs: 2 ** 31 - 1 } : {}) } },
+        new RegExp(`configuration limits\\.${key}: must be at most 2147483647 \\(2\\^31-1 ms`),
+      ],
+    ),
     [{ limits: [] }, /configuration limits: must be a mapping/],
     // cors
     [{ cors: 'yes' }, /configuration cors: must be true, false, or a mapping/],
@@ -100,6 +145,9 @@ t.test('invalid configuration is refused with a message naming the key', async (
     [{ admin: { port: -1 } }, /configuration admin\.port:/],
     [{ admin: 'on' }, /configuration admin: must be a mapping/],
     [{ admin: { readyTimeoutMs: 0 } }, /configuration admin\.readyTimeoutMs:/],
+    [{ port: 65535 }, /configuration admin\.port: has no default when port is 65535 \(the default is port \+ 1\): set admin\.port, or admin: false/],
+    [{ port: 8081, admin: { port: 8081 } }, /configuration admin\.port: 8081 is the port of the main listener/],
+    [{ port: 9000, admin: { port: 9000 } }, /configuration admin\.port: 9000 is the port of the main listener/],
     // store
     [{ store: { kind: 'lmdb', scanThreads: -1 } }, /configuration store\.scanThreads: must be an integer from 0 to 64/],
     [{ store: { kind: 'lmdb', scanThreads: 'all' } }, /configuration store\.scanThreads:/],
