@@ -1,10 +1,16 @@
 /**
  * Bearer tokens and read-only mode: every route answered with no token, a wrong token, a token
- * of another instance and a read-only token on a write; listings filtered by scope.
+ * of another instance and a read-only token on a write; listings filtered by scope. The probes of
+ * every revision come from its route table (routesFor), so no route can be left out.
  */
 import t from 'tap';
-import { sha256Hex } from '../../lib/http/auth.js';
-import { json, raw, startGateway } from './harness.js';
+import type { Revision } from '../../lib/config.js';
+import { accessOf, sha256Hex } from '../../lib/http/auth.js';
+import { routesFor } from '../../lib/http/routes.js';
+import { toHex } from '../../lib/model/binary-text.js';
+import { parseLayout } from '../../lib/model/layout.js';
+import { encodeRowKey } from '../../lib/model/row-key.js';
+import { json, raw, SAMPLE_LAYOUT, startGateway } from './harness.js';
 
 const TOKENS = {
   admin: 'admin-secret-token',
@@ -40,6 +46,7 @@ interface Probe {
 const REV3: Probe[] = [
   { method: 'GET', path: '/v1', instance: false },
   { method: 'GET', path: '/v1/version', instance: false },
+  { method: 'GET', path: '/v1/openapi.json', instance: false },
   { method: 'GET', path: '/v1/instances', instance: false },
   { method: 'GET', path: '/v1/instances/default', instance: true },
   { method: 'GET', path: '/v1/instances/default/tables', instance: true },
@@ -52,6 +59,32 @@ const REV3: Probe[] = [
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
+/** The hex row key of entity id [1] of sample_table (revision 1's single-row path). */
+const HEX_ROW = toHex(encodeRowKey(parseLayout(SAMPLE_LAYOUT).keyFormat, [1n]));
+
+interface RouteProbe extends Probe {
+  /** The route template it exercises. */
+  readonly template: string;
+}
+
+/**
+ * One probe per route of the revision's route table, so a route added there is probed here too.
+ * A path parameter this function does not know fails the test: say what to put there.
+ */
+function probesOf(revision: Revision, instance = 'default'): RouteProbe[] {
+  const values: Record<string, string> = { instance, table: 'sample_table', hexEntityId: HEX_ROW };
+  return routesFor(revision).map((route) => {
+    const path = route.path.replace(/:([A-Za-z]+)/g, (_, name: string) => {
+      const value = values[name];
+      if (value === undefined) throw new Error(`auth.test.ts: no value for :${name} of route ${route.method} ${route.path}; add one to probesOf`);
+      return value;
+    });
+    // POST is the one route with a body; the others take parameters (PUT's are not needed to pass authentication).
+    const body = route.method === 'POST' ? JSON.stringify({ ...JSON.parse(ROW), entityId: revision === 3 ? [1] : '[1]' }) : undefined;
+    return { method: route.method, path, body, instance: route.path.includes(':instance'), template: route.path };
+  });
+}
+
 async function errorOf(base: string, p: Probe, headers: Record<string, string>) {
   const res = await raw(base, p.method, p.path, p.body, { ...json, ...headers });
   const body = JSON.parse(res.body || '{}') as { code?: string; exception?: string; status?: number };
@@ -61,7 +94,7 @@ async function errorOf(base: string, p: Probe, headers: Record<string, string>) 
 t.test('revision 3: every route refuses a missing or wrong token with 401 and a Bearer challenge', async (t) => {
   const h = await startGateway({ auth: AUTH });
   t.teardown(() => h.close());
-  for (const p of [...REV3, { method: 'GET', path: '/v1/nope', instance: false }, { method: 'PATCH', path: TABLE, instance: true }]) {
+  for (const p of [...probesOf(3), { method: 'GET', path: '/v1/nope', instance: false }, { method: 'PATCH', path: TABLE, instance: true }]) {
     for (const [label, headers] of [
       ['no token', {}],
       ['wrong token', bearer('not-a-configured-token')],
@@ -78,6 +111,68 @@ t.test('revision 3: every route refuses a missing or wrong token with 401 and a 
   const { res } = await errorOf(h.base, REV3[0]!, bearer('nope'));
   t.match(res.headers['www-authenticate'], /error="invalid_token"/, 'an unknown token is named invalid_token');
 });
+
+for (const revision of [1, 2, 3] as const) {
+  t.test(`revision ${revision}: every route of the route table, with every kind of token`, async (t) => {
+    const h = await startGateway({ auth: AUTH, revision });
+    t.teardown(() => h.close());
+    const probes = probesOf(revision);
+    t.same(probes.map((p) => `${p.method} ${p.template}`), routesFor(revision).map((r) => `${r.method} ${r.path}`), 'one probe per route');
+    for (const p of probes) {
+      const what = `${p.method} ${p.template}`;
+      const write = accessOf(p.method) === 'write';
+
+      const none = await errorOf(h.base, p, {});
+      t.equal(none.res.status, 401, `${what}: no token`);
+      t.equal(none.body.code, 'RG_ERR_UNAUTHORIZED');
+      t.match(none.res.headers['www-authenticate'], /^Bearer realm="rowgate"$/, `${what}: a Bearer challenge`);
+
+      const wrong = await errorOf(h.base, p, bearer('not-a-configured-token'));
+      t.equal(wrong.res.status, 401, `${what}: wrong token`);
+      t.equal(wrong.body.code, 'RG_ERR_UNAUTHORIZED');
+      t.match(wrong.res.headers['www-authenticate'], /^Bearer realm="rowgate", error="invalid_token"$/);
+
+      // A token of another instance: 403 on everything of this instance, whether it exists or not.
+      const other = await errorOf(h.base, p, bearer(TOKENS.other));
+      if (p.instance) {
+        t.equal(other.res.status, 403, `${what}: another instance's token`);
+        t.equal(other.body.code, 'RG_ERR_FORBIDDEN');
+        t.match(other.body.exception, new RegExp(`token other has no ${write ? 'write' : 'read'} scope on instance default`));
+      } else t.equal(other.res.status, 200, `${what}: outside any instance, any valid token reads`);
+
+      // A read-only token on a write: 403; its reads pass authorization.
+      const reader = await errorOf(h.base, p, bearer(TOKENS.reader));
+      if (write) {
+        t.equal(reader.res.status, 403, `${what}: read-only token on a write`);
+        t.equal(reader.body.code, 'RG_ERR_FORBIDDEN');
+        t.match(reader.body.exception, /token reader has no write scope on instance default/);
+      } else t.notOk([401, 403].includes(reader.res.status), `${what}: the read-only token reads (${reader.res.status})`);
+
+      // A write-only token reading an instance: 403.
+      const writer = await errorOf(h.base, p, bearer(TOKENS.writer));
+      if (p.instance && !write) t.equal(writer.res.status, 403, `${what}: write-only token reading`);
+      else t.notOk([401, 403].includes(writer.res.status), `${what}: write-only token (${writer.res.status})`);
+
+      // The probe reaches its route: with a token allowed everything it is neither refused nor unrouted.
+      const admin = await errorOf(h.base, p, bearer(TOKENS.admin));
+      t.notOk([401, 403].includes(admin.res.status), `${what}: admin passes (${admin.res.status})`);
+      t.notOk(['RG_ERR_ROUTE_NOT_FOUND', 'RG_ERR_METHOD_NOT_ALLOWED'].includes(admin.body.code ?? ''), `${what}: the probe hits the route (${admin.res.body.slice(0, 200)})`);
+    }
+
+    // An instance hidden by configuration: 404 for a token that may use it, still 403 for one
+    // that may not (the scope is checked first, so existence is not revealed).
+    const v = await startGateway({ auth: AUTH, revision, instances: ['default'] });
+    t.teardown(() => v.close());
+    for (const p of probesOf(revision, 'hidden').filter((q) => q.instance)) {
+      const what = `${p.method} ${p.path}`;
+      const allowed = await errorOf(v.base, p, bearer(TOKENS.other));
+      t.equal(allowed.res.status, 404, `${what}: hidden from a token with scope on it`);
+      t.equal(allowed.body.code, 'RG_ERR_INSTANCE_NOT_FOUND');
+      t.equal((await errorOf(v.base, p, bearer(TOKENS.reader))).res.status, 403, `${what}: a token without scope on it`);
+      t.equal((await errorOf(v.base, p, {})).res.status, 401, `${what}: no token`);
+    }
+  });
+}
 
 t.test('revision 3: scopes per instance', async (t) => {
   const h = await startGateway({ auth: AUTH });
@@ -140,24 +235,6 @@ t.test('/v1/instances lists only the instances a token can read', async (t) => {
   t.teardown(() => v.close());
   t.same(JSON.parse((await raw(v.base, 'GET', '/v1/instances', undefined, bearer(TOKENS.admin))).body), [{ name: 'default', uri: '/v1/instances/default' }]);
   t.equal((await raw(v.base, 'GET', '/v1/instances/hidden', undefined, bearer(TOKENS.admin))).status, 404);
-});
-
-t.test('revision 1: the single-row and entityId routes are scoped too', async (t) => {
-  const h = await startGateway({ auth: AUTH, revision: 1 });
-  t.teardown(() => h.close());
-  const hex = '00';
-  const routes: Probe[] = [
-    { method: 'GET', path: `${TABLE}/entityId?eid=[1]`, instance: true },
-    { method: 'GET', path: `${TABLE}/rows/${hex}`, instance: true },
-    { method: 'PUT', path: `${TABLE}/rows/${hex}`, instance: true, body: '{}' },
-  ];
-  for (const p of routes) {
-    t.equal((await errorOf(h.base, p, {})).res.status, 401, `${p.method} ${p.path}: no token`);
-    t.equal((await errorOf(h.base, p, bearer('wrong'))).res.status, 401, `${p.method} ${p.path}: wrong token`);
-    t.equal((await errorOf(h.base, p, bearer(TOKENS.other))).res.status, 403, `${p.method} ${p.path}: other instance`);
-    if (p.method !== 'GET') t.equal((await errorOf(h.base, p, bearer(TOKENS.reader))).res.status, 403, `${p.method} ${p.path}: read-only token`);
-    else t.not((await errorOf(h.base, p, bearer(TOKENS.reader))).res.status, 403, `${p.method} ${p.path}: reader may read`);
-  }
 });
 
 t.test('a rejected write changes nothing', async (t) => {
