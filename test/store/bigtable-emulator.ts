@@ -1,7 +1,8 @@
 /**
  * Starts the Cloud Bigtable emulator (`cbtemulator`, bench/cbtemulator.ts) for a test file and
  * points the file's Bigtable clients at it. When it is absent, `startEmulator` returns undefined and
- * EMULATOR_MISSING says what is missing, so the file can skip.
+ * EMULATOR_MISSING says what is missing, so the file can skip (or throws, when the environment
+ * requires Bigtable: ROWGATE_REQUIRE_BIGTABLE=1, as in CI).
  */
 import { findCbtemulator, startCbtemulator, type RunningEmulator } from '../../bench/cbtemulator.js';
 
@@ -10,10 +11,17 @@ export const EMULATOR_MISSING =
 
 export type Emulator = RunningEmulator;
 
-/** Starts the emulator and points this process's Bigtable clients at it; undefined when absent. */
+/**
+ * Starts the emulator and points this process's Bigtable clients at it; undefined when absent,
+ * unless ROWGATE_REQUIRE_BIGTABLE=1 (CI sets it): then a missing emulator is an error, so the
+ * Bigtable tests fail instead of skipping unseen.
+ */
 export async function startEmulator(): Promise<Emulator | undefined> {
   const binary = findCbtemulator();
-  if (!binary) return undefined;
+  if (!binary) {
+    if (process.env.ROWGATE_REQUIRE_BIGTABLE === '1') throw new Error(`ROWGATE_REQUIRE_BIGTABLE=1 but ${EMULATOR_MISSING}`);
+    return undefined;
+  }
   const emulator = await startCbtemulator(binary);
   Object.assign(process.env, emulator.env);
   return emulator;
