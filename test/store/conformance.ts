@@ -3,8 +3,11 @@
  * unchanged against every backend (lmdb.test.ts, and the Bigtable backend's test).
  */
 import type { Test } from 'tap';
+import { rowRenderSpec, rowSerializer, ROW_TERMINATOR } from '../../lib/http/row-format.js';
 import { parseLayout } from '../../lib/model/layout.js';
-import { FOREVER, type EncodedCell, type ReadSpec, type RowOut } from '../../lib/model/types.js';
+import { encodeRowKey } from '../../lib/model/row-key.js';
+import { FOREVER, WILDCARD, type ComponentValue, type EncodedCell, type ReadSpec, type RowOut, type Wildcard } from '../../lib/model/types.js';
+import { compileWildcard } from '../../lib/model/wildcard.js';
 import type { RowKeyFilter, Store } from '../../lib/store/store.js';
 
 export type StoreFactory = () => Promise<Store>;
@@ -28,6 +31,16 @@ export const RAW_LAYOUT = `{
      families: [{name: "recent", map_schema: {type: "INLINE", value: '"long"'}}]}
   ],
   version: "layout-1.0.0"
+}`;
+
+/** A salted FORMATTED table of two components (the salt hashes the first): rows of one STRING sort by hash. */
+const WILD_LAYOUT = `{
+  name: "wild",
+  keys_format: {encoding: "FORMATTED", salt: {hash_size: 2}, range_scan_start_index: 1, nullable_start_index: 2,
+    components: [{name: "s", type: "STRING"}, {name: "n", type: "LONG"}]},
+  locality_groups: [{name: "default", in_memory: false, max_versions: 1, ttl_seconds: 2147483647, compression_type: "NONE",
+    families: [{name: "info", map_schema: {type: "INLINE", value: '"string"'}}]}],
+  version: "layout-1.1.0"
 }`;
 
 const key = (s: string | number[]): Buffer => (typeof s === 'string' ? Buffer.from(s, 'latin1') : Buffer.from(s));
@@ -118,33 +131,72 @@ export function storeConformance(t: Test, makeStore: StoreFactory): void {
     t.same(cellsOf(latest!), ['info:age@10=30', 'info:name@20="Alicia"', 'tags:a@5="first"', 'tags:z@5="last"']);
   });
 
-  t.test('reads push down cols, versions and timerange ([min, max))', async (t) => {
-    const cells = [1, 2, 3].map((ts) => str('info', 'name', `v${ts}`, ts));
-    await store.write(instance, 'raw', [{ rowKey: key('r'), cells: [...cells, str('tags', 'x', 'tx', 2)] }]);
-    const get = async (read: ReadSpec): Promise<string[]> => cellsOf((await store.get(instance, 'raw', [key('r')], read))[0]!);
-    t.same(await get({ ...ALL, columns: [{ family: 'tags' }] }), ['tags:x@2="tx"']);
-    t.same(await get({ ...ALL, columns: [{ family: 'info', qualifier: 'name' }], maxVersions: 2 }), ['info:name@3="v3"', 'info:name@2="v2"']);
-    t.same(await get({ ...EVERY_VERSION, minTimestamp: 2, maxTimestamp: 3 }), ['info:name@2="v2"', 'tags:x@2="tx"']);
-    t.same(await get({ ...ALL, minTimestamp: 0, maxTimestamp: 3 }), ['info:name@2="v2"', 'tags:x@2="tx"'], 'versions count within the time range');
-    t.same(await get({ ...ALL, columns: [{ family: 'info', qualifier: 'age' }] }), []);
-  });
-
-  t.test('max_versions: excess versions are trimmed on write and never read', async (t) => {
-    for (let ts = 1; ts <= 5; ts++) await store.write(instance, 'raw', [{ rowKey: key('v'), cells: [str('info', 'name', `v${ts}`, ts)] }]);
-    await store.write(instance, 'raw', [{ rowKey: key('v'), cells: [1, 2, 3, 4, 5, 6].map((ts) => str('tags', 'k', `k${ts}`, ts + 100)) }]);
-    const [row] = await store.get(instance, 'raw', [key('v')], EVERY_VERSION);
-    t.same(cellsOf(row!), ['info:name@5="v5"', 'info:name@4="v4"', 'info:name@3="v3"', 'tags:k@106="k6"', 'tags:k@105="k5"', 'tags:k@104="k4"']);
-  });
-
-  t.test('ttl_seconds: cells older than the locality group TTL are not read', async (t) => {
+  /**
+   * Every read option, table-driven, through get(), scan() and scanChunks() (where the store has
+   * it), on rows with several versions, a counter, columns trimmed by max_versions (info, tags: 3)
+   * and a column expired by its locality group's TTL (recent: 60 s).
+   */
+  t.test('reads push down cols, versions, timerange, TTL and max_versions, the same through get, scan and scanChunks', async (t) => {
     const now = Date.now();
+    await store.write(instance, 'raw', [{ rowKey: key('r'), cells: [
+      ...[1, 2, 3].map((ts) => str('info', 'name', `v${ts}`, ts)), str('tags', 'x', 'tx', 2),
+      { kind: 'counter-set', family: 'info', qualifier: 'visits', value: 7n, timestamp: 1 }, { kind: 'counter-set', family: 'info', qualifier: 'visits', value: 9n, timestamp: 2 },
+    ] }]);
     await store.write(instance, 'raw', [{ rowKey: key('t'), cells: [
       { kind: 'value', family: 'recent', qualifier: 'old', timestamp: now - 3_600_000, schemaId: 3, json: '1' },
       { kind: 'value', family: 'recent', qualifier: 'new', timestamp: now, schemaId: 3, json: '2' },
       str('info', 'name', 'kept forever', 1),
     ] }]);
-    const [row] = await store.get(instance, 'raw', [key('t')], EVERY_VERSION);
-    t.same(cellsOf(row!), ['info:name@1="kept forever"', `recent:new@${now}=2`]);
+    // max_versions 3: five writes of one version each, then one write of six versions.
+    for (let ts = 1; ts <= 5; ts++) await store.write(instance, 'raw', [{ rowKey: key('v'), cells: [str('info', 'name', `v${ts}`, ts)] }]);
+    await store.write(instance, 'raw', [{ rowKey: key('v'), cells: [1, 2, 3, 4, 5, 6].map((ts) => str('tags', 'k', `k${ts}`, ts + 100)) }]);
+
+    const name = (ts: number): string => `info:name@${ts}="v${ts}"`;
+    const k = (ts: number): string => `tags:k@${ts + 100}="k${ts}"`;
+    const x = 'tags:x@2="tx"';
+    const visits = 'info:visits@2=9';
+    const kept = 'info:name@1="kept forever"';
+    const fresh = `recent:new@${now}=2`;
+    const cases: { name: string; read: ReadSpec; r: string[]; t: string[]; v: string[] }[] = [
+      { name: 'every version', read: EVERY_VERSION, r: [name(3), name(2), name(1), visits, x], t: [kept, fresh], v: [name(5), name(4), name(3), k(6), k(5), k(4)] },
+      { name: 'latest version', read: ALL, r: [name(3), visits, x], t: [kept, fresh], v: [name(5), k(6)] },
+      { name: 'two versions', read: { ...ALL, maxVersions: 2 }, r: [name(3), name(2), visits, x], t: [kept, fresh], v: [name(5), name(4), k(6), k(5)] },
+      { name: 'a family', read: { ...EVERY_VERSION, columns: [{ family: 'tags' }] }, r: [x], t: [], v: [k(6), k(5), k(4)] },
+      { name: 'a column, two versions', read: { ...ALL, columns: [{ family: 'info', qualifier: 'name' }], maxVersions: 2 }, r: [name(3), name(2)], t: [kept], v: [name(5), name(4)] },
+      { name: 'two columns of two families', read: { ...ALL, columns: [{ family: 'tags', qualifier: 'k' }, { family: 'info', qualifier: 'visits' }] }, r: [visits], t: [], v: [k(6)] },
+      { name: 'a declared column without cells', read: { ...EVERY_VERSION, columns: [{ family: 'info', qualifier: 'age' }] }, r: [], t: [], v: [] },
+      { name: 'timerange [2, 3), every version', read: { ...EVERY_VERSION, minTimestamp: 2, maxTimestamp: 3 }, r: [name(2), visits, x], t: [], v: [] },
+      // Versions beyond max_versions stay hidden inside a time range (v's name@2 and @1 were trimmed; on a store with lazy GC they are still stored).
+      { name: 'timerange [0, 3), latest: versions count within the range', read: { ...ALL, maxTimestamp: 3 }, r: [name(2), visits, x], t: [kept], v: [] },
+      { name: 'timerange from 4, every version', read: { ...EVERY_VERSION, minTimestamp: 4 }, r: [], t: [fresh], v: [name(5), name(4), k(6), k(5), k(4)] },
+      { name: 'a counter before its latest value', read: { ...ALL, columns: [{ family: 'info', qualifier: 'visits' }], maxTimestamp: 2 }, r: ['info:visits@1=7'], t: [], v: [] },
+      { name: 'the TTL family: the expired column is never read', read: { ...EVERY_VERSION, columns: [{ family: 'recent' }] }, r: [], t: [fresh], v: [] },
+      { name: 'the expired column alone', read: { ...EVERY_VERSION, columns: [{ family: 'recent', qualifier: 'old' }] }, r: [], t: [], v: [] },
+    ];
+    const layout = await store.getLayout(instance, 'raw');
+    for (const c of cases) {
+      const got = await store.get(instance, 'raw', [key('r'), key('t'), key('v'), key('missing')], c.read);
+      t.same(got.map(cellsOf), [c.r, c.t, c.v, []], `${c.name}: get`);
+      const want = (['r', 't', 'v'] as const).filter((n) => c[n].length > 0);
+      const scanned = await collect(store.scan(instance, 'raw', { limit: -1, read: c.read }));
+      t.same(scanned.map((row) => [row.rowKey.toString(), ...cellsOf(row)]), want.map((n) => [n, ...c[n]]), `${c.name}: scan (rows without a selected cell skipped)`);
+      const ranged = await collect(store.scan(instance, 'raw', { start: key('s'), limit: 1, read: c.read }));
+      t.same(ranged.map((row) => row.rowKey.toString()), want.filter((n) => n > 's').slice(0, 1), `${c.name}: scan from "s", limit 1`);
+      if (store.scanChunks) {
+        for (const revision of [3, 1] as const) {
+          const serialize = rowSerializer(layout.keyFormat, revision);
+          const chunks: Buffer[] = [];
+          let rows = 0;
+          for await (const chunk of store.scanChunks(instance, 'raw', { limit: -1, read: c.read }, rowRenderSpec(revision))) {
+            chunks.push(chunk.bytes);
+            rows += chunk.rows;
+          }
+          t.equal(Buffer.concat(chunks).toString('utf8'), scanned.map((row) => serialize(row) + ROW_TERMINATOR).join(''), `${c.name}: scanChunks, revision ${revision}`);
+          t.equal(rows, want.length);
+        }
+      }
+    }
+    t.equal(store.openScans, 0);
   });
 
   t.test('server timestamps: cells without one get the write time, shared within a row', async (t) => {
@@ -184,6 +236,46 @@ export function storeConformance(t: Test, makeStore: StoreFactory): void {
     t.same(limited.map((r) => r.rowKey.toString()), ['apex', 'apple']);
   });
 
+  t.test('scan: a wildcard entity id (compileWildcard) on a salted 2-component FORMATTED table, through scan and scanChunks', async (t) => {
+    const layout = parseLayout(WILD_LAYOUT);
+    await store.createTable(instance, layout);
+    const format = layout.keyFormat;
+    const rows: { s: string; n: bigint; rowKey: Buffer }[] = [];
+    for (const s of ['a', 'b', 'ab', 'c\n', '', 'a\u00e9']) for (const n of [1n, 10n, -1n]) rows.push({ s, n, rowKey: encodeRowKey(format, [s, n]) });
+    await store.write(instance, 'wild', rows.map((r) => ({ rowKey: r.rowKey, cells: [str('info', 'q', `${r.s}/${r.n}`, 5), str('info', r.n === 10n ? 'ten' : 'other', 'x', 6)] })));
+    const inKeyOrder = [...rows].sort((a, b) => Buffer.compare(a.rowKey, b.rowKey));
+    t.notSame(inKeyOrder.map((r) => r.s), [...inKeyOrder.map((r) => r.s)].sort(), 'the salt orders rows apart from their components');
+    const text = (rowKey: Buffer, cells: readonly string[]): string => `${rowKey.toString('hex')} ${cells.join(' ')}`;
+    const cases: { pattern: (ComponentValue | Wildcard)[]; keep: (r: { s: string; n: bigint }) => boolean; limit?: number; read?: ReadSpec; none?: true }[] = [
+      { pattern: [WILDCARD, 10n], keep: (r) => r.n === 10n },
+      { pattern: [WILDCARD, 10n], keep: (r) => r.n === 10n, limit: 2 },
+      { pattern: ['a', WILDCARD], keep: (r) => r.s === 'a' },
+      { pattern: ['ab'], keep: (r) => r.s === 'ab' },
+      { pattern: ['', WILDCARD], keep: (r) => r.s === '' },
+      { pattern: [WILDCARD, WILDCARD], keep: () => true, limit: 7 },
+      { pattern: ['zz', WILDCARD], keep: () => false, none: true },
+      // Rows that match but have no selected cell are skipped and do not count against the limit.
+      { pattern: [WILDCARD, WILDCARD], keep: (r) => r.n === 10n, limit: 4, read: { ...ALL, columns: [{ family: 'info', qualifier: 'ten' }] } },
+    ];
+    for (const c of cases) {
+      const filter = compileWildcard(format, c.pattern);
+      const read = c.read ?? ALL;
+      const request = { filter, limit: c.limit ?? -1, read };
+      const matching = inKeyOrder.filter(c.keep).slice(0, c.limit ?? Infinity);
+      const [want, got] = [await store.get(instance, 'wild', matching.map((r) => r.rowKey), read), await collect(store.scan(instance, 'wild', request))];
+      const label = `${JSON.stringify(c.pattern, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v))} limit ${request.limit}`;
+      t.equal(want.length > 0, !c.none, `${label}: ${want.length} rows match`);
+      t.same(got.map((r) => text(r.rowKey, cellsOf(r))), want.map((r) => text(r.rowKey, cellsOf(r))), `${label}: scan`);
+      if (store.scanChunks) {
+        const serialize = rowSerializer(format, 3);
+        let chunks = '';
+        for await (const chunk of store.scanChunks(instance, 'wild', request, rowRenderSpec(3))) chunks += chunk.bytes.toString('utf8');
+        t.equal(chunks, want.map((r) => serialize(r) + ROW_TERMINATOR).join(''), `${label}: scanChunks`);
+      }
+    }
+    t.equal(store.openScans, 0);
+  });
+
   t.test('scan: large scans come in batches, and return() releases the scan at once', async (t) => {
     const rows = Array.from({ length: 2000 }, (_, i) => ({ rowKey: key(`row${String(i).padStart(5, '0')}`), cells: [int('info', 'age', i, 1)] }));
     await store.write(instance, 'raw', rows);
@@ -213,6 +305,20 @@ export function storeConformance(t: Test, makeStore: StoreFactory): void {
     const [first] = await store.get(instance, 'raw', [key('first')], ALL);
     t.same(first!.cells, []);
     await t.rejects(store.write(instance, 'raw', [{ rowKey: Buffer.alloc(5000, 1), cells: [str('info', 'name', 'x', 1)] }]), { code: 'RG_ERR_ROW_KEY_TOO_LONG' });
+  });
+
+  t.test('an unknown family is rejected with nothing written, in a write and in a delete', async (t) => {
+    await store.write(instance, 'raw', [{ rowKey: key('keep'), cells: [str('info', 'name', 'kept', 1)] }]);
+    await t.rejects(store.write(instance, 'raw', [
+      { rowKey: key('new'), cells: [str('info', 'name', 'should vanish', 1)] },
+      { rowKey: key('keep'), cells: [str('info', 'name', 'should vanish too', 2), str('nosuch', 'q', 'x', 1)] },
+    ]), { code: 'RG_ERR_UNKNOWN_COLUMN' });
+    const readBack = async (): Promise<string[][]> => (await store.get(instance, 'raw', [key('new'), key('keep')], EVERY_VERSION)).map(cellsOf);
+    t.same(await readBack(), [[], ['info:name@1="kept"']], 'write: no row of the batch was written');
+    for (const bad of [{ rowKey: key('keep'), family: 'nosuch' }, { rowKey: key('keep'), family: 'nosuch', qualifier: 'q' }, { rowKey: key('keep'), family: 'nosuch', qualifier: 'q', upToTimestamp: 5 }]) {
+      await t.rejects(store.delete(instance, 'raw', [{ rowKey: key('keep') }, bad]), { code: 'RG_ERR_BAD_COLUMNS' }, `delete naming ${JSON.stringify(bad)}`);
+    }
+    t.same(await readBack(), [[], ['info:name@1="kept"']], 'delete: the row deleted alongside is untouched');
   });
 
   t.test('counters: set, increment atomically, negative increments, only the latest value is read', async (t) => {
