@@ -121,12 +121,19 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
     await route.handler(contextFor(principal), req, res, found.params, query, info);
   };
 
+  /** Set by close(): responses end their connection so that kept-alive clients do not hold up the exit. */
+  let closing = false;
+
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const started = process.hrtime.bigint();
+    if (closing) res.shouldKeepAlive = false;
     const socket = req.socket;
     const bytesBefore = socket.bytesWritten;
     const info: RequestInfo = { route: '-', rows: 0 };
     res.on('close', () => {
+      // A response that was running when close() began leaves a kept-alive socket behind: close it
+      // once idle, or shutdown waits the whole shutdownGraceMs for a client that will not hang up.
+      if (closing) setImmediate(() => server.closeIdleConnections());
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const aborted = !res.writableFinished;
       log.info({ method: req.method, route: info.route, status: res.statusCode, ms: Math.round(seconds * 1e5) / 100, rows: info.rows, aborted }, 'request');
@@ -188,6 +195,7 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
       }),
     close: () =>
       new Promise<void>((resolve) => {
+        closing = true;
         const force = setTimeout(() => server.closeAllConnections(), limits.shutdownGraceMs);
         force.unref();
         server.close(() => {

@@ -178,7 +178,8 @@ t.test('admin configuration', async (t) => {
   t.equal((buildConfig({ port: 0 }).admin as AdminConfig).port, 0, 'an ephemeral main port gets an ephemeral admin port');
   t.same(buildConfig({ admin: { port: 9100, host: '127.0.0.2' } }).admin, { host: '127.0.0.2', port: 9100, readyTimeoutMs: 2000 });
   t.equal(buildConfig({ admin: false }).admin, false);
-  t.throws(() => buildConfig({ port: 8081 }), /configuration admin\.port: 8081 is the port of the main listener/);
+  t.equal((buildConfig({ port: 8081 }).admin as AdminConfig).port, 8082, 'the admin port follows the main port (main + 1)');
+  t.throws(() => buildConfig({ port: 8081, admin: { port: 8081 } }), /configuration admin\.port: 8081 is the port of the main listener/);
   t.throws(() => buildConfig({ admin: { port: 70000 } }), /configuration admin\.port: must be an integer/);
   t.throws(() => buildConfig({ admin: { metrics: true } }), /configuration admin\.metrics: unknown key/);
 });

@@ -155,7 +155,9 @@ for (const revision of [1, 2, 3] as Revision[]) {
       if (revision === 1) {
         const hex = (JSON.parse(conv.body) as { rowKey: string }).rowKey;
         await expect(200, 'GET', `${TABLE}/rows/:hexEntityId`, `${ROWS}/${hex}?versions=all`);
-        await expect(200, 'GET', `${TABLE}/rows/:hexEntityId`, `${ROWS}/00000000000000000001`);
+        const missing = await expect(200, 'GET', `${TABLE}/entityId`, `/v1/instances/default/tables/sample_table/entityId?eid=${q('[987654]')}`);
+        await expect(200, 'GET', `${TABLE}/rows/:hexEntityId`, `${ROWS}/${(JSON.parse(missing.body) as { rowKey: string }).rowKey}`);
+        await expect(400, 'GET', `${TABLE}/rows/:hexEntityId`, `${ROWS}/00000000000000000001`);
         await expect(400, 'GET', `${TABLE}/rows/:hexEntityId`, `${ROWS}/xyz`);
         await expect(200, 'PUT', `${TABLE}/rows/:hexEntityId`, `${ROWS}/${hex}?timestamp=10&group_family:string_qualifier=${q('"put"')}&longs:m=${q('5')}&timestamp.longs:m=11`);
         await expect(400, 'PUT', `${TABLE}/rows/:hexEntityId`, `${ROWS}/${hex}?group_family:string_qualifier=${q('"put"')}`);

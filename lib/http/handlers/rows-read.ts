@@ -103,8 +103,9 @@ async function streamScan(
   if (ctx.activeScans >= ctx.config.limits.maxScans) {
     throw rgError('RG_ERR_TOO_MANY_SCANS', `${ctx.activeScans} scans are running, the configured maximum; retry shortly`);
   }
-  ctx.activeScans++;
+  // The slot is taken only once the scan exists: a scan that fails to open must not leak it.
   const source = scanSource(ctx.store, params.instance!, params.table!, request, layout.keyFormat, ctx.config.revision);
+  ctx.activeScans++;
   let first: RenderedChunk | undefined;
   try {
     // The first batch is read before the headers go out, so an early failure is a proper error response.
