@@ -63,6 +63,8 @@ export const ERRORS = {
   // 5xx: never the client's fault.
   RG_ERR_TOO_MANY_SCANS: { status: 503, exceptionName: 'ServiceUnavailableException', when: 'the configured maximum of concurrent scans is reached (retry later)', retryAfterSeconds: RETRY_AFTER_SECONDS },
   RG_ERR_STORE_UNAVAILABLE: { status: 503, exceptionName: 'ServiceUnavailableException', when: 'the store cannot be reached or timed out (retry later)', retryAfterSeconds: RETRY_AFTER_SECONDS },
+  // Not retryable: the store refuses the gateway's own credentials, a deployment fault to fix, not wait out.
+  RG_ERR_STORE_REFUSED: { status: 502, exceptionName: 'BadGatewayException', when: "the store refused the gateway's credentials (fix the deployment; retrying will not help)" },
   RG_ERR_INTERNAL: { status: 500, exceptionName: 'InternalServerError', when: 'a bug: the gateway failed in a way it did not foresee' },
 } as const satisfies Record<string, ErrorSpec>;
 

@@ -67,7 +67,7 @@ export function mapBigtableError(e: unknown, context: ErrorContext): RowgateErro
       return rgError('RG_ERR_STORE_UNAVAILABLE', `${context.doing}: Bigtable is unavailable or timed out (${statusName(code)}); retry later`, e);
     case GRPC.PERMISSION_DENIED:
     case GRPC.UNAUTHENTICATED:
-      return rgError('RG_ERR_STORE_UNAVAILABLE', `${context.doing}: Bigtable refused the gateway's credentials (${statusName(code)})`, e);
+      return rgError('RG_ERR_STORE_REFUSED', `${context.doing}: Bigtable refused the gateway's credentials (${statusName(code)})`, e);
     default:
       return rgError('RG_ERR_INTERNAL', `${context.doing}: Bigtable call failed (${statusName(code)})`, e);
   }
