@@ -140,6 +140,64 @@ t.test('export: ranges, time ranges, versions, files', async (t) => {
   t.notOk(existsSync(join(dir, 'nothing')), 'reading commands never create a data directory');
 });
 
+/** Two components, the salt over the first: the rows of one STRING are spread over the key space. */
+const PAIRS_LAYOUT = `{
+  name: 'pairs', version: 'layout-1.1.0',
+  keys_format: {encoding: 'FORMATTED', salt: {hash_size: 2}, range_scan_start_index: 1, nullable_start_index: 2,
+    components: [{name: 's', type: 'STRING'}, {name: 'n', type: 'LONG'}]},
+  locality_groups: [{name: 'default', in_memory: false, max_versions: 5, ttl_seconds: 2147483647, compression_type: 'NONE',
+    families: [{name: 'f', map_schema: {type: 'INLINE', value: '"string"'}}]}]
+}`;
+
+t.test('export and scan --eid: one row, or the rows a wildcard entity id matches (a 2-component FORMATTED table)', async (t) => {
+  const dir = tempDir(t);
+  const data = ['--data', join(dir, 'data')];
+  t.equal((await runCli(['create-table', ...data, '--instance', 'w', '--layout', writeFile(dir, 'pairs.json', PAIRS_LAYOUT)])).code, 0);
+  const input: string[] = [];
+  for (const s of ['a', 'b', 'ab', '']) {
+    for (const n of [1, 10, -7, 42]) input.push(JSON.stringify({ entityId: [s, n], cells: { f: { q: [{ value: `${s}/${n}`, timestamp: 5 }, { value: 'older', timestamp: 4 }], [`n${n}`]: [{ value: 'x', timestamp: 6 }] } } }));
+  }
+  const imported = await runCli(['import', ...data, '--instance', 'w', '--table', 'pairs', '-'], { input: input.join('\n') });
+  t.equal(imported.code, 0, imported.stderr);
+  const table = [...data, '--instance', 'w', '--table', 'pairs'];
+  const all = (await runCli(['export', ...table])).stdout.split('\r\n').slice(0, -1);
+  t.equal(all.length, 16);
+  const idOf = (doc: string): [string, number] => (JSON.parse(doc) as { entityId: [string, number] }).entityId;
+  const lines = (docs: readonly string[], end = '\r\n'): string => docs.map((d) => d + end).join('');
+  t.notSame(all.map((d) => idOf(d)[0]), all.map((d) => idOf(d)[0]).sort(), 'salted: rows of one string are not adjacent');
+
+  const leading = await runCli(['export', ...table, '--eid', '["a", []]']);
+  t.equal(leading.code, 0, leading.stderr);
+  t.equal(leading.stdout, lines(all.filter((d) => idOf(d)[0] === 'a')), 'fixed first component: its rows, in row-key order, as the full export has them');
+  t.match(leading.stderr, /^exported 4 rows, 12 cells in /);
+  const second = await runCli(['export', ...table, '--eid', '[[], 10]']);
+  t.equal(second.stdout, lines(all.filter((d) => idOf(d)[1] === 10)), 'leading wildcard');
+  const limited = await runCli(['export', ...table, '--eid', '[[], 10]', '--limit', '2', '--versions', '1', '--cols', 'f:q']);
+  const tenRows = all.filter((d) => idOf(d)[1] === 10).slice(0, 2).map((d) => idOf(d));
+  t.same(limited.stdout.split('\r\n').slice(0, -1).map((d) => JSON.parse(d) as unknown), tenRows.map((id) => ({ entityId: id, cells: { f: { q: [{ timestamp: 5, value: `${id[0]}/${id[1]}`, writer_schema: 0 }] } } })), '--limit, --versions and --cols apply');
+  const scanned = await runCli(['scan', ...table, '--eid', '["ab", []]', '--versions', 'all']);
+  t.equal(scanned.code, 0, scanned.stderr);
+  t.equal(scanned.stdout, lines(all.filter((d) => idOf(d)[0] === 'ab'), '\n'), 'scan: the same rows, LF ends');
+  const partial = await runCli(['scan', ...table, '--eid', '["ab"]']);
+  t.match(partial.stderr, /^rowgate scan: entity id has 1 component but the table key needs at least 2/, 'without [] an entity id names one row, so it must be complete (as GET rows?eid)');
+  t.equal((await runCli(['export', ...table, '--eid', '["zz", []]'])).stdout, '', 'no matching row');
+
+  // One row: the line the full export has; a missing row is printed with no cells, as GET rows?eid answers.
+  const one = await runCli(['export', ...table, '--eid', '["b", -7]']);
+  t.equal(one.code, 0, one.stderr);
+  t.equal(one.stdout, lines(all.filter((d) => JSON.stringify(idOf(d)) === '["b",-7]')));
+  t.equal((await runCli(['scan', ...table, '--eid', '["b", -7]', '--cols', 'f:n-7'])).stdout, '{"entityId":["b",-7],"cells":{"f":{"n-7":[{"timestamp":6,"value":"x","writer_schema":0}]}}}\n');
+  t.equal((await runCli(['export', ...table, '--eid', '["zz", 3]'])).stdout, '{"entityId":["zz",3],"cells":{}}\r\n');
+  t.equal((await runCli(['export', ...table, '--eid', '["b", -7]', '--limit', '0'])).stdout, '');
+
+  const both = await runCli(['export', ...table, '--eid', '["a", []]', '--start-eid', '["a", 1]']);
+  t.equal(both.code, 2, '--eid with a range option is bad usage');
+  t.equal(both.stderr, 'rowgate export: give either --eid or --start-eid/--end-eid, not both (an entity id selects one row or the rows matching its wildcards)\n');
+  const badWildcard = await runCli(['scan', ...data, '--instance', 'w', '--table', 'pairs', '--eid', '[[], "x"]']);
+  t.not(badWildcard.code, 0);
+  t.match(badWildcard.stderr, /^rowgate scan: /);
+});
+
 t.test('--config names the store for every command', async (t) => {
   const dir = tempDir(t);
   const config = writeFile(dir, 'rowgate.yaml', `store:\n  kind: lmdb\n  path: ${join(dir, 'cfgdata')}\n`);
@@ -167,7 +225,7 @@ t.test('usage', async (t) => {
   for (const command of ['serve', 'create-table', 'import', 'export', 'ls', 'get', 'scan']) t.match(help.stdout, new RegExp(`\\n  ${command} `));
   const exportHelp = await runCli(['export', '--help']);
   t.equal(exportHelp.code, 0);
-  for (const option of ['--out', '--cols', '--versions', '--timerange', '--limit', '--start-eid', '--end-eid', '--config', '--data']) t.match(exportHelp.stdout, option);
+  for (const option of ['--out', '--cols', '--versions', '--timerange', '--limit', '--eid', '--start-eid', '--end-eid', '--config', '--data']) t.match(exportHelp.stdout, option);
   const version = await runCli(['--version']);
   t.match(version.stdout, /^\d+\.\d+\.\d+\n$/);
   const unknown = await runCli(['frobnicate']);

@@ -1,6 +1,6 @@
 /**
- * `rowgate export --instance I --table T [--out FILE]`: the table (or the selected rows, columns,
- * versions and time range) in the row stream format: each row one compact revision 3 row JSON
+ * `rowgate export --instance I --table T [--out FILE]`: the table (or the selected rows: a key
+ * range, one entity id or a wildcard one; columns, versions and time range) in the row stream format: each row one compact revision 3 row JSON
  * document followed by CR LF, byte for byte what GET rows returns for the same selection. All
  * rows and all versions unless limited. Written with backpressure; a file is written under a
  * temporary name and renamed when complete, so a failed export never leaves a truncated FILE.
@@ -11,7 +11,7 @@ import { ROW_TERMINATOR } from '../../lib/http/row-format.js';
 import { Output, OutputClosed } from '../support/output.js';
 import { rateText, startProgress } from '../support/progress.js';
 import { dumpRows } from '../support/row-dump.js';
-import { scanRequestOf, withScanOptions, type ScanFlags } from '../support/read-options.js';
+import { selectionOf, withScanOptions, type ScanFlags } from '../support/read-options.js';
 import { withStore, withStoreOptions, type StoreFlags } from '../support/store-options.js';
 
 interface ExportFlags extends StoreFlags, ScanFlags {
@@ -28,14 +28,15 @@ export function registerExport(program: Command): void {
   withScanOptions(cmd, '-1', 'all').action(async (flags: ExportFlags) => {
     await withStore(flags, { create: false }, async ({ store }) => {
       const layout = await store.getLayout(flags.instance, flags.table);
-      const request = scanRequestOf(layout, flags, store.maxRowKeyBytes);
+      const selection = selectionOf(layout, flags, store.maxRowKeyBytes);
+      const limit = selection.kind === 'scan' ? selection.request.limit : Math.min(selection.limit, 1);
       const partial = flags.out === undefined ? undefined : `${flags.out}.partial-${process.pid}`;
       const stream = partial === undefined ? process.stdout : createWriteStream(partial);
       const output = new Output(stream);
       const started = performance.now();
       const progress = startProgress(
-        request.limit >= 0 ? 'exporting |{bar}| {percentage}% | {value}/{total} rows | {cells} cells | ETA {eta_formatted}' : 'exporting {value} rows | {cells} cells | {rate} rows/s | {duration_formatted}',
-        request.limit >= 0 ? request.limit : undefined,
+        limit >= 0 ? 'exporting |{bar}| {percentage}% | {value}/{total} rows | {cells} cells | ETA {eta_formatted}' : 'exporting {value} rows | {cells} cells | {rate} rows/s | {duration_formatted}',
+        limit >= 0 ? limit : undefined,
         { cells: 0, rate: 0 },
       );
       let result;
@@ -45,7 +46,7 @@ export function registerExport(program: Command): void {
           instance: flags.instance,
           table: flags.table,
           layout,
-          request,
+          selection,
           output,
           terminator: ROW_TERMINATOR,
           onBatch: ({ rows, cells }) => progress.update(rows, { cells, rate: rateText(rows, (performance.now() - started) / 1000) }),

@@ -1,11 +1,12 @@
 /**
- * `rowgate scan --instance I --table T [--limit N]`: a quick look at the first rows (10 by default),
- * one revision 3 row JSON document a line.
+ * `rowgate scan --instance I --table T [--limit N]`: a quick look at the first rows (10 by default;
+ * those of a key range, or those a wildcard --eid matches, or one row), one revision 3 row JSON
+ * document a line.
  */
 import type { Command } from 'commander';
 import { Output, OutputClosed } from '../support/output.js';
 import { dumpRows } from '../support/row-dump.js';
-import { scanRequestOf, withScanOptions, type ScanFlags } from '../support/read-options.js';
+import { selectionOf, withScanOptions, type ScanFlags } from '../support/read-options.js';
 import { withStore, withStoreOptions, type StoreFlags } from '../support/store-options.js';
 
 interface ScanCommandFlags extends StoreFlags, ScanFlags {
@@ -22,7 +23,7 @@ export function registerScan(program: Command): void {
       const layout = await store.getLayout(flags.instance, flags.table);
       const output = new Output(process.stdout);
       try {
-        await dumpRows({ store, instance: flags.instance, table: flags.table, layout, request: scanRequestOf(layout, flags, store.maxRowKeyBytes), output, terminator: '\n' });
+        await dumpRows({ store, instance: flags.instance, table: flags.table, layout, selection: selectionOf(layout, flags, store.maxRowKeyBytes), output, terminator: '\n' });
         await output.flush();
       } catch (e) {
         if (!(e instanceof OutputClosed)) throw e;

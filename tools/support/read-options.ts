@@ -1,14 +1,16 @@
 /**
  * The read options of get, scan and export (`--cols`, `--versions`, `--timerange`, `--limit`,
- * `--start-eid`, `--end-eid`), parsed by the same functions as the HTTP query parameters, so they
- * accept and refuse exactly what GET rows does (revision 3 entity ids).
+ * `--eid`, `--start-eid`, `--end-eid`), parsed by the same functions as the HTTP query parameters
+ * of GET rows (lib/http/handlers/rows-read.ts), so they accept and refuse exactly what GET rows
+ * does (revision 3 entity ids).
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import { dialectOf, storableKey } from '../../lib/http/dialect.js';
-import { parseEntityIdText, resolveEntityId } from '../../lib/model/entity-id.js';
+import { compileWildcard, parseEntityIdText, resolveEntityId } from '../../lib/model/entity-id.js';
 import { parseLimit, parseReadSpec } from '../../lib/model/read-request.js';
-import type { ReadSpec, TableLayout } from '../../lib/model/types.js';
+import { WILDCARD, type ReadSpec, type TableLayout } from '../../lib/model/types.js';
 import type { ScanRequest } from '../../lib/store/store.js';
+import { CliError, EXIT_USAGE } from './cli-error.js';
 
 /** The CLI speaks revision 3, as the rows it prints. */
 const REVISION_3 = dialectOf(3);
@@ -21,9 +23,19 @@ export interface ReadFlags {
 
 export interface ScanFlags extends ReadFlags {
   readonly limit?: string;
+  readonly eid?: string;
   readonly startEid?: string;
   readonly endEid?: string;
 }
+
+/**
+ * The rows scan and export read: a scan (a key range, or the rows matching a wildcard `--eid`), or
+ * one row by its `--eid` (a point get: a missing row is still printed, with no cells, as GET rows?eid
+ * answers).
+ */
+export type RowSelection =
+  | { readonly kind: 'scan'; readonly request: ScanRequest }
+  | { readonly kind: 'row'; readonly rowKey: Buffer; readonly read: ReadSpec; readonly limit: number };
 
 export function withReadOptions(cmd: Command, defaultVersions: string): Command {
   return cmd
@@ -35,6 +47,7 @@ export function withReadOptions(cmd: Command, defaultVersions: string): Command 
 export function withScanOptions(cmd: Command, defaultLimit: string, defaultVersions: string): Command {
   return withReadOptions(cmd, defaultVersions)
     .option('--limit <n>', 'rows at most (-1 = all)', defaultLimit)
+    .option('--eid <eid>', 'one row by entity id, or with [] wildcard components (e.g. ["a", []]) the rows matching it, up to --limit; not with --start-eid/--end-eid')
     .option('--start-eid <eid>', 'first entity id (inclusive): a JSON array such as [1234], or rowkey=... / rowkey_hex=...')
     .option('--end-eid <eid>', 'entity id to stop before (exclusive), in the same forms');
 }
@@ -60,13 +73,28 @@ function boundOf(layout: TableLayout, text: string, maxRowKeyBytes: number, opti
   return storableKey(REVISION_3.parseBound(text, layout.keyFormat, option), maxRowKeyBytes, option);
 }
 
-export function scanRequestOf(layout: TableLayout, flags: ScanFlags, maxRowKeyBytes: number): ScanRequest {
-  return {
-    start: flags.startEid === undefined ? undefined : boundOf(layout, flags.startEid, maxRowKeyBytes, '--start-eid'),
-    end: flags.endEid === undefined ? undefined : boundOf(layout, flags.endEid, maxRowKeyBytes, '--end-eid'),
-    limit: parseLimit(flags.limit ?? '-1'),
-    read: readSpecOf(layout, flags),
-  };
+/**
+ * What scan and export read, as GET rows decides it: `--eid` with a wildcard component is a
+ * filtered scan (compileWildcard, honouring --limit), `--eid` without one is that row, otherwise a
+ * scan of [--start-eid, --end-eid). `--eid` with a range option is ambiguous (GET rows answers
+ * RG_ERR_AMBIGUOUS_REQUEST), so bad usage.
+ */
+export function selectionOf(layout: TableLayout, flags: ScanFlags, maxRowKeyBytes: number): RowSelection {
+  if (flags.eid !== undefined && (flags.startEid !== undefined || flags.endEid !== undefined)) {
+    throw new CliError('give either --eid or --start-eid/--end-eid, not both (an entity id selects one row or the rows matching its wildcards)', EXIT_USAGE);
+  }
+  const limit = parseLimit(flags.limit ?? '-1');
+  const read = readSpecOf(layout, flags);
+  if (flags.eid === undefined) {
+    const start = flags.startEid === undefined ? undefined : boundOf(layout, flags.startEid, maxRowKeyBytes, '--start-eid');
+    const end = flags.endEid === undefined ? undefined : boundOf(layout, flags.endEid, maxRowKeyBytes, '--end-eid');
+    return { kind: 'scan', request: { start, end, limit, read } };
+  }
+  const input = REVISION_3.parseEid(flags.eid, layout.keyFormat, true);
+  if (input.kind === 'components' && input.components.includes(WILDCARD)) {
+    return { kind: 'scan', request: { filter: compileWildcard(layout.keyFormat, input.components), limit, read } };
+  }
+  return { kind: 'row', rowKey: storableKey(resolveEntityId(layout.keyFormat, input), maxRowKeyBytes, '--eid'), read, limit };
 }
 
 /** commander argument parser for a positive integer option. */

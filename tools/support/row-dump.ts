@@ -1,12 +1,16 @@
 /**
- * Streams a store scan as revision 3 row JSON documents, one per line, into an Output: the store
- * is read one chunk at a time (rendered by the store's fast path where it has one, see
- * scanSource) and the next chunk only once the output has drained.
+ * Streams the rows of a selection (a store scan, or one row by entity id) as revision 3 row JSON
+ * documents, one per line, into an Output: the store is read one chunk at a time (rendered by the
+ * store's fast path where it has one, see scanSource) and the next chunk only once the output has
+ * drained. One row is read with a point get and printed as GET rows?eid prints it (a missing row
+ * with no cells).
  */
-import { scanSource } from '../../lib/http/row-stream.js';
+import { rowSerializer } from '../../lib/http/row-format.js';
+import { scanSource, type ChunkSource } from '../../lib/http/row-stream.js';
 import type { TableLayout } from '../../lib/model/types.js';
-import type { ScanRequest, Store } from '../../lib/store/store.js';
+import type { RenderedChunk, Store } from '../../lib/store/store.js';
 import type { Output } from './output.js';
+import type { RowSelection } from './read-options.js';
 
 export interface DumpResult {
   readonly rows: number;
@@ -18,13 +22,16 @@ export async function dumpRows(args: {
   readonly instance: string;
   readonly table: string;
   readonly layout: TableLayout;
-  readonly request: ScanRequest;
+  readonly selection: RowSelection;
   readonly output: Output;
   /** After each row: CR LF for the row stream format, LF for a terminal. */
   readonly terminator: string;
   readonly onBatch?: (done: DumpResult) => void;
 }): Promise<DumpResult> {
-  const source = scanSource(args.store, args.instance, args.table, args.request, args.layout.keyFormat, 3, args.terminator);
+  const { selection } = args;
+  const source = selection.kind === 'scan'
+    ? scanSource(args.store, args.instance, args.table, selection.request, args.layout.keyFormat, 3, args.terminator)
+    : pointSource(args, selection);
   let rows = 0;
   let cells = 0;
   try {
@@ -38,4 +45,22 @@ export async function dumpRows(args: {
     await source.close();
   }
   return { rows, cells };
+}
+
+/** One row by key, as one chunk (none with --limit 0, as GET rows?eid=E&limit=0). */
+function pointSource(
+  args: { readonly store: Store; readonly instance: string; readonly table: string; readonly layout: TableLayout; readonly terminator: string },
+  selection: Extract<RowSelection, { kind: 'row' }>,
+): ChunkSource {
+  let done = selection.limit === 0;
+  return {
+    next: async (): Promise<RenderedChunk | undefined> => {
+      if (done) return undefined;
+      done = true;
+      const [row] = await args.store.get(args.instance, args.table, [selection.rowKey], selection.read);
+      const text = rowSerializer(args.layout.keyFormat, 3)(row!) + args.terminator;
+      return { bytes: Buffer.from(text, 'utf8'), rows: 1, cells: row!.cells.length };
+    },
+    close: async () => undefined,
+  };
 }
