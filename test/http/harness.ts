@@ -114,3 +114,14 @@ export function rowsOf(body: string): unknown[] {
   if (!body.endsWith('\r\n')) throw new Error(`row stream does not end with CR LF: ${JSON.stringify(body.slice(-20))}`);
   return body.slice(0, -2).split('\r\n').map((line) => JSON.parse(line) as unknown);
 }
+
+/**
+ * One more gateway over the store of a running harness (e.g. another revision over the same rows,
+ * without writing them again). No fixtures are created; closing it leaves the store open.
+ */
+export async function startGatewayOver(store: Store, file: Record<string, unknown> = {}): Promise<Harness> {
+  const config: Config = buildConfig({ port: 0, host: '127.0.0.1', ...file });
+  const gateway = createGateway(config, store, pino({ level: 'silent' }));
+  const address = await gateway.listen();
+  return { base: `http://127.0.0.1:${address.port}`, store, gateway, close: () => gateway.close() };
+}
