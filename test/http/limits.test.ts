@@ -104,32 +104,35 @@ t.test('a request head larger than maxHeaderBytes is refused with 431', async (t
   t.equal((await raw(h.base, 'GET', '/v1')).status, 200, 'the server is still up');
 });
 
-t.test('concurrent scans beyond maxScans: 503 with Retry-After, and the slot is released', async (t) => {
-  const h = await startGateway({ limits: { maxScans: 1 } });
-  t.teardown(() => h.close());
-  // The slot is taken as a scan whose client does not read would take it (backpressure.test.ts
-  // shows such a scan stays open); socket buffers make a real one slow to pin down here.
-  h.gateway.context.activeScans = 1;
-  const busy = await raw(h.base, 'GET', `${TABLE}/rows`);
-  t.equal(busy.status, 503);
-  t.equal(busy.headers['retry-after'], '1');
-  t.equal(JSON.parse(busy.body).code, 'RG_ERR_TOO_MANY_SCANS');
-  t.equal((await raw(h.base, 'GET', `${TABLE}/rows?eid=[1]`)).status, 200, 'point gets are not scans');
-  h.gateway.context.activeScans = 0;
-  t.equal((await raw(h.base, 'GET', `${TABLE}/rows?limit=1`)).status, 200, 'a new scan runs once the slot is free');
-});
+// Scans, limit and eids exist in every revision: their limits are checked under each.
+for (const revision of [1, 2, 3]) {
+  t.test(`revision ${revision}: concurrent scans beyond maxScans: 503 with Retry-After, and the slot is released`, async (t) => {
+    const h = await startGateway({ revision, limits: { maxScans: 1 } });
+    t.teardown(() => h.close());
+    // The slot is taken as a scan whose client does not read would take it (backpressure.test.ts
+    // shows such a scan stays open); socket buffers make a real one slow to pin down here.
+    h.gateway.context.activeScans = 1;
+    const busy = await raw(h.base, 'GET', `${TABLE}/rows`);
+    t.equal(busy.status, 503);
+    t.equal(busy.headers['retry-after'], '1');
+    t.equal(JSON.parse(busy.body).code, 'RG_ERR_TOO_MANY_SCANS');
+    t.equal((await raw(h.base, 'GET', `${TABLE}/rows?eid=[1]`)).status, 200, 'point gets are not scans');
+    h.gateway.context.activeScans = 0;
+    t.equal((await raw(h.base, 'GET', `${TABLE}/rows?limit=1`)).status, 200, 'a new scan runs once the slot is free');
+  });
 
-t.test('limit and eids counts beyond the configured maximum are 400', async (t) => {
-  const h = await startGateway({ limits: { maxLimit: 10, maxEids: 2 } });
-  t.teardown(() => h.close());
-  const over = await raw(h.base, 'GET', `${TABLE}/rows?limit=11`);
-  t.equal(over.status, 400);
-  t.equal(JSON.parse(over.body).code, 'RG_ERR_BAD_LIMIT');
-  t.equal((await raw(h.base, 'GET', `${TABLE}/rows?limit=10`)).status, 200);
-  const eids = await raw(h.base, 'GET', `${TABLE}/rows?limit=10&eids=${encodeURIComponent('[[1],[2],[3]]')}`);
-  t.equal(eids.status, 400);
-  t.match(JSON.parse(eids.body).exception, /at most 2/, eids.body);
-});
+  t.test(`revision ${revision}: limit and eids counts beyond the configured maximum are 400`, async (t) => {
+    const h = await startGateway({ revision, limits: { maxLimit: 10, maxEids: 2 } });
+    t.teardown(() => h.close());
+    const over = await raw(h.base, 'GET', `${TABLE}/rows?limit=11`);
+    t.equal(over.status, 400);
+    t.equal(JSON.parse(over.body).code, 'RG_ERR_BAD_LIMIT');
+    t.equal((await raw(h.base, 'GET', `${TABLE}/rows?limit=10`)).status, 200);
+    const eids = await raw(h.base, 'GET', `${TABLE}/rows?limit=10&eids=${encodeURIComponent('[[1],[2],[3]]')}`);
+    t.equal(eids.status, 400);
+    t.match(JSON.parse(eids.body).exception, /at most 2/, eids.body);
+  });
+}
 
 t.test('regression: with the default limits a too-long URL gets the coded 414, not node\'s bare 431', async (t) => {
   const h = await startGateway();
