@@ -1,6 +1,7 @@
 /**
- * Writes of the embedded store checked on the stored keys themselves: version trimming, and
- * writePrepared (the import's packed batches) against write.
+ * Writes of the embedded store checked on the stored keys themselves: version trimming, dropping
+ * cells past their TTL, counters past their TTL, and writePrepared (the import's packed batches)
+ * against write.
  *
  * Version trimming on write (reads
  * apply max_versions too, so a missing trim would not show through get). The store skips the trim
@@ -13,7 +14,7 @@ import { join } from 'node:path';
 import { open } from 'lmdb';
 import t from 'tap';
 import { parseLayout } from '../../lib/model/layout.js';
-import { FOREVER, type EncodedCell, type RowWrite } from '../../lib/model/types.js';
+import { FOREVER, type EncodedCell, type ReadSpec, type RowWrite } from '../../lib/model/types.js';
 import { parseCellTail, prefixEnd, rowPrefix } from '../../lib/store/lmdb/cell-key.js';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { moreCellsThanVersions, packRows } from '../../lib/store/lmdb/prepared-batch.js';
@@ -27,19 +28,23 @@ const str = (family: string, qualifier: string, timestamp: number, value = `v${t
 });
 const key = (s: string): Buffer => Buffer.from(s, 'latin1');
 
-/** A store with table raw (info, tags: max_versions 3; recent: 10), and a reader of its stored keys. */
-async function fixture(): Promise<{ store: LmdbStore; write: (rows: RowWrite[]) => Promise<void>; stored: (row: string) => string[]; close: () => Promise<void> }> {
+/**
+ * A store with table raw (info, tags: max_versions 3; recent: 10) or the table of `layoutText`,
+ * and a reader of its stored keys.
+ */
+async function fixture(layoutText = RAW_LAYOUT): Promise<{ store: LmdbStore; write: (rows: RowWrite[]) => Promise<void>; stored: (row: string) => string[]; close: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'rowgate-trim-'));
   dirs.push(dir);
   const store = new LmdbStore({ path: dir, noSync: true });
   await store.createInstance('i');
-  await store.createTable('i', parseLayout(RAW_LAYOUT));
+  const layout = parseLayout(layoutText);
+  await store.createTable('i', layout);
   // The same environment as the store's (lmdb-js shares one per path and process).
   const env = open({ path: dir, noSubdir: false, maxDbs: 10_000, compression: false, noSync: true });
-  const db = env.openDB<Buffer, Buffer>({ name: 'data/i/raw', keyEncoding: 'binary', encoding: 'binary' });
+  const db = env.openDB<Buffer, Buffer>({ name: `data/i/${layout.name}`, keyEncoding: 'binary', encoding: 'binary' });
   return {
     store,
-    write: (rows) => store.write('i', 'raw', rows),
+    write: (rows) => store.write('i', layout.name, rows),
     stored: (row) => {
       const prefix = rowPrefix(key(row));
       // In a write transaction: this handle's read snapshot would not see the store's later commits.
@@ -62,10 +67,11 @@ t.test('a new row: columns with at most max_versions cells keep them all, a colu
   t.same(f.stored('a'), ['info:name@3', 'info:name@2', 'info:name@1', 'tags:x@5', 'tags:x@4']);
   await f.write([{ rowKey: key('b'), cells: [1, 2, 3, 4].map((ts) => str('info', 'name', ts)).concat([str('tags', 'x', 9)]) }]);
   t.same(f.stored('b'), ['info:name@4', 'info:name@3', 'info:name@2', 'tags:x@9'], 'four cells of a max_versions 3 column in a new row');
-  // recent has max_versions 10: ten cells stay, the eleventh goes.
-  await f.write([{ rowKey: key('c'), cells: Array.from({ length: 11 }, (_, i) => ({ kind: 'value', family: 'recent', qualifier: 'r', timestamp: i + 1, schemaId: 3, json: String(i) }) as EncodedCell) }]);
+  // recent has max_versions 10: ten cells stay, the eleventh goes (timestamps within its 60 s TTL).
+  const base = Date.now() - 10_000;
+  await f.write([{ rowKey: key('c'), cells: Array.from({ length: 11 }, (_, i) => ({ kind: 'value', family: 'recent', qualifier: 'r', timestamp: base + i + 1, schemaId: 3, json: String(i) }) as EncodedCell) }]);
   t.equal(f.stored('c').length, 10);
-  t.equal(f.stored('c').at(-1), 'recent:r@2');
+  t.equal(f.stored('c').at(-1), `recent:r@${base + 2}`);
   await f.close();
 });
 
@@ -171,3 +177,71 @@ t.test('packRows leaves to write what the format does not carry: increments, ove
   t.equal(packRows([{ rowKey: Buffer.alloc(1025, 1), cells: [str('info', 'name', 1)] }], layout, 1024), undefined);
   t.ok(packRows([{ rowKey: key('a'), cells: [str('info', 'name', 1)] }], layout, 1024));
 });
+
+/** Every group has a TTL of 60 s but `forever`: counters, a map family without and one with a version limit. */
+const TTL_LAYOUT = `{
+  name: "ttl",
+  keys_format: {encoding: "RAW"},
+  locality_groups: [
+    {name: "short", in_memory: false, max_versions: 2147483647, ttl_seconds: 60, compression_type: "NONE",
+     families: [
+       {name: "c", columns: [{name: "hits", column_schema: {type: "COUNTER", storage: "FINAL"}}]},
+       {name: "m", map_schema: {type: "INLINE", value: '"long"'}}]},
+    {name: "capped", in_memory: false, max_versions: 2, ttl_seconds: 60, compression_type: "NONE",
+     families: [{name: "v", map_schema: {type: "INLINE", value: '"long"'}}]},
+    {name: "forever", in_memory: false, max_versions: 2147483647, ttl_seconds: 2147483647, compression_type: "NONE",
+     families: [{name: "keep", map_schema: {type: "INLINE", value: '"long"'}}]}
+  ],
+  version: "layout-1.0.0"
+}`;
+const long = (family: string, qualifier: string, timestamp: number, value = 1): EncodedCell => ({ kind: 'value', family, qualifier, timestamp, schemaId: 3, json: String(value) });
+const EVERY: ReadSpec = { maxVersions: FOREVER, minTimestamp: 0, maxTimestamp: Number.MAX_SAFE_INTEGER };
+const HOUR = 3_600_000;
+
+t.test('a counter whose newest value has outlived the TTL counts as absent: an increment restarts from the delta', async (t) => {
+  const f = await fixture(TTL_LAYOUT);
+  const now = Date.now();
+  const incr = (delta: bigint): EncodedCell => ({ kind: 'counter-increment', family: 'c', qualifier: 'hits', delta });
+  const hits = async (row: string): Promise<string[]> => (await f.store.get('i', 'ttl', [key(row)], EVERY))[0]!.cells.map((c) => c.json);
+  await f.write([{ rowKey: key('old'), cells: [{ kind: 'counter-set', family: 'c', qualifier: 'hits', value: 41n, timestamp: now - HOUR }] }]);
+  t.same(await hits('old'), [], 'the expired value is not read');
+  await f.write([{ rowKey: key('old'), cells: [incr(1n)] }]);
+  t.same(await hits('old'), ['1'], 'incremented from nothing, not 41 + 1');
+  t.equal(f.stored('old').length, 1, 'the expired cell was dropped by the trim');
+  await f.write([{ rowKey: key('old'), cells: [incr(2n)] }]);
+  t.same(await hits('old'), ['3']);
+  // A live value is incremented as before, in place when set in the future.
+  await f.write([{ rowKey: key('live'), cells: [{ kind: 'counter-set', family: 'c', qualifier: 'hits', value: 41n, timestamp: now - 1000 }] }]);
+  await f.write([{ rowKey: key('live'), cells: [incr(1n)] }]);
+  t.same(await hits('live'), ['42']);
+  await f.write([{ rowKey: key('future'), cells: [{ kind: 'counter-set', family: 'c', qualifier: 'hits', value: 5n, timestamp: now + HOUR }] }]);
+  await f.write([{ rowKey: key('future'), cells: [incr(1n)] }]);
+  t.same(await hits('future'), ['6']);
+  t.same(f.stored('future'), [`c:hits@${now + HOUR}`]);
+  await f.close();
+});
+
+for (const path of ['write', 'writePrepared'] as const) {
+  t.test(`${path}: a write that trims a row also drops its cells older than the TTL, in every family with one`, async (t) => {
+    const f = await fixture(TTL_LAYOUT);
+    const layout = parseLayout(TTL_LAYOUT);
+    const write = async (rows: RowWrite[]): Promise<void> => {
+      if (path === 'write') return f.write(rows);
+      const packed = packRows(rows, layout, 1024);
+      t.ok(packed, 'packed');
+      return f.store.writePrepared('i', 'ttl', packed!);
+    };
+    const now = Date.now();
+    // A new row is not trimmed: its expired cells stay (unread) until the row is written again.
+    await write([{ rowKey: key('r'), cells: [long('m', 'a', now - HOUR), long('m', 'b', now - 1000), long('v', 'x', now - 2 * HOUR), long('keep', 'k', 1)] }]);
+    t.same(f.stored('r'), ['keep:k@1', `m:a@${now - HOUR}`, `m:b@${now - 1000}`, `v:x@${now - 2 * HOUR}`]);
+    await write([{ rowKey: key('r'), cells: [long('m', 'c', now)] }]);
+    t.same(f.stored('r'), ['keep:k@1', `m:b@${now - 1000}`, `m:c@${now}`], 'expired cells of m and v dropped; keep has no TTL');
+    // Versions beyond max_versions and expired ones go together.
+    await write([{ rowKey: key('r'), cells: [long('v', 'y', now - 3), long('v', 'y', now - 2), long('v', 'y', now - 1), long('v', 'y', now - HOUR)] }]);
+    t.same(f.stored('r').filter((k) => k.startsWith('v:')), [`v:y@${now - 1}`, `v:y@${now - 2}`]);
+    const [row] = await f.store.get('i', 'ttl', [key('r')], EVERY);
+    t.same(row!.cells.map((c) => `${c.family}:${c.qualifier}@${c.timestamp}`), f.stored('r'), 'what is stored is what is read');
+    await f.close();
+  });
+}

@@ -18,7 +18,7 @@ import { ChunkRenderer, renderChunk } from './chunk-render.js';
 import { lmdbEnvOptions } from './env-options.js';
 import { splitRange } from './range-split.js';
 import { ScanPool } from './scan-pool.js';
-import { cellKey, CellKeyScratch, cellKeyLength, columnPrefix, familyPrefix, parseCellTail, prefixEnd, rowKeyEnd, rowPrefix, writeInvertedTimestamp } from './cell-key.js';
+import { cellKey, CellKeyScratch, cellKeyLength, columnPrefix, familyPrefix, parseCellTail, prefixEnd, readInvertedTimestamp, rowPrefix, writeInvertedTimestamp } from './cell-key.js';
 import { counterValue, decodeCell, encodeCounterCell, ValueCellScratch } from './cell-value.js';
 import { installSchemaTable, LmdbSchemaTable } from './lmdb-schema-table.js';
 import { cursorBatches, ScanCursor, type Entry } from './scan-cursor.js';
@@ -271,7 +271,7 @@ export class LmdbStore implements Store {
             this.incrementCounter(t, row.rowKey, cell.family, cell.qualifier, cell.delta, now);
           }
         }
-        if (trim) this.trimVersions(t, prefix);
+        if (trim) this.trimVersions(t, prefix, now);
       }
     };
     if (increments) {
@@ -287,15 +287,22 @@ export class LmdbStore implements Store {
     await t.db.transaction(apply);
   }
 
-  /** Adds `delta` to the newest counter cell of the column, in the current write transaction. */
+  /**
+   * Adds `delta` to the newest counter cell of the column, in the current write transaction. A
+   * newest cell that has outlived its locality group's TTL is one no read returns, so the counter
+   * is absent and restarts from `delta` (the expired cell is left to the version trim).
+   */
   private incrementCounter(t: OpenTable, rowKey: Buffer, family: string, qualifier: string, delta: bigint, now: number): void {
     const prefix = columnPrefix(rowKey, family, qualifier);
+    const expiredBefore = expiryOf(t.layout.families.get(family)!.ttlSeconds, now);
     let current = 0n;
     let timestamp = now;
     for (const { key, value } of t.db.getRange({ start: prefix, end: prefixEnd(prefix), limit: 1 })) {
+      const stored = readInvertedTimestamp(key, key.length - 8);
+      if (stored < expiredBefore) break;
       current = counterValue(value);
       // A counter set in the future stays the newest cell: update it in place.
-      timestamp = Math.max(now, parseCellTail(key, rowKeyEnd(key)).timestamp);
+      timestamp = Math.max(now, stored);
     }
     const next = current + delta;
     if (next > INT64_MAX || next < INT64_MIN) {
@@ -306,7 +313,8 @@ export class LmdbStore implements Store {
 
   /**
    * Whether writing `cells` into the row may leave a column with more versions than its
-   * max_versions, so that the row must be trimmed afterwards; called in the write transaction
+   * max_versions, so that the row must be trimmed afterwards (a row that already had cells and is
+   * written in a family with a TTL is trimmed too: the trim drops expired cells); called in the write transaction
    * before the row's cells are written. Each cell adds at most one version of its column (a value
    * or counter set puts one key, replacing a cell of the same timestamp; an increment updates or
    * puts one key). So when the row has no cell yet, a column ends with at most as many versions as
@@ -359,7 +367,7 @@ export class LmdbStore implements Store {
           pos = keyEnd + 4 + valueLength;
           t.db.putSync(key, bytes.subarray(keyEnd + 4, pos));
         }
-        if (trim) this.trimVersions(t, prefix);
+        if (trim) this.trimVersions(t, prefix, now);
       }
     };
     // Nothing in apply throws (the batch was validated and encoded whole): an asynchronous
@@ -368,16 +376,18 @@ export class LmdbStore implements Store {
   }
 
   /**
-   * Removes every version beyond its locality group's max_versions in one row. One cursor per
-   * row rather than per written column: per-column cursors halved import speed (helper measurement,
-   * 20,000-row batches).
+   * Removes from one row every version beyond its locality group's max_versions and every cell
+   * older than `now` minus its group's ttl_seconds (cells no read returns any more; LMDB has no
+   * compaction that would drop them). One cursor per row rather than per written column:
+   * per-column cursors halved import speed (helper measurement, 20,000-row batches).
    */
-  private trimVersions(t: OpenTable, prefix: Buffer): void {
+  private trimVersions(t: OpenTable, prefix: Buffer, now: number): void {
     // Versions of one column are adjacent keys that differ only in their last 8 bytes (the
     // timestamp): columns are told apart by comparing key bytes, and only a new family is decoded.
     let prev: Uint8Array | undefined;
     let seen = 0;
     let max = FOREVER;
+    let expiredBefore = -Infinity;
     let family = '';
     const start = prefix.length;
     for (const key of t.db.getKeys({ start: prefix, end: prefixEnd(prefix) }) as Iterable<Uint8Array>) {
@@ -387,12 +397,14 @@ export class LmdbStore implements Store {
         const name = Buffer.from(key.buffer, key.byteOffset + start, i - start).toString('latin1');
         if (name !== family) {
           family = name;
-          max = t.layout.families.get(name)?.maxVersions ?? FOREVER;
+          const layout = t.layout.families.get(name);
+          max = layout?.maxVersions ?? FOREVER;
+          expiredBefore = layout === undefined ? -Infinity : expiryOf(layout.ttlSeconds, now);
         }
         seen = 0;
       }
       prev = key;
-      if (++seen > max) t.db.removeSync(key as Buffer);
+      if (++seen > max || (expiredBefore > -Infinity && readInvertedTimestamp(key, key.length - 8) < expiredBefore)) t.db.removeSync(key as Buffer);
     }
   }
 
@@ -481,6 +493,11 @@ export class LmdbStore implements Store {
     }
     return names;
   }
+}
+
+/** Cells with a timestamp before this (ms) have outlived a locality group's ttl_seconds at `now` (as CellPicker reads them). */
+function expiryOf(ttlSeconds: number, now: number): number {
+  return ttlSeconds >= FOREVER ? -Infinity : now - ttlSeconds * 1000;
 }
 
 /** True when two cell keys of one row (row part `[0, start)`) name the same column: only their timestamps differ. */

@@ -64,11 +64,16 @@ export function moreCellsThanVersions(cells: readonly EncodedCell[], families: T
   return false;
 }
 
-/** What a row needs about max_versions after its cells are written (the `trim` byte). */
+/**
+ * What a row needs about max_versions and ttl_seconds after its cells are written (the `trim`
+ * byte): a row written in a family with either limit is trimmed when it already had cells (the
+ * trim also drops cells past their TTL), or always when the write alone exceeds max_versions.
+ */
 export function trimMode(cells: readonly EncodedCell[], families: TableLayout['families']): number {
   let limited = false;
   for (const cell of cells) {
-    if (families.get(cell.family)!.maxVersions < FOREVER) {
+    const family = families.get(cell.family)!;
+    if (family.maxVersions < FOREVER || family.ttlSeconds < FOREVER) {
       limited = true;
       break;
     }
