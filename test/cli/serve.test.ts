@@ -1,9 +1,11 @@
 /**
- * `rowgate serve` as a user starts it: a fresh data directory gets the demo table, --port 0 prints
- * the port actually bound, rows are served CR LF framed, SIGTERM exits 0, startup errors exit 2.
+ * `rowgate serve` as a user starts it: a fresh data directory gets the demo table (stale staging
+ * directories of killed seedings are removed), --port 0 prints the port actually bound, rows are
+ * served CR LF framed, SIGTERM exits 0, startup errors exit 2.
  */
 import { once } from 'node:events';
-import { existsSync, readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -65,6 +67,14 @@ t.before(ensureBuilt);
 t.test('a fresh data directory is seeded with the demo table and served', async (t) => {
   const dir = tempDir(t);
   const data = join(dir, 'nested', 'data');
+  // Staging directories of seeding processes: one killed (its process is gone), one still running (this one's pid).
+  const deadPid = spawnSync(process.execPath, ['-e', '']).pid;
+  const stale = join(dir, 'nested', `rowgate-seeding-${deadPid}`);
+  const live = join(dir, 'nested', `rowgate-seeding-${process.pid}`);
+  for (const staging of [stale, live]) {
+    mkdirSync(staging, { recursive: true });
+    writeFile(staging, 'data.mdb', 'half-seeded');
+  }
   const s = await serve(t, ['--data', data, '--port', '0', '--host', '127.0.0.1']);
   t.not(s.port, 0, 'the listening line names the port actually bound');
   t.match(s.line, LISTENING);
@@ -90,7 +100,7 @@ t.test('a fresh data directory is seeded with the demo table and served', async 
   const ended = await stop(s.child, 'SIGTERM');
   t.same(ended, { code: 0, signal: null }, 'SIGTERM exits 0');
   t.notOk(/"level":50/.test(s.stderr()), 'no error logged');
-  t.same(readdirSync(join(dir, 'nested')), ['data'], 'no staging directory left behind');
+  t.same(readdirSync(join(dir, 'nested')).sort(), ['data', `rowgate-seeding-${process.pid}`], 'no staging directory left behind; the stale one of a killed seeding removed, a running process\'s kept');
 });
 
 t.test('an existing data directory is served as it is; SIGINT exits 0', async (t) => {

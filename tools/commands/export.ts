@@ -5,9 +5,10 @@
  * rows and all versions unless limited. Written with backpressure; a file is written under a
  * temporary name and renamed when complete, so a failed export never leaves a truncated FILE.
  */
-import { createWriteStream, renameSync, rmSync } from 'node:fs';
+import { createWriteStream, openSync, renameSync, rmSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ROW_TERMINATOR } from '../../lib/http/row-format.js';
+import { CliError } from '../support/cli-error.js';
 import { Output, OutputClosed } from '../support/output.js';
 import { rateText, startProgress } from '../support/progress.js';
 import { dumpRows } from '../support/row-dump.js';
@@ -31,7 +32,7 @@ export function registerExport(program: Command): void {
       const selection = selectionOf(layout, flags, store.maxRowKeyBytes);
       const limit = selection.kind === 'scan' ? selection.request.limit : Math.min(selection.limit, 1);
       const partial = flags.out === undefined ? undefined : `${flags.out}.partial-${process.pid}`;
-      const stream = partial === undefined ? process.stdout : createWriteStream(partial);
+      const stream = partial === undefined ? process.stdout : createWriteStream(partial, { fd: openOut(flags.out!, partial) });
       const output = new Output(stream);
       const started = performance.now();
       const progress = startProgress(
@@ -68,4 +69,19 @@ export function registerExport(program: Command): void {
       process.stderr.write(`exported ${result.rows} rows, ${result.cells} cells in ${seconds.toFixed(2)} s (${rateText(result.rows, seconds)} rows/s)\n`);
     });
   });
+}
+
+/**
+ * Opens the temporary file `--out FILE` is written to, before anything is read; a failure names
+ * FILE, the path the user gave (the system's message named FILE.partial-<pid>).
+ */
+function openOut(out: string, partial: string): number {
+  try {
+    return openSync(partial, 'w');
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (typeof err.code !== 'string') throw e;
+    // "ENOENT: no such file or directory, open '<partial>'": the reason, without the temporary path.
+    throw new CliError(`cannot write --out ${out}: ${err.message.split(', ')[0]}`);
+  }
 }

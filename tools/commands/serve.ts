@@ -10,7 +10,7 @@
  * listening line once every worker listens, forwards SIGTERM/SIGINT and restarts a worker that dies.
  */
 import cluster from 'node:cluster';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
@@ -187,6 +187,33 @@ function startupError(e: unknown): CliError {
   return new CliError(err.stack ?? err.message, EXIT_USAGE);
 }
 
+const STAGING_PREFIX = 'rowgate-seeding-';
+
+/**
+ * Removes the staging directories (`rowgate-seeding-<pid>`) in `dir` that a seeding process killed
+ * before its rename left behind: those of processes that no longer run (on this machine). A
+ * running process's one is left alone: two serve processes may seed at once (the later rename
+ * loses and uses the other's directory).
+ */
+function removeStaleStaging(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith(STAGING_PREFIX)) continue;
+    const pid = Number(name.slice(STAGING_PREFIX.length));
+    if (!Number.isSafeInteger(pid) || pid <= 0 || (pid !== process.pid && isRunning(pid))) continue;
+    rmSync(join(dir, name), { recursive: true, force: true });
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: it runs, as another user.
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /**
  * A missing embedded data directory is created with the demo instance and table. The data is
  * written into a sibling directory that is renamed into place once complete, so an interrupted
@@ -197,7 +224,8 @@ async function seedDemoIfNew(config: Config, log: Logger): Promise<void> {
   const target = resolve(config.store.path);
   mkdirSync(dirname(target), { recursive: true });
   // No dot in the name: lmdb-js opens a path with an extension as a file, not a directory.
-  const staging = join(dirname(target), `rowgate-seeding-${process.pid}`);
+  const staging = join(dirname(target), `${STAGING_PREFIX}${process.pid}`);
+  removeStaleStaging(dirname(target));
   rmSync(staging, { recursive: true, force: true });
   const started = Date.now();
   const store = await openStore({ kind: 'lmdb', path: staging });

@@ -2,9 +2,10 @@
  * The read options of get, scan and export (`--cols`, `--versions`, `--timerange`, `--limit`,
  * `--eid`, `--start-eid`, `--end-eid`), parsed by the same functions as the HTTP query parameters
  * of GET rows (lib/http/handlers/rows-read.ts), so they accept and refuse exactly what GET rows
- * does (revision 3 entity ids).
+ * does (revision 3 entity ids). A value they refuse is bad usage (exit 2).
  */
 import { InvalidArgumentError, type Command } from 'commander';
+import { isRowgateError } from '../../lib/errors.js';
 import { dialectOf, storableKey } from '../../lib/http/dialect.js';
 import { compileWildcard, parseEntityIdText, resolveEntityId } from '../../lib/model/entity-id.js';
 import { parseLimit, parseReadSpec } from '../../lib/model/read-request.js';
@@ -52,8 +53,21 @@ export function withScanOptions(cmd: Command, defaultLimit: string, defaultVersi
     .option('--end-eid <eid>', 'entity id to stop before (exclusive), in the same forms');
 }
 
+/**
+ * Runs a parse of option values: what it refuses (a RowgateError from the same parser as the HTTP
+ * parameter) is bad usage, exit 2 like an unknown option, with the parser's message.
+ */
+function optionValues<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (e) {
+    if (isRowgateError(e)) throw new CliError(e.message, EXIT_USAGE);
+    throw e;
+  }
+}
+
 export function readSpecOf(layout: TableLayout, flags: ReadFlags): ReadSpec {
-  return parseReadSpec(layout, { cols: flags.cols, versions: flags.versions, timerange: flags.timerange });
+  return optionValues(() => parseReadSpec(layout, { cols: flags.cols, versions: flags.versions, timerange: flags.timerange }));
 }
 
 /**
@@ -62,7 +76,7 @@ export function readSpecOf(layout: TableLayout, flags: ReadFlags): ReadSpec {
  * can exist, and a bound that long is almost certainly a mistake.
  */
 export function rowKeyOf(layout: TableLayout, text: string, maxRowKeyBytes: number, option: string): Buffer {
-  return storableKey(resolveEntityId(layout.keyFormat, parseEntityIdText(text, { allowWildcards: false })), maxRowKeyBytes, option);
+  return optionValues(() => storableKey(resolveEntityId(layout.keyFormat, parseEntityIdText(text, { allowWildcards: false })), maxRowKeyBytes, option));
 }
 
 /**
@@ -80,6 +94,10 @@ function boundOf(layout: TableLayout, text: string, maxRowKeyBytes: number, opti
  * RG_ERR_AMBIGUOUS_REQUEST), so bad usage.
  */
 export function selectionOf(layout: TableLayout, flags: ScanFlags, maxRowKeyBytes: number): RowSelection {
+  return optionValues(() => selection(layout, flags, maxRowKeyBytes));
+}
+
+function selection(layout: TableLayout, flags: ScanFlags, maxRowKeyBytes: number): RowSelection {
   if (flags.eid !== undefined && (flags.startEid !== undefined || flags.endEid !== undefined)) {
     throw new CliError('give either --eid or --start-eid/--end-eid, not both (an entity id selects one row or the rows matching its wildcards)', EXIT_USAGE);
   }
