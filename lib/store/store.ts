@@ -39,7 +39,10 @@ export interface RowKeyFilter {
 }
 
 export interface ScanRequest {
-  /** Inclusive start row key; undefined = first row. */
+  /**
+   * Inclusive start row key; undefined = first row. Bounds of any length (longer than
+   * maxRowKeyBytes too) select exactly [start, end) in row-key byte order.
+   */
   readonly start?: Buffer;
   /** Exclusive end row key; undefined = past the last row. */
   readonly end?: Buffer;
@@ -105,7 +108,10 @@ export interface Store {
   /** RG_ERR_INSTANCE_NOT_FOUND / RG_ERR_TABLE_NOT_FOUND when absent. */
   getLayout(instance: string, table: string): Promise<TableLayout>;
 
-  /** Point gets: one RowOut per key, in the order given; a missing row has no cells. */
+  /**
+   * Point gets: one RowOut per key, in the order given; a missing row has no cells. A key longer
+   * than maxRowKeyBytes is a missing row, never an error (no write can have stored it).
+   */
   get(instance: string, table: string, rowKeys: readonly Buffer[], read: ReadSpec): Promise<RowOut[]>;
   scan(instance: string, table: string, request: ScanRequest): RowScan;
   /**
