@@ -396,4 +396,33 @@ if (!emulator) {
     const [rawRow] = await meta.row('table/i/raw').get({ decode: false });
     t.same(Object.keys((rawRow.data as Record<string, Record<string, unknown>>).m ?? {}), ['layout']);
   });
+  t.test('regression: an increment of a counter that has outlived ttl_seconds starts from the delta, not from the expired value', async (t) => {
+    // Bigtable's ReadModifyWrite added to the expired cell GC had not removed yet: +1 on a 41 set an
+    // hour ago in a 60 s family read back 42, though reads hid the 41 (the LMDB store restarts at 1).
+    const layout = `{name: "ttlc", keys_format: {encoding: "RAW"}, locality_groups: [
+      {name: "short", in_memory: false, max_versions: 2147483647, ttl_seconds: 60, compression_type: "NONE",
+       families: [{name: "c", columns: [{name: "hits", column_schema: {type: "COUNTER", storage: "FINAL"}}]}]},
+      {name: "long", in_memory: false, max_versions: 2147483647, ttl_seconds: 2147483647, compression_type: "NONE",
+       families: [{name: "d", columns: [{name: "hits", column_schema: {type: "COUNTER", storage: "FINAL"}}]}]}],
+      version: "layout-1.0.0"}`;
+    const store = await BigtableStore.open({ projectId: 'test', instanceId: 'ttlc', tablePrefix: 'tc' });
+    t.teardown(() => store.close());
+    await store.createInstance('i');
+    await store.createTable('i', parseLayout(layout));
+    const every: ReadSpec = { maxVersions: 1, minTimestamp: 0, maxTimestamp: Number.MAX_SAFE_INTEGER };
+    const hourAgo = Date.now() - 3_600_000;
+    const row = Buffer.from('r');
+    await store.write('i', 'ttlc', [{ rowKey: row, cells: [
+      { kind: 'counter-set', family: 'c', qualifier: 'hits', value: 41n, timestamp: hourAgo },
+      { kind: 'counter-set', family: 'd', qualifier: 'hits', value: 41n, timestamp: hourAgo },
+    ] }]);
+    await store.write('i', 'ttlc', [{ rowKey: row, cells: [
+      { kind: 'counter-increment', family: 'c', qualifier: 'hits', delta: 1n },
+      { kind: 'counter-increment', family: 'd', qualifier: 'hits', delta: 1n },
+    ] }]);
+    const [got] = await store.get('i', 'ttlc', [row], every);
+    const value = (family: string) => got!.cells.find((c) => c.family === family)?.json;
+    t.equal(value('c'), '1', 'the expired 41 counts as absent: the increment starts from 1');
+    t.equal(value('d'), '42', 'a family without a TTL keeps adding to its counter');
+  });
 }

@@ -282,6 +282,7 @@ export class BigtableStore implements Store {
           throw rgError('RG_ERR_BAD_COUNTER', `incrementing counter ${r.family}:${r.qualifier.toString()} by ${r.amount} overflows a 64-bit integer`);
         }
       }
+      await this.dropExpiredCounters(t, row.rowKey, rules);
       const cells = await this.dataCall(t, 'incrementing counters', () => this.client.increment(t.tableId, row.rowKey, rules));
       done.push({ rowKey: row.rowKey, rules });
       for (const r of rules) {
@@ -295,6 +296,25 @@ export class BigtableStore implements Store {
         }
       }
     }
+  }
+
+  /**
+   * ReadModifyWrite adds to the newest cell even when it has outlived ttl_seconds (GC is lazy: the
+   * emulator read back 42 after +1 on a 41 set an hour ago in a 60 s family, though reads hid the
+   * 41). Deleting the expired cells first makes an expired counter count as absent, as reads see
+   * it and as the LMDB store does. Only cells no read can return are deleted.
+   */
+  private async dropExpiredCounters(t: OpenTable, rowKey: Buffer, rules: readonly { family: string; qualifier: Buffer }[]): Promise<void> {
+    const now = Date.now();
+    const mutations: Mutation[] = [];
+    for (const r of rules) {
+      const ttlSeconds = t.layout.families.get(r.family)?.ttlSeconds ?? FOREVER;
+      if (ttlSeconds >= FOREVER) continue;
+      // Expired = older than now - ttl, the read filter's lower bound (read-filter.ts); end is exclusive.
+      const endTimestampMicros = micros(now - ttlSeconds * 1000);
+      mutations.push({ deleteFromColumn: { familyName: r.family, columnQualifier: r.qualifier, timeRange: { startTimestampMicros: '0', endTimestampMicros } } });
+    }
+    if (mutations.length > 0) await this.dataCall(t, 'dropping expired counter cells', () => this.client.mutateRow(t.tableId, rowKey, mutations));
   }
 
   private async undoIncrements(t: OpenTable, done: { rowKey: Buffer; rules: { family: string; qualifier: Buffer; amount: bigint }[] }[]): Promise<void> {
