@@ -7,14 +7,12 @@
  * included), and a client that goes away releases the store scan at once.
  */
 import { request, type ClientRequest } from 'node:http';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import t, { type Test } from 'tap';
 import { encodeRowKey } from '../../lib/model/row-key.js';
 import type { RowWrite } from '../../lib/model/types.js';
 import type { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
-import type { Store } from '../../lib/store/store.js';
 import { startGateway, type Harness } from './harness.js';
+import { countPulledRows, heldMemory } from './instrument.js';
 
 const ROWS = 200_000;
 const VALUE = JSON.stringify('x'.repeat(200));
@@ -28,45 +26,6 @@ const TABLE_JSON_BYTES = ROWS * 260;
 const MAX_PULLED_WHILE_PAUSED = ROWS / 5;
 /** Live memory growth allowed while paused; buffering the whole scan would be ~52 MB of Buffers. */
 const MAX_MEMORY_GROWTH = 16 * 1024 * 1024;
-
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
-
-/** Live heap plus external memory (Buffers) after full collections, as soak.test.ts measures. */
-function heldMemory(): number {
-  collectGarbage();
-  collectGarbage();
-  const m = process.memoryUsage();
-  return m.heapUsed + m.external;
-}
-
-/** Counts rows the gateway pulled from the real store: row batches of scan(), rendered chunks of scanChunks(). */
-function countPulledRows(store: Store): { pulled: number } {
-  const counter = { pulled: 0 };
-  const scan = store.scan.bind(store);
-  store.scan = (instance, table, req) => {
-    const it = scan(instance, table, req);
-    const next = it.next.bind(it);
-    it.next = async () => {
-      const r = await next();
-      if (!r.done) counter.pulled += r.value.length;
-      return r;
-    };
-    return it;
-  };
-  const scanChunks = store.scanChunks!.bind(store);
-  store.scanChunks = (instance, table, req, render) => {
-    const it = scanChunks(instance, table, req, render);
-    const next = it.next.bind(it);
-    it.next = async () => {
-      const r = await next();
-      if (!r.done) counter.pulled += r.value.rows;
-      return r;
-    };
-    return it;
-  };
-  return counter;
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -13,41 +13,10 @@ import t, { type Test } from 'tap';
 import { encodeRowKey } from '../../lib/model/row-key.js';
 import type { RowWrite } from '../../lib/model/types.js';
 import type { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
-import type { Store } from '../../lib/store/store.js';
+import { countPulledRows } from './instrument.js';
 import { startGateway, startGatewayOver, type Harness } from './harness.js';
 
 const ROWS = 1_000_000;
-
-/**
- * Counts rows the gateway pulled from the store (instrumentation around the real LMDB store): row
- * batches of scan() and rendered chunks of the fast path scanChunks(), which the gateway uses.
- */
-function countPulledRows(store: Store): { pulled: number } {
-  const counter = { pulled: 0 };
-  const scan = store.scan.bind(store);
-  store.scan = (instance, table, req) => {
-    const it = scan(instance, table, req);
-    const next = it.next.bind(it);
-    it.next = async () => {
-      const r = await next();
-      if (!r.done) counter.pulled += r.value.length;
-      return r;
-    };
-    return it;
-  };
-  const scanChunks = store.scanChunks!.bind(store);
-  store.scanChunks = (instance, table, req, render) => {
-    const it = scanChunks(instance, table, req, render);
-    const next = it.next.bind(it);
-    it.next = async () => {
-      const r = await next();
-      if (!r.done) counter.pulled += r.value.rows;
-      return r;
-    };
-    return it;
-  };
-  return counter;
-}
 
 /**
  * Starts a full-table scan through `h`, stops reading after the first chunk, checks that the

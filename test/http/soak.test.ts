@@ -10,10 +10,9 @@
  * Loopback only.
  */
 import { Agent, request as httpRequest } from 'node:http';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import t from 'tap';
 import { json, raw, rowsOf, startGateway } from './harness.js';
+import { heldMemory } from './instrument.js';
 
 const SECONDS = Number(process.env.ROWGATE_SOAK_SECONDS ?? 8);
 const CLIENTS = 8;
@@ -23,19 +22,6 @@ const COUNTERS = 5;
 const LIVE_GROWTH_LIMIT = 40 * 1024 * 1024;
 /** How long abandoned scans may take to be noticed and returned once the clients stop. */
 const SCAN_DRAIN_MS = 5_000;
-
-// A leak check needs the memory still referenced, not what the allocator happens to hold: RSS
-// (RssAnon included) rose 106-113 MB in 8 s on loaded machines from garbage V8 had not collected
-// yet. So: live heap and external memory (Buffers) after two full collections.
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
-
-function heldMemory(): number {
-  collectGarbage();
-  collectGarbage();
-  const m = process.memoryUsage();
-  return m.heapUsed + m.external;
-}
 
 const SAMPLE = '/v1/instances/default/tables/sample_table/rows';
 const PLAYERS = '/v1/instances/default/tables/players/rows';
