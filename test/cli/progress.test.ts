@@ -1,0 +1,54 @@
+/**
+ * The progress bar of import and export: drawn on stderr when stderr is a terminal (run under a
+ * pseudo-terminal with util-linux `script`), absent when it is not, so pipes and logs stay clean.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import { demoRow } from '../../lib/demo/demo-data.js';
+import { USERS_LAYOUT_JSON } from '../../lib/model/demo-layouts.js';
+import { CLI, ensureBuilt, runCli, tempDir, writeFile } from './helpers.js';
+
+t.before(ensureBuilt);
+
+const SCRIPT = ['/usr/bin/script', '/bin/script'].find((p) => existsSync(p));
+
+/** Runs the CLI with stdin, stdout and stderr on a pseudo-terminal; resolves with what it printed. */
+function onTerminal(args: readonly string[]): Promise<{ code: number; output: string }> {
+  const command = [process.execPath, CLI, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  return new Promise((resolve) => {
+    execFile(SCRIPT!, ['-qec', command, '/dev/null'], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout) => {
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, output: stdout });
+    });
+  });
+}
+
+async function table(t: Test): Promise<{ dir: string; flags: string[]; rows: string }> {
+  const dir = tempDir(t);
+  const flags = ['--data', join(dir, 'data'), '--instance', 'it'];
+  const r = await runCli(['create-table', ...flags, '--layout', writeFile(dir, 'users.json', USERS_LAYOUT_JSON)]);
+  if (r.code !== 0) throw new Error(r.stderr);
+  const lines: string[] = [];
+  for (let uid = 1; uid <= 3000; uid++) lines.push(JSON.stringify(demoRow(uid)));
+  return { dir, flags: [...flags, '--table', 'users'], rows: writeFile(dir, 'rows.ndjson', lines.join('\n') + '\n') };
+}
+
+t.test('import and export draw a progress bar on a terminal and none into a pipe', { skip: SCRIPT ? false : 'util-linux script not found' }, async (t) => {
+  const { dir, flags, rows } = await table(t);
+  const imported = await onTerminal(['import', ...flags, rows]);
+  t.equal(imported.code, 0, 'import exits 0');
+  t.match(imported.output, /importing \|[^|]*\| \d+%/, 'import on a terminal: a bar with its percentage of the input');
+  t.match(imported.output, /imported 3000 rows/, 'and the summary line');
+
+  const exported = await onTerminal(['export', ...flags, '--out', join(dir, 'out.ndjson')]);
+  t.equal(exported.code, 0, 'export exits 0');
+  t.match(exported.output, /exporting \d+ rows \| \d+ cells/, 'export on a terminal: the progress line counts rows');
+  t.match(exported.output, /exported 3000 rows/);
+
+  // The same commands into pipes (runCli): only the summary lines, no bar drawing.
+  const piped = await runCli(['export', ...flags, '--out', join(dir, 'out2.ndjson')]);
+  t.equal(piped.code, 0, 'piped export exits 0');
+  t.notMatch(piped.stderr, /\u001b\[|\r(?!\n)|%/, 'no cursor codes, carriage returns or percentages on a pipe');
+  t.match(piped.stderr, /^exported 3000 rows/);
+});
