@@ -138,6 +138,12 @@ const OPERATIONS: Record<string, Operation> = {
 
 const COMMON_ERRORS = [400, 401, 403, 404, 405, 414, 500];
 
+/** Headers some errors carry (respond.errorHeaders). */
+const ERROR_HEADERS: Record<number, Json> = {
+  401: { 'WWW-Authenticate': { description: 'Bearer challenge (tokens are configured)', schema: { type: 'string' } } },
+  503: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'string' } } },
+};
+
 function errorDescription(status: number): string {
   const codes = Object.entries(ERRORS).filter(([, spec]) => spec.status === status).map(([code]) => code);
   return codes.length === 0 ? 'Error' : codes.join(', ');
@@ -159,8 +165,13 @@ function operationOf(route: Route, revision: Revision): Json {
   const content: Json = { schema: ref(op.result) };
   if (op.stream) content['x-rowgate-stream'] = { framing: 'CRLF', description: 'zero or more row documents, each followed by CR LF; zero rows is an empty body' };
   responses['200'] = { description: op.stream ? 'A row stream: each row document followed by CR LF' : 'OK', content: { 'application/json': content } };
-  for (const status of [...COMMON_ERRORS, ...(op.errors ?? [])].sort()) {
-    responses[String(status)] = { description: errorDescription(status), content: { 'application/json': { schema: ref('Error') } } };
+  // Every route that reaches the store can meet it unreachable (503) or refusing the gateway (502).
+  const storeErrors = route.path.startsWith('/v1/instances') ? [502, 503] : [];
+  for (const status of [...new Set([...COMMON_ERRORS, ...storeErrors, ...(op.errors ?? [])])].sort()) {
+    const response: Json = { description: errorDescription(status), content: { 'application/json': { schema: ref('Error') } } };
+    const headers = ERROR_HEADERS[status];
+    if (headers) response.headers = headers;
+    responses[String(status)] = response;
   }
   responses.default = { description: 'Any other error', content: { 'application/json': { schema: ref('Error') } } };
   const operation: Json = { operationId: op.operationId, summary: op.summary, parameters, responses };
