@@ -53,9 +53,9 @@ export async function stopServer(s: Spawned): Promise<void> {
 }
 
 /** Runs a command to completion (bounded by `timeoutMs`); resolves with stdout, rejects on failure. */
-export function run(command: string, args: readonly string[], timeoutMs: number, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export function run(command: string, args: readonly string[], timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+    const proc = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     proc.stdout.on('data', (d: Buffer) => (out += d.toString()));

@@ -42,7 +42,7 @@ function declaredLength(req: IncomingMessage): number {
  * object. Throws RG_ERR_BODY_TOO_LARGE past `limit` bytes and RG_ERR_BAD_BODY on malformed JSON.
  */
 export async function* jsonBodyItems(req: IncomingMessage, limit: number): AsyncGenerator<JsonValue> {
-  checkBodyHead(req, limit);
+  // The head (content type, declared length) was checked by the handler before any store call: checkBodyHead.
   const declared = declaredLength(req);
   if (declared <= WHOLE_PARSE_BYTES) {
     const text = await readWhole(req, limit);

@@ -45,7 +45,7 @@ export class CellPicker {
     for (const [name, qualifiers] of selected) {
       const family = layout.families.get(name);
       if (!family) continue;
-      const expiredBefore = family.ttlSeconds >= FOREVER ? -Infinity : this.now - family.ttlSeconds * 1000;
+      const expiredBefore = expiryOf(family.ttlSeconds, this.now);
       let counterColumns: FamilyPlan['counterColumns'];
       if (family.mapSchema) counterColumns = family.mapSchema.type === 'COUNTER' ? 'all' : undefined;
       else counterColumns = new Set(family.columns.filter((c) => c.schema.type === 'COUNTER').map((c) => c.name));
@@ -97,4 +97,12 @@ export class CellPicker {
     this.keptVersions++;
     return true;
   }
+}
+
+/**
+ * Cells with a timestamp before this (ms) have outlived a locality group's ttl_seconds at `now`:
+ * what every read hides, and what the stores' trims and counter increments treat as gone.
+ */
+export function expiryOf(ttlSeconds: number, now: number): number {
+  return ttlSeconds >= FOREVER ? -Infinity : now - ttlSeconds * 1000;
 }

@@ -79,21 +79,28 @@ t.before(async () => {
 });
 t.teardown(() => h.close());
 
+/**
+ * The paused client got its first chunk; once the server has had time to fill every buffer it can,
+ * it has stopped pulling rows, pulled only a bounded number, and the scan is still open.
+ */
+async function expectPullingStopped(t: Test, client: { status: number; bytes: number }, pending: string): Promise<void> {
+  t.equal(client.status, 200);
+  t.ok(client.bytes > 0, 'the client got the first chunk');
+  await sleep(1200);
+  const pulled = counter.pulled;
+  await sleep(400);
+  t.equal(counter.pulled, pulled, `the server stopped pulling rows while the client is paused (${pulled} pulled)`);
+  t.ok(pulled < MAX_PULLED_WHILE_PAUSED, `only ${pulled} of ${ROWS} rows were pulled while the client was paused`);
+  t.equal(h.store.openScans, 1, pending);
+}
+
 t.test('limit=1000000 on a large table: a paused client keeps pulled rows and memory bounded; a disconnect closes the scan', async (t) => {
   const pool = (h.store as LmdbStore).scanPool;
   const partsBefore = pool?.partsSubmitted ?? 0;
   counter.pulled = 0;
   const memoryBefore = heldMemory();
   const client = await pausedClient(t, h.base, '/v1/instances/default/tables/sample_table/rows?limit=1000000');
-  t.equal(client.status, 200);
-  t.ok(client.bytes > 0, 'the client got the first chunk');
-  // Give the server time to fill every buffer it can, then check it has stopped.
-  await sleep(1200);
-  const pulled = counter.pulled;
-  await sleep(400);
-  t.equal(counter.pulled, pulled, `the server stopped pulling rows while the client is paused (${pulled} pulled)`);
-  t.ok(pulled < MAX_PULLED_WHILE_PAUSED, `only ${pulled} of ${ROWS} rows were pulled while the client was paused`);
-  t.equal(h.store.openScans, 1, 'the scan is pending');
+  await expectPullingStopped(t, client, 'the scan is pending');
   t.equal(pool?.partsSubmitted ?? 0, partsBefore, 'the scan ran on the calling thread, not the scan threads');
   const growth = heldMemory() - memoryBefore;
   t.ok(growth < MAX_MEMORY_GROWTH, `live heap + external memory grew by ${(growth / 1048576).toFixed(1)} MB while ~${Math.round(TABLE_JSON_BYTES / 1048576)} MB of rows are pending`);
@@ -104,13 +111,6 @@ t.test('wildcard eid on a large table: a paused client keeps pulled rows bounded
   counter.pulled = 0;
   const eid = encodeURIComponent('[[]]');
   const client = await pausedClient(t, h.base, `/v1/instances/default/tables/sample_table/rows?eid=${eid}&limit=-1`);
-  t.equal(client.status, 200);
-  t.ok(client.bytes > 0, 'the client got the first chunk');
-  await sleep(1200);
-  const pulled = counter.pulled;
-  await sleep(400);
-  t.equal(counter.pulled, pulled, `the server stopped pulling rows while the client is paused (${pulled} pulled)`);
-  t.ok(pulled < MAX_PULLED_WHILE_PAUSED, `only ${pulled} of ${ROWS} rows were pulled while the client was paused`);
-  t.equal(h.store.openScans, 1, 'the wildcard scan is pending');
+  await expectPullingStopped(t, client, 'the wildcard scan is pending');
   await disconnect(t, h, client.req, counter);
 });

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import t from 'tap';
 import { parseLayout } from '../../lib/model/layout.js';
-import { json, raw, rowsOf, startGateway, type Harness } from './harness.js';
+import { json, raw, RAW_TABLE_LAYOUT, rowsOf, startGateway, type Harness } from './harness.js';
 
 const SAMPLE = '/v1/instances/default/tables/sample_table/rows';
 const RAW_TABLE = '/v1/instances/default/tables/raw_table/rows';
@@ -58,14 +58,7 @@ const eidText = (form: Form, components: unknown[], key: Buffer): string => {
 let h: Harness;
 t.before(async () => {
   h = await startGateway();
-  await h.store.createTable('default', parseLayout({
-    name: 'raw_table',
-    keys_format: { encoding: 'RAW' },
-    locality_groups: [{ name: 'default', in_memory: false, max_versions: 5, ttl_seconds: 2147483647, compression_type: 'NONE', families: [
-      { name: 'info', map_schema: { storage: 'UID', type: 'INLINE', value: '"string"' } },
-    ] }],
-    version: 'layout-1.0.0',
-  }));
+  await h.store.createTable('default', parseLayout(RAW_TABLE_LAYOUT));
 });
 t.teardown(() => h.close());
 

@@ -47,6 +47,16 @@ export const PLAYERS_LAYOUT = `{
   version: "layout-1.3.0"
 }`;
 
+/** A RAW-key table `raw_table` (map family `info` of strings), for row keys of any bytes. */
+export const RAW_TABLE_LAYOUT = {
+  name: 'raw_table',
+  keys_format: { encoding: 'RAW' },
+  locality_groups: [{ name: 'default', in_memory: false, max_versions: 5, ttl_seconds: 2147483647, compression_type: 'NONE', families: [
+    { name: 'info', map_schema: { storage: 'UID', type: 'INLINE', value: '"string"' } },
+  ] }],
+  version: 'layout-1.0.0',
+};
+
 export interface Harness {
   readonly base: string;
   readonly store: Store;

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import t from 'tap';
 import { parseLayout } from '../../lib/model/layout.js';
-import { json, raw, rowsOf, SAMPLE_LAYOUT, startGateway, type Harness } from './harness.js';
+import { json, raw, RAW_TABLE_LAYOUT, rowsOf, SAMPLE_LAYOUT, startGateway, type Harness } from './harness.js';
 
 const SAMPLE = '/v1/instances/default/tables/sample_table/rows';
 const q = (v: unknown) => encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v));
@@ -116,14 +116,7 @@ t.test('visible instances: POST and DELETE to a hidden instance are 404 RG_ERR_I
 t.test('a URL entity id longer than the store accepts is 400 RG_ERR_ROW_KEY_TOO_LONG on a RAW table', async (t) => {
   const h = await startGateway();
   t.teardown(() => h.close());
-  await h.store.createTable('default', parseLayout({
-    name: 'raw_table',
-    keys_format: { encoding: 'RAW' },
-    locality_groups: [{ name: 'default', in_memory: false, max_versions: 5, ttl_seconds: 2147483647, compression_type: 'NONE', families: [
-      { name: 'info', map_schema: { storage: 'UID', type: 'INLINE', value: '"string"' } },
-    ] }],
-    version: 'layout-1.0.0',
-  }));
+  await h.store.createTable('default', parseLayout(RAW_TABLE_LAYOUT));
   const RAW_ROWS = '/v1/instances/default/tables/raw_table/rows';
   const max = h.store.maxRowKeyBytes;
   t.ok(max > 0 && max * 2 + 100 < 16 * 1024, `the store's limit (${max} bytes) fits a hex URL under the URL limit`);

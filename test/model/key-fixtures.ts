@@ -1,5 +1,5 @@
 /** Key formats of the reference fixtures (kiji-data-model.md 1.6, kijirest-behaviour.md 3.3-3.4) and a seeded PRNG. */
-import type { ComponentType, RowKeyFormat } from '../../lib/model/types.js';
+import { WILDCARD, type ComponentType, type ComponentValue, type RowKeyFormat, type Wildcard } from '../../lib/model/types.js';
 
 type Formatted = Extract<RowKeyFormat, { encoding: 'FORMATTED' }>;
 
@@ -75,4 +75,24 @@ export function randomLong(rand: () => number): bigint {
   const hi = BigInt(Math.floor(rand() * 2 ** 32));
   const lo = BigInt(Math.floor(rand() * 2 ** 32));
   return BigInt.asIntN(64, (hi << 32n) | lo);
+}
+
+/**
+ * A random wildcard entity id of `length` components: each a wildcard (40%), from `nullableFrom` on
+ * possibly null (after which only nulls and wildcards follow, as trailing nullable components
+ * must), or `value(i)`, a given value of component i.
+ */
+export function randomWildcardPattern(rand: () => number, length: number, nullableFrom: number, value: (i: number) => ComponentValue): (ComponentValue | Wildcard)[] {
+  const pattern: (ComponentValue | Wildcard)[] = [];
+  let nulled = false;
+  for (let i = 0; i < length; i++) {
+    const r = rand();
+    if (nulled) pattern.push(r < 0.5 ? null : WILDCARD);
+    else if (r < 0.4) pattern.push(WILDCARD);
+    else if (r < 0.55 && i >= nullableFrom) {
+      pattern.push(null);
+      nulled = true;
+    } else pattern.push(value(i));
+  }
+  return pattern;
 }

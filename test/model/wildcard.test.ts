@@ -9,7 +9,7 @@ import t from 'tap';
 import { encodeRowKey } from '../../lib/model/row-key.js';
 import { WILDCARD, type ComponentValue, type RowKeyFormat, type Wildcard } from '../../lib/model/types.js';
 import { compileWildcard, wildcardRowKeyRegex } from '../../lib/model/wildcard.js';
-import { F3, PLAYERS, RKF2_FORMATTED, SAMPLE_TABLE, formatted, prng, randomBytes, randomInt, randomLong, randomString } from './key-fixtures.js';
+import { F3, PLAYERS, RKF2_FORMATTED, SAMPLE_TABLE, formatted, prng, randomBytes, randomInt, randomLong, randomString, randomWildcardPattern } from './key-fixtures.js';
 
 type Formatted = Extract<RowKeyFormat, { encoding: 'FORMATTED' }>;
 
@@ -65,18 +65,7 @@ t.test('the pattern matches exactly what matches() accepts: random formats, patt
       keys.push(randomBytes(rand, 12));
     }
     for (let p = 0; p < 25; p++) {
-      const len = Math.floor(rand() * (n + 1));
-      const pattern: (ComponentValue | Wildcard)[] = [];
-      let nulled = false;
-      for (let i = 0; i < len; i++) {
-        const r = rand();
-        if (nulled) pattern.push(r < 0.5 ? null : WILDCARD);
-        else if (r < 0.4) pattern.push(WILDCARD);
-        else if (r < 0.55 && i >= format.nullableStartIndex) {
-          pattern.push(null);
-          nulled = true;
-        } else pattern.push(pools[i]![Math.floor(rand() * 3)]!);
-      }
+      const pattern = randomWildcardPattern(rand, Math.floor(rand() * (n + 1)), format.nullableStartIndex, (i) => pools[i]![Math.floor(rand() * 3)]!);
       const w = compileWildcard(format, pattern);
       const rx = jsRegex(w.rowKeyRegex);
       for (const key of keys) {

@@ -99,9 +99,10 @@ async function run(): Promise<void> {
   let cells = 0;
   let firstLine = 0;
   const handOver = async (): Promise<void> => {
+    // Packed before waiting for credit: the worker packs this batch while the main thread writes the last.
+    const prepared = data.prepare ? packRows(rows, ctx.layout, data.maxRowKeyBytes ?? Infinity) : undefined;
     while (credit === 0) await new Promise<void>((resolve) => (creditWaiter = resolve));
     credit--;
-    const prepared = data.prepare ? packRows(rows, ctx.layout, data.maxRowKeyBytes ?? Infinity) : undefined;
     if (prepared !== undefined) {
       port.postMessage({ type: 'prepared', firstLine, lastLine: lineNo, batch: prepared, cells, bytesRead: bytesRead() } satisfies FromImportWorker, [prepared.bytes.buffer as ArrayBuffer]);
     } else {

@@ -26,6 +26,7 @@ export interface Mutation {
 
 export interface EntryStatus {
   readonly code: number;
+  /** Bigtable's message for a failed entry (kept as the write error's cause, for the server log). */
   readonly message?: string;
 }
 

@@ -3,6 +3,7 @@
  * driver's own message never reaches a client: it is kept as the cause, for the server log.
  */
 import { isRowgateError, rgError, type RowgateError } from '../../errors.js';
+import type { EntryStatus } from './bigtable-client.js';
 
 /** gRPC status codes the mapping distinguishes. */
 export const GRPC = {
@@ -74,12 +75,9 @@ export function mapBigtableError(e: unknown, context: ErrorContext): RowgateErro
 }
 
 /** The status of one MutateRows entry that was not applied. */
-export interface EntryFailure {
+export type EntryFailure = EntryStatus & {
   readonly rowKey: Buffer;
-  readonly code: number;
-  /** Bigtable's message for the entry (kept as the error's cause, for the server log). */
-  readonly message?: string;
-}
+};
 
 /**
  * The coded error of a write whose MutateRows entries partly failed. The rows not listed were

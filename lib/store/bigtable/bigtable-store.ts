@@ -24,7 +24,7 @@ import { rgError, type RowgateError } from '../../errors.js';
 import { parseLayout } from '../../model/layout.js';
 import { MAX_NAME_CHARS } from '../../model/layout-names.js';
 import { FOREVER, type EncodedCell, type ReadSpec, type RowOut, type RowWrite, type SchemaTable, type TableLayout } from '../../model/types.js';
-import { CellPicker } from '../cell-picker.js';
+import { CellPicker, expiryOf } from '../cell-picker.js';
 import { encodeValueCell } from '../lmdb/cell-value.js';
 import { DATA_VERSION, isStoreName, type InstanceMetadata, type RowDelete, type RowScan, type ScanRequest, type Store } from '../store.js';
 import { BigtableClient, type BigtableConnection, type EntryStatus, type MutateEntry, type Mutation, type ReadRowsRequest } from './bigtable-client.js';
@@ -149,8 +149,7 @@ export class BigtableStore implements Store {
   async instanceMetadata(instance: string): Promise<InstanceMetadata> {
     const info = await this.requireInstance(instance);
     const schemaTable = await this.schemaTableOf(instance).entries();
-    const rows = await this.metaCall(`listing tables of ${instance}`, () => this.meta.scanPrefix(`table/${instance}/`));
-    const tables = rows.filter((r) => !r.cells.has(CREATING)).map((r) => ({ name: r.key.slice(`table/${instance}/`.length), layout: parseRecord(r.cells).layout }));
+    const tables = (await this.createdTables(instance)).map((r) => ({ name: r.name, layout: parseRecord(r.cells).layout }));
     return { name: instance, dataVersion: info.dataVersion, schemaTable, tables };
   }
 
@@ -190,8 +189,14 @@ export class BigtableStore implements Store {
 
   async listTables(instance: string): Promise<string[]> {
     await this.requireInstance(instance);
-    const rows = await this.metaCall(`listing tables of ${instance}`, () => this.meta.scanPrefix(`table/${instance}/`));
-    return rows.filter((r) => !r.cells.has(CREATING)).map((r) => r.key.slice(`table/${instance}/`.length));
+    return (await this.createdTables(instance)).map((r) => r.name);
+  }
+
+  /** The meta rows of an instance's tables, without those still being created (or interrupted). */
+  private async createdTables(instance: string): Promise<{ name: string; cells: Map<string, Buffer> }[]> {
+    const prefix = `table/${instance}/`;
+    const rows = await this.metaCall(`listing tables of ${instance}`, () => this.meta.scanPrefix(prefix));
+    return rows.filter((r) => !r.cells.has(CREATING)).map((r) => ({ name: r.key.slice(prefix.length), cells: r.cells }));
   }
 
   async getLayout(instance: string, table: string): Promise<TableLayout> {
@@ -220,11 +225,6 @@ export class BigtableStore implements Store {
     return new BigtableScan(this, () => this.openTable(instance, table), request, (delta) => {
       this.scansOpen += delta;
     });
-  }
-
-  /** Opens one ReadRows stream of a scan (BigtableScan calls it, again after a rowsLimit was reached). */
-  openReadStream(t: OpenTable, request: ReadRowsRequest) {
-    return this.client.readRows(t.tableId, request);
   }
 
   /** Prepares openWireStream (the client's gRPC stub connects lazily). */
@@ -308,10 +308,10 @@ export class BigtableStore implements Store {
     const now = Date.now();
     const mutations: Mutation[] = [];
     for (const r of rules) {
-      const ttlSeconds = t.layout.families.get(r.family)?.ttlSeconds ?? FOREVER;
-      if (ttlSeconds >= FOREVER) continue;
-      // Expired = older than now - ttl, the read filter's lower bound (read-filter.ts); end is exclusive.
-      const endTimestampMicros = micros(now - ttlSeconds * 1000);
+      const expiredBefore = expiryOf(t.layout.families.get(r.family)?.ttlSeconds ?? FOREVER, now);
+      if (expiredBefore === -Infinity) continue;
+      // Expired as reads see it (the read filter's lower bound); the delete's end is exclusive.
+      const endTimestampMicros = micros(expiredBefore);
       mutations.push({ deleteFromColumn: { familyName: r.family, columnQualifier: r.qualifier, timeRange: { startTimestampMicros: '0', endTimestampMicros } } });
     }
     if (mutations.length > 0) await this.dataCall(t, 'dropping expired counter cells', () => this.client.mutateRow(t.tableId, rowKey, mutations));
@@ -419,7 +419,7 @@ export class BigtableStore implements Store {
       const failed = pending.map((entry, i) => ({ entry, status: statuses[i]! })).filter((f) => f.status.code !== 0);
       const retry = failed.filter((f) => RETRYABLE.has(f.status.code));
       if (failed.length === 0 || retry.length < failed.length || attempt >= MUTATE_ATTEMPTS) {
-        return failed.map((f) => ({ rowKey: f.entry.rowKey, code: f.status.code, ...(f.status.message !== undefined ? { message: f.status.message } : {}) }));
+        return failed.map((f) => ({ rowKey: f.entry.rowKey, ...f.status }));
       }
       pending = retry.map((f) => f.entry);
       await delay(50 * 2 ** attempt);

@@ -19,6 +19,7 @@
  */
 import { END_OF_TIME } from '../../model/read-request.js';
 import { FOREVER, type FamilyLayout, type ReadSpec, type TableLayout } from '../../model/types.js';
+import { expiryOf } from '../cell-picker.js';
 
 export type ProtoFilter = Record<string, unknown>;
 
@@ -64,8 +65,7 @@ export function buildReadFilter(layout: TableLayout, read: ReadSpec, now: number
 
 function versionsAndTime(family: FamilyLayout, read: ReadSpec, now: number): ProtoFilter[] {
   const maxVersions = family.maxVersions;
-  let start = read.minTimestamp;
-  if (family.ttlSeconds < FOREVER) start = Math.max(start, now - family.ttlSeconds * 1000);
+  const start = Math.max(read.minTimestamp, expiryOf(family.ttlSeconds, now));
   const range: Record<string, string> = {};
   if (start > 0) range.startTimestampMicros = micros(start);
   if (read.maxTimestamp !== END_OF_TIME && BigInt(read.maxTimestamp) * 1000n <= INT64_MAX) range.endTimestampMicros = micros(read.maxTimestamp);

@@ -292,8 +292,9 @@ function sameBytes(col: Buffer, key: Buffer, at: number, len: number): boolean {
 
 /**
  * Renders the cursor's next rows into one chunk of about `chunkBytes` (rows without a selected
- * cell are dropped and not counted); undefined when the range is exhausted. Shared by the
- * single-thread scan and the scan workers, so both produce the same bytes.
+ * cell are dropped and not counted); undefined when the range is exhausted. The single-thread
+ * scan's walk; the scan workers walk keys and values in place (scan-worker.ts) and share the
+ * ChunkRenderer, so both produce the same bytes.
  */
 export function renderChunk(cursor: ScanCursor, renderer: ChunkRenderer, chunkBytes: number): RenderedChunk | undefined {
   while (renderer.length < chunkBytes && cursor.remaining > 0) {

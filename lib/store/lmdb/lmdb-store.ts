@@ -12,7 +12,7 @@ import { rgError } from '../../errors.js';
 import { parseLayout } from '../../model/layout.js';
 import { MAX_NAME_CHARS } from '../../model/layout-names.js';
 import { FOREVER, type CellOut, type EncodedCell, type ReadSpec, type RowOut, type RowWrite, type SchemaTable, type TableLayout } from '../../model/types.js';
-import { CellPicker } from '../cell-picker.js';
+import { CellPicker, expiryOf } from '../cell-picker.js';
 import { DATA_VERSION, isStoreName, type ChunkScan, type InstanceMetadata, type RenderedChunk, type RowDelete, type RowRenderSpec, type RowScan, type ScanRequest, type Store } from '../store.js';
 import { ChunkRenderer, renderChunk } from './chunk-render.js';
 import { lmdbEnvOptions } from './env-options.js';
@@ -493,11 +493,6 @@ export class LmdbStore implements Store {
     }
     return names;
   }
-}
-
-/** Cells with a timestamp before this (ms) have outlived a locality group's ttl_seconds at `now` (as CellPicker reads them). */
-function expiryOf(ttlSeconds: number, now: number): number {
-  return ttlSeconds >= FOREVER ? -Infinity : now - ttlSeconds * 1000;
 }
 
 /** True when two cell keys of one row (row part `[0, start)`) name the same column: only their timestamps differ. */
