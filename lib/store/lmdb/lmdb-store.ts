@@ -256,11 +256,14 @@ export class LmdbStore implements Store {
     // both before it returns.
     const keys = new CellKeyScratch();
     const values = new ValueCellScratch();
+    // What each row needs about max_versions and ttl depends on its cells alone: decided before the
+    // write lock is taken, as packRows does for prepared batches.
+    const modes = rows.map((row) => trimMode(row.cells, t.layout.families));
     const apply = (): void => {
-      for (const row of rows) {
+      rows.forEach((row, i) => {
         const now = Date.now();
         const prefix = rowPrefix(row.rowKey);
-        const trim = this.mayExceedMaxVersions(t, prefix, row.cells);
+        const trim = this.mustTrim(t, prefix, modes[i]!);
         keys.setRow(prefix);
         for (const cell of row.cells) {
           if (cell.kind === 'value') {
@@ -272,7 +275,7 @@ export class LmdbStore implements Store {
           }
         }
         if (trim) this.trimVersions(t, prefix, now);
-      }
+      });
     };
     if (increments) {
       // An increment can still fail inside the transaction (overflow): a synchronous transaction
@@ -312,7 +315,8 @@ export class LmdbStore implements Store {
   }
 
   /**
-   * Whether writing `cells` into the row may leave a column with more versions than its
+   * Whether a row written with this trim mode (trimMode, prepared-batch.ts) needs trimming now:
+   * whether writing its cells may leave a column with more versions than its
    * max_versions, so that the row must be trimmed afterwards (a row that already had cells and is
    * written in a family with a TTL is trimmed too: the trim drops expired cells); called in the write transaction
    * before the row's cells are written. Each cell adds at most one version of its column (a value
@@ -323,11 +327,6 @@ export class LmdbStore implements Store {
    * cursor reading every key, ~11-16 us per 5-cell row; micro-benchmark in a write transaction of
    * a 1,000,000-cell table); the import of new rows spent 18-21% of its time in the trim.
    */
-  private mayExceedMaxVersions(t: OpenTable, prefix: Buffer, cells: readonly EncodedCell[]): boolean {
-    return this.mustTrim(t, prefix, trimMode(cells, t.layout.families));
-  }
-
-  /** Whether a row written with this trim mode (prepared-batch.ts) needs trimming now. */
   private mustTrim(t: OpenTable, prefix: Buffer, mode: number): boolean {
     return mode === TRIM_ALWAYS || (mode === TRIM_IF_ROW_EXISTS && this.rowHasCells(t, prefix));
   }
