@@ -64,6 +64,8 @@ export const ERRORS = {
   RG_ERR_TOO_MANY_SCANS: { status: 503, exceptionName: 'ServiceUnavailableException', when: 'the configured maximum of concurrent scans is reached (retry later)', retryAfterSeconds: RETRY_AFTER_SECONDS },
   RG_ERR_STORE_UNAVAILABLE: { status: 503, exceptionName: 'ServiceUnavailableException', when: 'the store cannot be reached or timed out (retry later)', retryAfterSeconds: RETRY_AFTER_SECONDS },
   // Not retryable: the store refuses the gateway's own credentials, a deployment fault to fix, not wait out.
+  // Not retried automatically: space is freed by an operator, not by waiting; writes work again at once then.
+  RG_ERR_STORE_FULL: { status: 507, exceptionName: 'InsufficientStorageException', when: "the store's disk (or LMDB map) is full: nothing of the request was written; reads keep working and writes work again once space is freed" },
   RG_ERR_STORE_REFUSED: { status: 502, exceptionName: 'BadGatewayException', when: "the store refused the gateway's credentials (fix the deployment; retrying will not help)" },
   RG_ERR_INTERNAL: { status: 500, exceptionName: 'InternalServerError', when: 'a bug: the gateway failed in a way it did not foresee' },
 } as const satisfies Record<string, ErrorSpec>;

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Database } from 'lmdb';
 import type { SchemaEntry, SchemaTable } from '../../model/types.js';
 import { PRE_REGISTERED_SCHEMAS } from '../../model/schema-table.js';
+import { guardedWrite } from './write-failures.js';
 
 type MetaKey = (string | number)[];
 
@@ -34,6 +35,8 @@ export class LmdbSchemaTable implements SchemaTable {
   constructor(
     private readonly meta: Database,
     private readonly instance: string,
+    /** The data directory, for the message of a failed write. */
+    private readonly path: string,
   ) {}
 
   async schemaOf(id: number): Promise<string | undefined> {
@@ -54,16 +57,18 @@ export class LmdbSchemaTable implements SchemaTable {
     const key = hashKey(this.instance, json);
     let id = this.meta.get(key) as number | undefined;
     if (id === undefined) {
-      id = this.meta.transactionSync(() => {
-        const again = this.meta.get(key) as number | undefined;
-        if (again !== undefined) return again;
-        const next = this.meta.get(nextKey(this.instance)) as number;
-        this.meta.put(idKey(this.instance, next), json);
-        this.meta.put(key, next);
-        this.meta.put(nextKey(this.instance), next + 1);
-        return next;
-      }) as number;
-      await this.meta.flushed;
+      // Durable once transactionSync returns (commits sync, env-options.ts).
+      id = await guardedWrite(this.path, 'registering a schema', () =>
+        this.meta.transactionSync(() => {
+          const again = this.meta.get(key) as number | undefined;
+          if (again !== undefined) return again;
+          const next = this.meta.get(nextKey(this.instance)) as number;
+          this.meta.put(idKey(this.instance, next), json);
+          this.meta.put(key, next);
+          this.meta.put(nextKey(this.instance), next + 1);
+          return next;
+        }) as number,
+      );
     }
     this.remember(id, json);
     return id;

@@ -22,6 +22,7 @@ import { cellKey, CellKeyScratch, cellKeyLength, columnPrefix, familyPrefix, par
 import { counterValue, decodeCell, encodeCounterCell, ValueCellScratch } from './cell-value.js';
 import { installSchemaTable, LmdbSchemaTable } from './lmdb-schema-table.js';
 import { cursorBatches, ScanCursor, type Entry } from './scan-cursor.js';
+import { asyncTransaction, guardedWrite, ignoreOrphanedCommitFailures, quietLmdbCommitErrors } from './write-failures.js';
 import { FLAG_SERVER_TIME, LMDB_MAX_KEY, TRIM_ALWAYS, TRIM_IF_ROW_EXISTS, trimMode, type PreparedBatch } from './prepared-batch.js';
 /** Rows per batch handed to a scan's consumer: big enough to amortize one promise per batch. */
 const SCAN_BATCH_ROWS = 256;
@@ -66,6 +67,7 @@ export class LmdbStore implements Store {
    */
   readonly maxRowKeyBytes = 1024;
   private readonly env: RootDatabase;
+  private readonly path: string;
   private readonly meta: Database;
   private readonly tables = new Map<string, OpenTable>();
   private readonly schemaTables = new Map<string, LmdbSchemaTable>();
@@ -76,6 +78,9 @@ export class LmdbStore implements Store {
 
   constructor(options: LmdbStoreOptions) {
     mkdirSync(options.path, { recursive: true });
+    ignoreOrphanedCommitFailures();
+    quietLmdbCommitErrors();
+    this.path = options.path;
     this.env = open(lmdbEnvOptions(options.path, options.noSync ?? false));
     const threads = options.scanThreads ?? Math.min(availableParallelism(), MAX_DEFAULT_SCAN_THREADS);
     this.pool = threads >= 2 ? new ScanPool(options.path, threads) : undefined;
@@ -96,14 +101,18 @@ export class LmdbStore implements Store {
 
   async createInstance(name: string): Promise<void> {
     if (!isStoreName(name)) throw rgError('RG_ERR_BAD_PARAMETER', `invalid instance name ${JSON.stringify(name)}: use letters, digits and _, at most ${MAX_NAME_CHARS} characters`);
-    const created = this.meta.transactionSync(() => {
-      if (this.meta.get(['instance', name]) !== undefined) return false;
-      this.meta.put(['instance', name], { dataVersion: DATA_VERSION, created: Date.now() });
-      installSchemaTable(this.meta, name);
-      return true;
-    });
+    // A synchronous transaction is durable once it returns (commits sync, env-options.ts). Awaiting
+    // lmdb-js's `flushed` after it reported an earlier failed asynchronous commit as this one's
+    // failure: a DELETE that committed on a full disk answered 507.
+    const created = await guardedWrite(this.path, `creating instance ${name}`, () =>
+      this.meta.transactionSync(() => {
+        if (this.meta.get(['instance', name]) !== undefined) return false;
+        this.meta.put(['instance', name], { dataVersion: DATA_VERSION, created: Date.now() });
+        installSchemaTable(this.meta, name);
+        return true;
+      }),
+    );
     if (!created) throw rgError('RG_ERR_INSTANCE_EXISTS', `instance ${name} already exists`);
-    await this.meta.flushed;
   }
 
   async listInstances(): Promise<string[]> {
@@ -124,13 +133,14 @@ export class LmdbStore implements Store {
 
   async createTable(instance: string, layout: TableLayout): Promise<void> {
     this.requireInstance(instance);
-    const created = this.meta.transactionSync(() => {
-      if (this.meta.get(['table', instance, layout.name]) !== undefined) return false;
-      this.meta.put(['table', instance, layout.name], { layout: layout.desc, created: Date.now() });
-      return true;
-    });
+    const created = await guardedWrite(this.path, `creating table ${layout.name}`, () =>
+      this.meta.transactionSync(() => {
+        if (this.meta.get(['table', instance, layout.name]) !== undefined) return false;
+        this.meta.put(['table', instance, layout.name], { layout: layout.desc, created: Date.now() });
+        return true;
+      }),
+    );
     if (!created) throw rgError('RG_ERR_TABLE_EXISTS', `table ${layout.name} already exists in instance ${instance}`);
-    await this.meta.flushed;
   }
 
   async listTables(instance: string): Promise<string[]> {
@@ -280,14 +290,12 @@ export class LmdbStore implements Store {
     if (increments) {
       // An increment can still fail inside the transaction (overflow): a synchronous transaction
       // rolls the whole batch back when its callback throws.
-      t.db.transactionSync(apply);
-      await t.db.flushed;
-      return;
+      return guardedWrite(this.path, 'writing rows', () => t.db.transactionSync(apply));
     }
     // Nothing below can throw: an asynchronous transaction, which lmdb-js commits together with
     // concurrent ones (several POSTs share one commit and one fsync), off the main thread. It
     // resolves once the commit is on disk: commits sync inside the transaction (env-options.ts).
-    await t.db.transaction(apply);
+    await guardedWrite(this.path, 'writing rows', () => asyncTransaction(t.db, apply));
   }
 
   /**
@@ -371,7 +379,7 @@ export class LmdbStore implements Store {
     };
     // Nothing in apply throws (the batch was validated and encoded whole): an asynchronous
     // transaction, as write() uses without increments.
-    await t.db.transaction(apply);
+    await guardedWrite(this.path, 'writing rows', () => asyncTransaction(t.db, apply));
   }
 
   /**
@@ -414,22 +422,23 @@ export class LmdbStore implements Store {
         throw rgError('RG_ERR_BAD_COLUMNS', `unknown family ${d.family} in table ${t.layout.name}`);
       }
     }
-    t.db.transactionSync(() => {
-      for (const d of deletes) {
-        const prefix =
-          d.family === undefined ? rowPrefix(d.rowKey)
-          : d.qualifier === undefined ? familyPrefix(d.rowKey, d.family)
-          : columnPrefix(d.rowKey, d.family, d.qualifier);
-        // No stored key is longer than LMDB's limit, so a longer prefix (a huge qualifier in
-        // `cols`) matches nothing; handing it to a cursor would overflow lmdb-js's key buffer.
-        if (prefix.length > LMDB_MAX_KEY) continue;
-        const rowEnd = rowPrefix(d.rowKey).length;
-        for (const key of t.db.getKeys({ start: prefix, end: prefixEnd(prefix) })) {
-          if (d.upToTimestamp === undefined || parseCellTail(key, rowEnd).timestamp <= d.upToTimestamp) t.db.removeSync(key);
-        }
+    await guardedWrite(this.path, 'deleting', () => t.db.transactionSync(() => this.applyDeletes(t, deletes)));
+  }
+
+  private applyDeletes(t: OpenTable, deletes: readonly RowDelete[]): void {
+    for (const d of deletes) {
+      const prefix =
+        d.family === undefined ? rowPrefix(d.rowKey)
+        : d.qualifier === undefined ? familyPrefix(d.rowKey, d.family)
+        : columnPrefix(d.rowKey, d.family, d.qualifier);
+      // No stored key is longer than LMDB's limit, so a longer prefix (a huge qualifier in
+      // `cols`) matches nothing; handing it to a cursor would overflow lmdb-js's key buffer.
+      if (prefix.length > LMDB_MAX_KEY) continue;
+      const rowEnd = rowPrefix(d.rowKey).length;
+      for (const key of t.db.getKeys({ start: prefix, end: prefixEnd(prefix) })) {
+        if (d.upToTimestamp === undefined || parseCellTail(key, rowEnd).timestamp <= d.upToTimestamp) t.db.removeSync(key);
       }
-    });
-    await t.db.flushed;
+    }
   }
 
   async close(): Promise<void> {
@@ -459,7 +468,7 @@ export class LmdbStore implements Store {
   private schemaTableOf(instance: string): LmdbSchemaTable {
     let s = this.schemaTables.get(instance);
     if (!s) {
-      s = new LmdbSchemaTable(this.meta, instance);
+      s = new LmdbSchemaTable(this.meta, instance, this.path);
       this.schemaTables.set(instance, s);
     }
     return s;
