@@ -23,8 +23,8 @@ export const COMPRESS_MIN_BYTES = 1024;
  * is not known up front, the response is chunked); every response carries `Vary: Accept-Encoding`
  * while compression is on, since the same resource may be answered either way.
  */
-export function sendJson(ctx: ReplyContext, req: IncomingMessage, res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
-  const length = Buffer.byteLength(body, 'utf8');
+export function sendJson(ctx: ReplyContext, req: IncomingMessage, res: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string> = {}): void {
+  const length = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length;
   const enabled = ctx.config.compression;
   const encoding = length >= COMPRESS_MIN_BYTES ? negotiateEncoding(req, enabled) : undefined;
   if (encoding !== undefined) {
@@ -33,12 +33,14 @@ export function sendJson(ctx: ReplyContext, req: IncomingMessage, res: ServerRes
     pipeline(z, res, (err) => {
       if (err && !res.destroyed) res.destroy(err);
     });
-    z.end(body, 'utf8');
+    if (typeof body === 'string') z.end(body, 'utf8');
+    else z.end(body);
     return;
   }
   // A string body goes out in one write together with the headers (a Buffer body is a writev of two).
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(length), ...headers, ...encodingHeaders(undefined, res, enabled) });
-  res.end(body, 'utf8');
+  if (typeof body === 'string') res.end(body, 'utf8');
+  else res.end(body);
 }
 
 /** Turns anything thrown into a coded error; an uncoded one is a bug and becomes RG_ERR_INTERNAL. */

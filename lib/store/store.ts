@@ -113,6 +113,12 @@ export interface Store {
    * than maxRowKeyBytes is a missing row, never an error (no write can have stored it).
    */
   get(instance: string, table: string, rowKeys: readonly Buffer[], read: ReadSpec): Promise<RowOut[]>;
+  /**
+   * Optional fast path of get(): the same rows (every key asked for, a missing row with no cells),
+   * rendered straight into response bytes, byte-identical to serializing get()'s rows with
+   * lib/http/row-format.ts. Stores without it are served through get().
+   */
+  getChunk?(instance: string, table: string, rowKeys: readonly Buffer[], read: ReadSpec, render: RowRenderSpec): RenderedChunk;
   scan(instance: string, table: string, request: ScanRequest): RowScan;
   /**
    * Optional fast path of scan(): the same rows, rendered straight into the response bytes

@@ -8,14 +8,14 @@ import { rgError } from '../../errors.js';
 import { compileWildcard, resolveEntityId } from '../../model/entity-id.js';
 import { parseExactJson } from '../../model/exact-json.js';
 import { parseLimit, parseReadSpec } from '../../model/read-request.js';
-import { WILDCARD, type EntityIdInput, type RowOut, type TableLayout } from '../../model/types.js';
+import { WILDCARD, type EntityIdInput, type ReadSpec, type RowOut, type TableLayout } from '../../model/types.js';
 import type { ScanRequest } from '../../store/store.js';
 import { tableLayout, type AppContext, type Handler, type Params, type RequestInfo } from '../context.js';
 import { dialectOf, storableKey } from '../dialect.js';
 import { allowOnly, type Query } from '../query.js';
 import { sendJson } from '../respond.js';
 import { compressor, encodingHeaders, negotiateEncoding } from '../compression.js';
-import { rowSerializer, ROW_TERMINATOR } from '../row-format.js';
+import { rowRenderSpec, rowSerializer, ROW_TERMINATOR } from '../row-format.js';
 import { RowStream, scanSource } from '../row-stream.js';
 import { dropWhenStalled } from '../stall.js';
 import type { RenderedChunk } from '../../store/store.js';
@@ -44,16 +44,15 @@ export const getRows: Handler = async (ctx, req, res, params, query, info) => {
       const filter = compileWildcard(layout.keyFormat, input.components);
       return streamScan(ctx, req, res, params, layout, { filter, limit, read }, info);
     }
-    const rows = limit === 0 ? [] : await ctx.store.get(params.instance!, params.table!, [storableKey(resolveEntityId(layout.keyFormat, input), ctx.store.maxRowKeyBytes, 'eid')], read);
-    return sendRows(ctx, req, res, layout, rows, info);
+    const keys = limit === 0 ? [] : [storableKey(resolveEntityId(layout.keyFormat, input), ctx.store.maxRowKeyBytes, 'eid')];
+    return sendRows(ctx, req, res, params, layout, keys, read, info);
   }
   if (eids !== undefined) {
     const keys = bulkKeys(ctx, layout, eids);
     // Every id asked for comes back unless `limit` is given: the default of 100 is for scans, and
     // silently dropping requested rows would look like missing data (maxEids bounds the request).
     const wanted = limit < 0 || query.get('limit') === undefined ? keys : keys.slice(0, limit);
-    const rows = wanted.length === 0 ? [] : await ctx.store.get(params.instance!, params.table!, wanted, read);
-    return sendRows(ctx, req, res, layout, rows, info);
+    return sendRows(ctx, req, res, params, layout, wanted, read, info);
   }
   const scan: ScanRequest = {
     start: start === undefined ? undefined : storableKey(dialect.parseBound(start, layout.keyFormat, dialect.startParam), ctx.store.maxRowKeyBytes, dialect.startParam),
@@ -89,7 +88,21 @@ export function bulkKeys(ctx: AppContext, layout: TableLayout, text: string): Bu
   return keys;
 }
 
-function sendRows(ctx: AppContext, req: IncomingMessage, res: ServerResponse, layout: TableLayout, rows: readonly RowOut[], info: RequestInfo): void {
+/** The rows of `keys` (point or bulk get), each followed by CR LF: rendered by the store where it can (Store.getChunk). */
+async function sendRows(
+  ctx: AppContext, req: IncomingMessage, res: ServerResponse, params: Params, layout: TableLayout, keys: readonly Buffer[], read: ReadSpec, info: RequestInfo,
+): Promise<void> {
+  if (keys.length === 0) {
+    sendJson(ctx, req, res, 200, '');
+    return;
+  }
+  if (ctx.store.getChunk) {
+    const chunk = ctx.store.getChunk(params.instance!, params.table!, keys, read, rowRenderSpec(ctx.config.revision));
+    info.rows = chunk.rows;
+    sendJson(ctx, req, res, 200, chunk.bytes);
+    return;
+  }
+  const rows: readonly RowOut[] = await ctx.store.get(params.instance!, params.table!, keys, read);
   const serialize = rowSerializer(layout.keyFormat, ctx.config.revision);
   let body = '';
   for (const row of rows) body += serialize(row) + ROW_TERMINATOR;

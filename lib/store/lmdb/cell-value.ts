@@ -49,6 +49,11 @@ export function encodeCounterCell(value: bigint): Buffer {
   return out;
 }
 
+/** Whether a stored cell value holds a counter. */
+export function isCounterCell(value: Uint8Array): boolean {
+  return value[0] === KIND_COUNTER && value.length === 9;
+}
+
 /** The counter value of a stored cell, or 0 when the cell holds no counter. */
 export function counterValue(value: Uint8Array | undefined): bigint {
   if (!value || value[0] !== KIND_COUNTER || value.length !== 9) return 0n;

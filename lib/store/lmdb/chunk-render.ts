@@ -1,18 +1,21 @@
 /**
- * The scan fast path's renderer: writes rows straight from LMDB key and value bytes into one
- * output Buffer per batch, in exactly the bytes lib/http/row-format.ts produces, without a
- * CellOut object or a JavaScript string per cell. Values are stored as wire JSON (cell-value.ts),
- * so a cell costs a byte copy, the timestamp digits and the precomputed column fragments.
+ * The fast path's renderer (scans and point gets): writes rows straight from LMDB key and value
+ * bytes into one output Buffer per batch, in exactly the bytes lib/http/row-format.ts produces,
+ * without a CellOut object or a JavaScript string per cell. A compact row (one entry) is rendered
+ * by CompactRenderer, mostly as one copy of its stored text; the cells of a spilled or legacy row
+ * (cell entries) one by one here: values are stored as wire JSON (cell-value.ts), so a cell costs a
+ * byte copy, the timestamp digits and the precomputed column fragments.
  *
  * Column identity is found by comparing key bytes with a small per-scan cache of the columns seen
  * so far, so family and qualifier strings are decoded once per column, not once per cell.
  */
-import type { RowKeyFormat } from '../../model/types.js';
-import type { CellPicker } from '../cell-picker.js';
+import type { ReadSpec, TableLayout } from '../../model/types.js';
+import { CellPicker } from '../cell-picker.js';
 import { entityIdText, type RenderedChunk, type RowRenderSpec } from '../store.js';
-import type { Entry, ScanCursor } from './scan-cursor.js';
+import type { RowVisitor, ScanCursor } from './scan-cursor.js';
 import { readInvertedTimestamp, unescape } from './cell-key.js';
 import { COUNTER_SCHEMA_ID, valueJsonStart, valueSchemaId } from './cell-value.js';
+import { CompactRenderer, type RenderOut } from './compact-render.js';
 
 const TS_BYTES = 8;
 const KIND_COUNTER = 2;
@@ -41,10 +44,11 @@ const CELL_OPEN_NEXT = enc(',{"timestamp":');
 const VALUE = enc(',"value":');
 const SCHEMA = enc(',"writer_schema":');
 const ROW_CLOSE_WITH_CELLS = enc(']}}}\r\n');
+const ROW_CLOSE_EMPTY = enc('}}\r\n');
 
-export class ChunkRenderer {
-  private out: Buffer;
-  private pos = 0;
+export class ChunkRenderer implements RenderOut, RowVisitor {
+  buf: Buffer;
+  pos = 0;
   private readonly columns: Column[] = [];
   private last: Column | undefined;
   // Per-row state.
@@ -57,15 +61,14 @@ export class ChunkRenderer {
   private rowStart = 0;
   private readonly entityId: (rowKey: Buffer) => string;
   private readonly withSchema: boolean;
+  private readonly picker: CellPicker;
+  private readonly compact: CompactRenderer;
 
-  constructor(
-    private readonly picker: CellPicker,
-    keyFormat: RowKeyFormat,
-    spec: RowRenderSpec,
-    initialBytes = 512 * 1024,
-  ) {
-    this.out = Buffer.allocUnsafe(initialBytes);
-    this.entityId = entityIdText(keyFormat, spec.entityIdForm);
+  constructor(layout: TableLayout, read: ReadSpec, spec: RowRenderSpec, now: number = Date.now(), initialBytes = 512 * 1024) {
+    this.buf = Buffer.allocUnsafe(initialBytes);
+    this.picker = new CellPicker(layout, read, now);
+    this.compact = new CompactRenderer(layout, read, spec, now);
+    this.entityId = entityIdText(layout.keyFormat, spec.entityIdForm);
     this.withSchema = spec.withSchema;
   }
 
@@ -73,14 +76,10 @@ export class ChunkRenderer {
     return this.pos;
   }
 
-  /** beginRow and cell bound once, for ScanCursor.nextRow. */
-  readonly beginRowFn = (rowKey: Buffer): void => this.beginRow(rowKey);
-  readonly cellFn = (entry: Entry, rowEnd: number): void => this.cell(entry.key, rowEnd, entry.value);
-
   /** Hands out the rows rendered so far (undefined when none was kept) and starts a new chunk. */
   takeChunk(): RenderedChunk | undefined {
     if (this.keptRows === 0) return undefined;
-    const chunk = { bytes: Buffer.from(this.out.subarray(0, this.pos)), rows: this.keptRows, cells: this.keptCells };
+    const chunk = { bytes: Buffer.from(this.buf.subarray(0, this.pos)), rows: this.keptRows, cells: this.keptCells };
     this.pos = 0;
     this.keptRows = 0;
     this.keptCells = 0;
@@ -137,15 +136,36 @@ export class ChunkRenderer {
     this.byte(0x7d); // }
   }
 
-  /** Ends the row; a row without kept cells is taken back. Returns whether the row was kept. */
-  endRow(): boolean {
+  /**
+   * Ends the row; a row without kept cells is taken back (scans), or written with empty cells when
+   * `keepEmpty` (point gets answer every row asked for). Returns whether the row was written.
+   */
+  endRow(keepEmpty = false): boolean {
     if (this.rowCells === 0) {
-      this.pos = this.rowStart;
-      return false;
+      if (!keepEmpty) {
+        this.pos = this.rowStart;
+        return false;
+      }
+      this.bytes(ROW_CLOSE_EMPTY);
+    } else {
+      this.bytes(ROW_CLOSE_WITH_CELLS);
     }
-    this.bytes(ROW_CLOSE_WITH_CELLS);
     this.keptRows++;
     this.keptCells += this.rowCells;
+    return true;
+  }
+
+  /** A row asked for that does not exist: its entity id with empty cells (point gets). */
+  missingRow(rowKey: Buffer): void {
+    this.beginRow(rowKey);
+    this.endRow(true);
+  }
+
+  /** Renders a compact row (compact-row.ts) held in `value`; returns whether it was written. */
+  compactRow(rowKey: Buffer, value: Buffer, keepEmpty = false): boolean {
+    if (!this.compact.render(this, rowKey, value, keepEmpty)) return false;
+    this.keptRows++;
+    this.keptCells += this.compact.cells;
     return true;
   }
 
@@ -193,16 +213,16 @@ export class ChunkRenderer {
 
   // ---------------------------------------------------------------- output
 
-  private reserve(n: number): void {
-    if (this.pos + n <= this.out.length) return;
-    const bigger = Buffer.allocUnsafe(Math.max(this.out.length * 2, this.pos + n));
-    this.out.copy(bigger, 0, 0, this.pos);
-    this.out = bigger;
+  reserve(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
+    this.buf.copy(bigger, 0, 0, this.pos);
+    this.buf = bigger;
   }
 
   private byte(b: number): void {
     this.reserve(1);
-    this.out[this.pos++] = b;
+    this.buf[this.pos++] = b;
   }
 
   private bytes(src: Buffer): void {
@@ -212,7 +232,7 @@ export class ChunkRenderer {
   private copy(src: Buffer, start: number, end: number): void {
     const n = end - start;
     this.reserve(n);
-    const out = this.out;
+    const out = this.buf;
     let p = this.pos;
     if (n < 48) {
       for (let i = start; i < end; i++) out[p++] = src[i]!;
@@ -226,7 +246,7 @@ export class ChunkRenderer {
   private text(s: string): void {
     const max = s.length * 3;
     this.reserve(max);
-    this.pos += this.out.write(s, this.pos, 'utf8');
+    this.pos += this.buf.write(s, this.pos, 'utf8');
   }
 
   /**
@@ -237,12 +257,12 @@ export class ChunkRenderer {
   private digits(n: number): void {
     this.reserve(16);
     if (n < 1e8) {
-      this.pos = writeSmall(this.out, this.pos, n | 0);
+      this.pos = writeSmall(this.buf, this.pos, n | 0);
       return;
     }
     const high = Math.floor(n / 1e8);
-    this.pos = writeSmall(this.out, this.pos, high);
-    this.pos = writeEight(this.out, this.pos, n - high * 1e8);
+    this.pos = writeSmall(this.buf, this.pos, high);
+    this.pos = writeEight(this.buf, this.pos, n - high * 1e8);
   }
 }
 
@@ -298,11 +318,12 @@ function sameBytes(col: Buffer, key: Buffer, at: number, len: number): boolean {
  */
 export function renderChunk(cursor: ScanCursor, renderer: ChunkRenderer, chunkBytes: number): RenderedChunk | undefined {
   while (renderer.length < chunkBytes && cursor.remaining > 0) {
-    if (!cursor.nextRow(renderer.beginRowFn, renderer.cellFn)) {
+    const kept = cursor.nextRow(renderer);
+    if (kept === undefined) {
       cursor.remaining = 0;
       break;
     }
-    if (renderer.endRow()) cursor.remaining--;
+    if (kept) cursor.remaining--;
   }
   return renderer.takeChunk();
 }

@@ -11,19 +11,21 @@ import { open, type Database, type RootDatabase } from 'lmdb';
 import { rgError } from '../../errors.js';
 import { parseLayout } from '../../model/layout.js';
 import { MAX_NAME_CHARS } from '../../model/layout-names.js';
-import { FOREVER, type CellOut, type EncodedCell, type ReadSpec, type RowOut, type RowWrite, type SchemaTable, type TableLayout } from '../../model/types.js';
-import { CellPicker, expiryOf } from '../cell-picker.js';
+import type { CellOut, ReadSpec, RowOut, RowWrite, SchemaTable, TableLayout } from '../../model/types.js';
+import { CellPicker } from '../cell-picker.js';
 import { DATA_VERSION, isStoreName, type ChunkScan, type InstanceMetadata, type RenderedChunk, type RowDelete, type RowRenderSpec, type RowScan, type ScanRequest, type Store } from '../store.js';
 import { ChunkRenderer, renderChunk } from './chunk-render.js';
 import { lmdbEnvOptions } from './env-options.js';
 import { splitRange } from './range-split.js';
 import { ScanPool } from './scan-pool.js';
-import { cellKey, CellKeyScratch, cellKeyLength, columnPrefix, familyPrefix, parseCellTail, prefixEnd, readInvertedTimestamp, rowPrefix, writeInvertedTimestamp } from './cell-key.js';
-import { counterValue, decodeCell, encodeCounterCell, ValueCellScratch } from './cell-value.js';
+import { cellKeyLength, parseCellTail, prefixEnd, rowPrefix } from './cell-key.js';
+import { decodeCell } from './cell-value.js';
+import { decodeCompactRow, isCompact } from './compact-row.js';
 import { installSchemaTable, LmdbSchemaTable } from './lmdb-schema-table.js';
-import { cursorBatches, ScanCursor, type Entry } from './scan-cursor.js';
+import { RowWriter, type WritableTable } from './row-writer.js';
+import { cursorBatches, ScanCursor, type Entry, type RowVisitor } from './scan-cursor.js';
 import { asyncTransaction, guardedWrite, ignoreOrphanedCommitFailures, quietLmdbCommitErrors } from './write-failures.js';
-import { FLAG_SERVER_TIME, LMDB_MAX_KEY, TRIM_ALWAYS, TRIM_IF_ROW_EXISTS, trimMode, type PreparedBatch } from './prepared-batch.js';
+import { LMDB_MAX_KEY, preparedRows, type PreparedBatch } from './prepared-batch.js';
 /** Rows per batch handed to a scan's consumer: big enough to amortize one promise per batch. */
 const SCAN_BATCH_ROWS = 256;
 /** Rendered bytes per fast-path chunk: large socket writes, still small against a slow client. */
@@ -35,13 +37,21 @@ const PARALLEL_MIN_BYTES = 8 * 1024 * 1024;
 /** Stored bytes per part of a parallel scan: ~2 MB keeps the parts held ahead at a few MB. */
 const PART_BYTES = 2 * 1024 * 1024;
 const MAX_PARTS = 4096;
-const INT64_MAX = 2n ** 63n - 1n;
-const INT64_MIN = -(2n ** 63n);
+/**
+ * A table's meta record. `rows: 'compact'`: every row has a row entry (compact-row.ts), so an
+ * absent row entry is an absent row. Tables written before compact rows lack it and may hold
+ * legacy rows (cell entries only) until upgraded (upgradeTable).
+ */
+interface TableRecord {
+  readonly layout: Record<string, unknown>;
+  readonly created: number;
+  readonly rows?: typeof COMPACT_ONLY;
+}
+const COMPACT_ONLY = 'compact';
 
-interface OpenTable {
-  readonly layout: TableLayout;
+interface OpenTable extends WritableTable {
   readonly dbName: string;
-  readonly db: Database<Buffer, Buffer>;
+  readonly writer: RowWriter;
 }
 
 export interface LmdbStoreOptions {
@@ -136,7 +146,7 @@ export class LmdbStore implements Store {
     const created = await guardedWrite(this.path, `creating table ${layout.name}`, () =>
       this.meta.transactionSync(() => {
         if (this.meta.get(['table', instance, layout.name]) !== undefined) return false;
-        this.meta.put(['table', instance, layout.name], { layout: layout.desc, created: Date.now() });
+        this.meta.put(['table', instance, layout.name], { layout: layout.desc, created: Date.now(), rows: COMPACT_ONLY } satisfies TableRecord);
         return true;
       }),
     );
@@ -165,45 +175,99 @@ export class LmdbStore implements Store {
     const t = this.openTable(instance, table);
     const picker = new CellPicker(t.layout, read);
     return rowKeys.map((rowKey) => {
-      if (rowKey.length > this.maxRowKeyBytes) return { rowKey, cells: [] };
-      const prefix = rowPrefix(rowKey);
-      if (prefix.length > LMDB_MAX_KEY) return { rowKey, cells: [] };
-      picker.beginRow();
       const cells: CellOut[] = [];
-      for (const { key, value } of t.db.getRange({ start: prefix, end: prefixEnd(prefix) })) {
-        const tail = parseCellTail(key, prefix.length);
-        if (picker.keep(tail.family, tail.qualifier, tail.timestamp)) cells.push(decodeCell(tail.family, tail.qualifier, tail.timestamp, value));
+      const prefix = this.storablePrefix(rowKey);
+      if (prefix === undefined) return { rowKey, cells };
+      picker.beginRow();
+      const entry = t.db.get(prefix);
+      if (entry !== undefined && isCompact(entry)) {
+        for (const cell of decodeCompactRow(entry).cells()) if (picker.keep(cell.family, cell.qualifier, cell.timestamp)) cells.push(cell);
+      } else if (entry !== undefined || !t.compactOnly) {
+        for (const { key, value } of this.cellEntries(t, prefix)) {
+          const tail = parseCellTail(key, prefix.length);
+          if (picker.keep(tail.family, tail.qualifier, tail.timestamp)) cells.push(decodeCell(tail.family, tail.qualifier, tail.timestamp, value));
+        }
       }
       return { rowKey, cells };
     });
+  }
+
+  /**
+   * Point gets rendered straight into response bytes (the fast path of get(), byte-identical to
+   * serializing its rows with lib/http/row-format.ts): a compact row is one LMDB read and mostly
+   * one copy of its stored text. Every key asked for is answered, a missing row with empty cells.
+   */
+  getChunk(instance: string, table: string, rowKeys: readonly Buffer[], read: ReadSpec, render: RowRenderSpec): RenderedChunk {
+    const t = this.openTable(instance, table);
+    const renderer = new ChunkRenderer(t.layout, read, render, Date.now(), 4096);
+    for (const rowKey of rowKeys) {
+      const prefix = this.storablePrefix(rowKey);
+      // getBinaryFast: a view of lmdb-js's read buffer, valid until the next read; rendered at once.
+      const entry = prefix === undefined ? undefined : t.db.getBinaryFast(prefix);
+      if (entry !== undefined && isCompact(entry)) {
+        renderer.compactRow(rowKey, entry, true);
+      } else if (prefix !== undefined && (entry !== undefined || !t.compactOnly)) {
+        renderer.beginRow(rowKey);
+        for (const { key, value } of this.cellEntries(t, prefix)) renderer.cell(key, prefix.length, value, value.length);
+        renderer.endRow(true);
+      } else {
+        renderer.missingRow(rowKey);
+      }
+    }
+    return renderer.takeChunk() ?? { bytes: Buffer.alloc(0), rows: 0, cells: 0 };
+  }
+
+  /** `rowPrefix(rowKey)`, or undefined for a key no write can have stored. */
+  private storablePrefix(rowKey: Buffer): Buffer | undefined {
+    if (rowKey.length > this.maxRowKeyBytes) return undefined;
+    const prefix = rowPrefix(rowKey);
+    return prefix.length > LMDB_MAX_KEY ? undefined : prefix;
+  }
+
+  /** The cell entries of a spilled or legacy row (not its marker). */
+  private *cellEntries(t: OpenTable, prefix: Buffer): Generator<Entry> {
+    for (const entry of t.db.getRange({ start: prefix, end: prefixEnd(prefix) })) if (entry.key.length > prefix.length) yield entry;
   }
 
   scan(instance: string, table: string, request: ScanRequest): RowScan {
     const t = this.openTable(instance, table);
     const picker = new CellPicker(t.layout, request.read);
     const cursor = this.openCursor(t, request);
+    let batch: RowOut[] = [];
     let rowKey: Buffer = Buffer.alloc(0);
     let cells: CellOut[] = [];
-    const beginRow = (key: Buffer): void => {
-      rowKey = key;
-      cells = [];
-      picker.beginRow();
-    };
-    const cell = (entry: Entry, rowEnd: number): void => {
-      const tail = parseCellTail(entry.key, rowEnd);
-      if (picker.keep(tail.family, tail.qualifier, tail.timestamp)) cells.push(decodeCell(tail.family, tail.qualifier, tail.timestamp, entry.value));
+    // Rows with no selected cell are not returned and do not count against the limit.
+    const visitor: RowVisitor = {
+      compactRow: (key, value) => {
+        picker.beginRow();
+        const kept: CellOut[] = [];
+        for (const cell of decodeCompactRow(value).cells()) if (picker.keep(cell.family, cell.qualifier, cell.timestamp)) kept.push(cell);
+        if (kept.length > 0) batch.push({ rowKey: key, cells: kept });
+        return kept.length > 0;
+      },
+      beginRow: (key) => {
+        rowKey = key;
+        cells = [];
+        picker.beginRow();
+      },
+      cell: (key, rowEnd, value) => {
+        const tail = parseCellTail(key, rowEnd);
+        if (picker.keep(tail.family, tail.qualifier, tail.timestamp)) cells.push(decodeCell(tail.family, tail.qualifier, tail.timestamp, value));
+      },
+      endRow: () => {
+        if (cells.length > 0) batch.push({ rowKey, cells });
+        return cells.length > 0;
+      },
     };
     return cursorBatches(cursor, () => {
-      const batch: RowOut[] = [];
+      batch = [];
       while (batch.length < SCAN_BATCH_ROWS && cursor.remaining > 0) {
-        if (!cursor.nextRow(beginRow, cell)) {
+        const kept = cursor.nextRow(visitor);
+        if (kept === undefined) {
           cursor.remaining = 0;
           break;
         }
-        // Rows with no selected cell are not returned and do not count against the limit.
-        if (cells.length === 0) continue;
-        batch.push({ rowKey, cells });
-        cursor.remaining--;
+        if (kept) cursor.remaining--;
       }
       return batch.length > 0 ? batch : undefined;
     });
@@ -213,7 +277,7 @@ export class LmdbStore implements Store {
     const t = this.openTable(instance, table);
     const parallel = this.parallelScanChunks(t, request, render);
     if (parallel !== undefined) return parallel;
-    const renderer = new ChunkRenderer(new CellPicker(t.layout, request.read), t.layout.keyFormat, render);
+    const renderer = new ChunkRenderer(t.layout, request.read, render);
     const cursor = this.openCursor(t, request);
     return cursorBatches(cursor, () => renderChunk(cursor, renderer, CHUNK_BYTES));
   }
@@ -252,6 +316,10 @@ export class LmdbStore implements Store {
 
   // ------------------------------------------------------------ writes
 
+  /**
+   * Writes rows (row-writer.ts: a compact row is decoded, changed and encoded again; a spilled row
+   * gets cell entries), all in one transaction: the whole batch commits or nothing does.
+   */
   async write(instance: string, table: string, rows: readonly RowWrite[]): Promise<void> {
     const t = this.openTable(instance, table);
     let increments = false;
@@ -262,30 +330,8 @@ export class LmdbStore implements Store {
         if (cell.kind === 'counter-increment') increments = true;
       }
     }
-    // Keys and values are built into reusable buffers: putSync inside the write transaction copies
-    // both before it returns.
-    const keys = new CellKeyScratch();
-    const values = new ValueCellScratch();
-    // What each row needs about max_versions and ttl depends on its cells alone: decided before the
-    // write lock is taken, as packRows does for prepared batches.
-    const modes = rows.map((row) => trimMode(row.cells, t.layout.families));
     const apply = (): void => {
-      rows.forEach((row, i) => {
-        const now = Date.now();
-        const prefix = rowPrefix(row.rowKey);
-        const trim = this.mustTrim(t, prefix, modes[i]!);
-        keys.setRow(prefix);
-        for (const cell of row.cells) {
-          if (cell.kind === 'value') {
-            t.db.putSync(keys.key(cell.family, cell.qualifier, cell.timestamp ?? now), values.value(cell.schemaId, cell.json));
-          } else if (cell.kind === 'counter-set') {
-            t.db.putSync(keys.key(cell.family, cell.qualifier, cell.timestamp ?? now), encodeCounterCell(cell.value));
-          } else {
-            this.incrementCounter(t, row.rowKey, cell.family, cell.qualifier, cell.delta, now);
-          }
-        }
-        if (trim) this.trimVersions(t, prefix, now);
-      });
+      for (const row of rows) t.writer.write(row, Date.now());
     };
     if (increments) {
       // An increment can still fail inside the transaction (overflow): a synchronous transaction
@@ -299,120 +345,17 @@ export class LmdbStore implements Store {
   }
 
   /**
-   * Adds `delta` to the newest counter cell of the column, in the current write transaction. A
-   * newest cell that has outlived its locality group's TTL is one no read returns, so the counter
-   * is absent and restarts from `delta` (the expired cell is left to the version trim).
-   */
-  private incrementCounter(t: OpenTable, rowKey: Buffer, family: string, qualifier: string, delta: bigint, now: number): void {
-    const prefix = columnPrefix(rowKey, family, qualifier);
-    const expiredBefore = expiryOf(t.layout.families.get(family)!.ttlSeconds, now);
-    let current = 0n;
-    let timestamp = now;
-    for (const { key, value } of t.db.getRange({ start: prefix, end: prefixEnd(prefix), limit: 1 })) {
-      const stored = readInvertedTimestamp(key, key.length - 8);
-      if (stored < expiredBefore) break;
-      current = counterValue(value);
-      // A counter set in the future stays the newest cell: update it in place.
-      timestamp = Math.max(now, stored);
-    }
-    const next = current + delta;
-    if (next > INT64_MAX || next < INT64_MIN) {
-      throw rgError('RG_ERR_BAD_COUNTER', `incrementing counter ${family}:${qualifier} by ${delta} overflows a 64-bit integer`);
-    }
-    t.db.putSync(cellKey(rowKey, family, qualifier, timestamp), encodeCounterCell(next));
-  }
-
-  /**
-   * Whether a row written with this trim mode (trimMode, prepared-batch.ts) needs trimming now:
-   * whether writing its cells may leave a column with more versions than its
-   * max_versions, so that the row must be trimmed afterwards (a row that already had cells and is
-   * written in a family with a TTL is trimmed too: the trim drops expired cells); called in the write transaction
-   * before the row's cells are written. Each cell adds at most one version of its column (a value
-   * or counter set puts one key, replacing a cell of the same timestamp; an increment updates or
-   * puts one key). So when the row has no cell yet, a column ends with at most as many versions as
-   * it has cells here, and nothing can need trimming unless that count exceeds max_versions.
-   * Checking that the row is empty (one counting cursor, ~8 us) is cheaper than trimming it (one
-   * cursor reading every key, ~11-16 us per 5-cell row; micro-benchmark in a write transaction of
-   * a 1,000,000-cell table); the import of new rows spent 18-21% of its time in the trim.
-   */
-  private mustTrim(t: OpenTable, prefix: Buffer, mode: number): boolean {
-    return mode === TRIM_ALWAYS || (mode === TRIM_IF_ROW_EXISTS && this.rowHasCells(t, prefix));
-  }
-
-  /** Whether the row has any cell (in the current write transaction, which sees its own writes). */
-  private rowHasCells(t: OpenTable, prefix: Buffer): boolean {
-    return t.db.getKeysCount({ start: prefix, end: prefixEnd(prefix) }) > 0;
-  }
-
-  /**
-   * Writes a batch packed by packRows (prepared-batch.ts), atomically, as write() would write its
-   * rows: same keys, values, server timestamps and version trimming.
+   * Writes a batch packed by packRows (prepared-batch.ts: rows encoded on another thread, sorted by
+   * key), atomically, as write() would write its rows.
    */
   async writePrepared(instance: string, table: string, batch: PreparedBatch): Promise<void> {
     const t = this.openTable(instance, table);
-    const bytes = Buffer.from(batch.bytes.buffer, batch.bytes.byteOffset, batch.bytes.byteLength);
     const apply = (): void => {
-      let pos = 0;
-      for (let r = 0; r < batch.rows; r++) {
-        const now = Date.now();
-        const prefixLength = bytes.readUInt16LE(pos);
-        pos += 2;
-        const prefix = bytes.subarray(pos, pos + prefixLength);
-        pos += prefixLength;
-        const mode = bytes[pos++];
-        const cells = bytes.readUInt16LE(pos);
-        pos += 2;
-        const trim = this.mustTrim(t, prefix, mode);
-        for (let c = 0; c < cells; c++) {
-          const flags = bytes[pos++]!;
-          const keyLength = bytes.readUInt16LE(pos);
-          pos += 2;
-          const keyEnd = pos + keyLength;
-          if (flags & FLAG_SERVER_TIME) writeInvertedTimestamp(bytes, keyEnd - 8, now);
-          const key = bytes.subarray(pos, keyEnd);
-          const valueLength = bytes.readUInt32LE(keyEnd);
-          pos = keyEnd + 4 + valueLength;
-          t.db.putSync(key, bytes.subarray(keyEnd + 4, pos));
-        }
-        if (trim) this.trimVersions(t, prefix, now);
-      }
+      for (const { prefix, encoded } of preparedRows(batch)) t.writer.writeEncoded(prefix, encoded, Date.now());
     };
     // Nothing in apply throws (the batch was validated and encoded whole): an asynchronous
     // transaction, as write() uses without increments.
     await guardedWrite(this.path, 'writing rows', () => asyncTransaction(t.db, apply));
-  }
-
-  /**
-   * Removes from one row every version beyond its locality group's max_versions and every cell
-   * older than `now` minus its group's ttl_seconds (cells no read returns any more; LMDB has no
-   * compaction that would drop them). One cursor per row rather than per written column:
-   * per-column cursors halved import speed (helper measurement, 20,000-row batches).
-   */
-  private trimVersions(t: OpenTable, prefix: Buffer, now: number): void {
-    // Versions of one column are adjacent keys that differ only in their last 8 bytes (the
-    // timestamp): columns are told apart by comparing key bytes, and only a new family is decoded.
-    let prev: Uint8Array | undefined;
-    let seen = 0;
-    let max = FOREVER;
-    let expiredBefore = -Infinity;
-    let family = '';
-    const start = prefix.length;
-    for (const key of t.db.getKeys({ start: prefix, end: prefixEnd(prefix) }) as Iterable<Uint8Array>) {
-      if (prev === undefined || !sameColumn(prev, key, start)) {
-        let i = start;
-        while (key[i] !== 0) i++;
-        const name = Buffer.from(key.buffer, key.byteOffset + start, i - start).toString('latin1');
-        if (name !== family) {
-          family = name;
-          const layout = t.layout.families.get(name);
-          max = layout?.maxVersions ?? FOREVER;
-          expiredBefore = layout === undefined ? -Infinity : expiryOf(layout.ttlSeconds, now);
-        }
-        seen = 0;
-      }
-      prev = key;
-      if (++seen > max || (expiredBefore > -Infinity && readInvertedTimestamp(key, key.length - 8) < expiredBefore)) t.db.removeSync(key as Buffer);
-    }
   }
 
   async delete(instance: string, table: string, deletes: readonly RowDelete[]): Promise<void> {
@@ -422,23 +365,11 @@ export class LmdbStore implements Store {
         throw rgError('RG_ERR_BAD_COLUMNS', `unknown family ${d.family} in table ${t.layout.name}`);
       }
     }
-    await guardedWrite(this.path, 'deleting', () => t.db.transactionSync(() => this.applyDeletes(t, deletes)));
-  }
-
-  private applyDeletes(t: OpenTable, deletes: readonly RowDelete[]): void {
-    for (const d of deletes) {
-      const prefix =
-        d.family === undefined ? rowPrefix(d.rowKey)
-        : d.qualifier === undefined ? familyPrefix(d.rowKey, d.family)
-        : columnPrefix(d.rowKey, d.family, d.qualifier);
-      // No stored key is longer than LMDB's limit, so a longer prefix (a huge qualifier in
-      // `cols`) matches nothing; handing it to a cursor would overflow lmdb-js's key buffer.
-      if (prefix.length > LMDB_MAX_KEY) continue;
-      const rowEnd = rowPrefix(d.rowKey).length;
-      for (const key of t.db.getKeys({ start: prefix, end: prefixEnd(prefix) })) {
-        if (d.upToTimestamp === undefined || parseCellTail(key, rowEnd).timestamp <= d.upToTimestamp) t.db.removeSync(key);
-      }
-    }
+    await guardedWrite(this.path, 'deleting', () =>
+      t.db.transactionSync(() => {
+        for (const d of deletes) if (this.storablePrefix(d.rowKey) !== undefined) t.writer.delete(d);
+      }),
+    );
   }
 
   async close(): Promise<void> {
@@ -480,14 +411,16 @@ export class LmdbStore implements Store {
     const cached = this.tables.get(id);
     if (cached) return cached;
     this.requireInstance(instance);
-    const record = isStoreName(table) ? (this.meta.get(['table', instance, table]) as { layout: Record<string, unknown> } | undefined) : undefined;
+    const record = isStoreName(table) ? (this.meta.get(['table', instance, table]) as TableRecord | undefined) : undefined;
     if (!record) throw rgError('RG_ERR_TABLE_NOT_FOUND', `table ${table} not found in instance ${instance}`);
     const dbName = `data/${id}`;
-    const opened: OpenTable = {
+    const base = {
       layout: parseLayout(record.layout),
       dbName,
       db: this.env.openDB<Buffer, Buffer>({ name: dbName, keyEncoding: 'binary', encoding: 'binary' }),
+      compactOnly: record.rows === COMPACT_ONLY,
     };
+    const opened: OpenTable = { ...base, writer: new RowWriter(base) };
     this.tables.set(id, opened);
     return opened;
   }
@@ -501,13 +434,6 @@ export class LmdbStore implements Store {
     }
     return names;
   }
-}
-
-/** True when two cell keys of one row (row part `[0, start)`) name the same column: only their timestamps differ. */
-function sameColumn(a: Uint8Array, b: Uint8Array, start: number): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = a.length - 9; i >= start; i--) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** The LMDB key range of a scan: [start, end) row keys, narrowed by a wildcard's fixed prefix. */

@@ -1,14 +1,31 @@
 /**
- * The walk both LMDB scans share (row batches and rendered chunks): cell entries of a key range
- * grouped into rows, a row-key filter, the row limit, and one release path (finish) that closes
- * the LMDB iterator and the open-scan count exactly once.
+ * The walk both LMDB scans share (row batches and rendered chunks): the entries of a key range
+ * grouped into rows (a compact row's one entry, or a spilled or legacy row's cell entries), a
+ * row-key filter, the row limit, and one release path (finish) that closes the LMDB iterator and
+ * the open-scan count exactly once.
  */
 import type { RowKeyFilter } from '../store.js';
 import { rowKeyEnd, unescape } from './cell-key.js';
+import { TAG_COMPACT } from './compact-row.js';
 
 export interface Entry {
   readonly key: Buffer;
   readonly value: Buffer;
+}
+
+/** What a scan does with each row it walks. */
+export interface RowVisitor {
+  /** A compact row (compact-row.ts): its one entry's value is `value[0, value.length)`. Returns whether the row was kept. */
+  compactRow(rowKey: Buffer, value: Buffer): boolean;
+  /** A row stored as cell entries: beginRow, then cell for each entry in stored order, then endRow (whether it was kept). */
+  beginRow(rowKey: Buffer): void;
+  cell(key: Buffer, rowEnd: number, value: Buffer, valueEnd: number): void;
+  endRow(): boolean;
+}
+
+/** True when `key` is a row entry (`esc(rowKey) 00 00` and nothing after): a compact row or a spilled row's marker. */
+export function isRowEntry(key: Uint8Array, rowEnd: number): boolean {
+  return rowEnd === key.length;
 }
 
 export class ScanCursor {
@@ -34,31 +51,46 @@ export class ScanCursor {
   }
 
   /**
-   * Walks the next row that passes the filter: `begin(rowKey)` first, then `cell` for each of its
-   * entries in stored order. Returns false at the end of the range.
+   * Walks the next row that passes the filter through `visitor`. Returns whether the visitor kept
+   * it, or undefined at the end of the range.
    */
-  nextRow(begin: (rowKey: Buffer) => void, cell: (entry: Entry, rowEnd: number) => void): boolean {
+  nextRow(visitor: RowVisitor): boolean | undefined {
     for (;;) {
       const first = this.pending ?? this.nextEntry();
       this.pending = undefined;
-      if (!first) return false;
+      if (!first) return undefined;
       const rowEnd = rowKeyEnd(first.key);
       const rowKey = rowKeyOf(first.key, rowEnd);
       const wanted = this.filter === undefined || this.filter.matches(rowKey);
-      if (wanted) begin(rowKey);
-      let entry: Entry = first;
-      for (;;) {
-        if (wanted) cell(entry, rowEnd);
-        const next = this.nextEntry();
-        if (!next) break;
-        if (!sameRow(first.key, next.key, rowEnd)) {
-          this.pending = next;
-          break;
-        }
-        entry = next;
+      const rowEntry = isRowEntry(first.key, rowEnd);
+      if (rowEntry && first.value[0] === TAG_COMPACT) {
+        // A compact row has no cell entries; anything after it up to the next row is skipped.
+        this.skipRest(first.key, rowEnd);
+        if (wanted) return visitor.compactRow(rowKey, first.value);
+        continue;
       }
-      if (wanted) return true;
+      if (wanted) visitor.beginRow(rowKey);
+      // A spilled row's marker entry holds no cell: its cells follow.
+      let entry: Entry | undefined = rowEntry ? this.nextInRow(first.key, rowEnd) : first;
+      while (entry !== undefined) {
+        if (wanted) visitor.cell(entry.key, rowEnd, entry.value, entry.value.length);
+        entry = this.nextInRow(first.key, rowEnd);
+      }
+      if (wanted) return visitor.endRow();
     }
+  }
+
+  /** The next entry if it belongs to the row of `first[0, rowEnd)`; otherwise it is kept for the next row. */
+  private nextInRow(first: Buffer, rowEnd: number): Entry | undefined {
+    const next = this.nextEntry();
+    if (!next) return undefined;
+    if (sameRow(first, next.key, rowEnd)) return next;
+    this.pending = next;
+    return undefined;
+  }
+
+  private skipRest(first: Buffer, rowEnd: number): void {
+    while (this.nextInRow(first, rowEnd) !== undefined);
   }
 
   private nextEntry(): Entry | undefined {

@@ -7,12 +7,12 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { open, type Database } from 'lmdb';
 import { parseLayout } from '../../model/layout.js';
 import type { TableLayout } from '../../model/types.js';
-import { CellPicker } from '../cell-picker.js';
 import { rowKeyEnd } from './cell-key.js';
 import { ChunkRenderer } from './chunk-render.js';
 import { lmdbEnvOptions } from './env-options.js';
 import type { PartJob, PartMessage } from './scan-protocol.js';
-import { rowKeyOf, sameRow } from './scan-cursor.js';
+import { isRowEntry, rowKeyOf, sameRow } from './scan-cursor.js';
+import { TAG_COMPACT } from './compact-row.js';
 
 const { path } = workerData as { path: string };
 const env = open(lmdbEnvOptions(path));
@@ -71,7 +71,7 @@ function renderPart(job: PartJob): void {
   const cancelled = new Int32Array(job.cancel);
   if (Atomics.load(cancelled, 0) !== 0) return post({ job: job.job, done: true });
   const { layout, db } = tableOf(job);
-  const renderer = new ChunkRenderer(new CellPicker(layout, job.read, job.now), layout.keyFormat, job.render, job.chunkBytes * 2);
+  const renderer = new ChunkRenderer(layout, job.read, job.render, job.now, job.chunkBytes * 2);
   const send = (): void => {
     const chunk = renderer.takeChunk();
     if (chunk === undefined) return;
@@ -86,21 +86,31 @@ function renderPart(job: PartJob): void {
   // since every key is a view that the next read overwrites.
   let prefix: Buffer | undefined;
   let rowEnd = 0;
+  /** The current row is stored as cell entries (spilled or legacy): its cells are rendered one by one. */
+  let cellRow = false;
   for (const { key } of db.getRange({ start: job.start && Buffer.from(job.start), end: job.end && Buffer.from(job.end) }) as Iterable<{ key: Buffer }>) {
     if (prefix === undefined || !sameRow(prefix, key, rowEnd)) {
-      if (prefix !== undefined) renderer.endRow();
+      if (cellRow) renderer.endRow();
       if (renderer.length >= job.chunkBytes) {
         send();
         if (Atomics.load(cancelled, 0) !== 0) break;
       }
       rowEnd = rowKeyEnd(key);
       prefix = Buffer.from(key.subarray(0, rowEnd));
-      renderer.beginRow(rowKeyOf(prefix, rowEnd));
+      const rowKey = rowKeyOf(prefix, rowEnd);
+      cellRow = !(isRowEntry(key, rowEnd) && current.bytes[0] === TAG_COMPACT);
+      if (!cellRow) {
+        renderer.compactRow(rowKey, current.bytes);
+        continue;
+      }
+      renderer.beginRow(rowKey);
+      // A spilled row's marker holds no cell: its cells follow.
+      if (isRowEntry(key, rowEnd)) continue;
     }
-    renderer.cell(key, rowEnd, current.bytes, current.size);
+    if (cellRow) renderer.cell(key, rowEnd, current.bytes, current.size);
   }
   if (prefix !== undefined && Atomics.load(cancelled, 0) === 0) {
-    renderer.endRow();
+    if (cellRow) renderer.endRow();
     send();
   }
   post({ job: job.job, done: true });
