@@ -12,7 +12,7 @@
  *   killed once this process sees a random number of its batches committed: the rows present are
  *   whole batches of 50 forming a prefix of the file.
  *
- * After every kill the stored entries are also checked for their form (checkRowForms): each row is
+ * After every kill the stored entries are also checked for their form (rowForms): each row is
  * exactly one compact entry, or a spilled marker followed by its cell entries, never both and
  * never cells without a row entry (compact-row.ts).
  */
@@ -23,9 +23,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { open } from 'lmdb';
 import t, { type Test } from 'tap';
 import { USERS_LAYOUT_JSON } from '../../lib/model/demo-layouts.js';
-import { rowKeyEnd } from '../../lib/store/lmdb/cell-key.js';
-import { TAG_COMPACT, TAG_SPILLED } from '../../lib/store/lmdb/compact-row.js';
 import { lmdbEnvOptions } from '../../lib/store/lmdb/env-options.js';
+import { rowForms } from '../store/row-forms.js';
 import { crashRow } from './fixtures/crash-rows.mjs';
 import { CLI, ensureBuilt, ROOT, runCli, tempDir, writeFile } from './helpers.js';
 
@@ -73,50 +72,10 @@ async function readBack(t: Test, dir: string): Promise<Stored> {
   return stored;
 }
 
-/**
- * Checks every row's stored form in the killed writer's directory: one compact entry and nothing
- * else, or a spilled marker with at least one cell entry after it; no cell entry without its row's
- * entry (the table was created with compact rows). Returns the rows seen.
- */
-async function checkRowForms(t: Test, dir: string, label: string): Promise<number> {
-  const env = open(lmdbEnvOptions(dir));
-  const db = env.openDB<Buffer, Buffer>({ name: 'data/crash/users', keyEncoding: 'binary', encoding: 'binary' });
-  const problems: string[] = [];
-  let rows = 0;
-  try {
-    let row: Buffer | undefined;
-    let form: 'compact' | 'spilled' | 'none' = 'none';
-    let cells = 0;
-    const endRow = (): void => {
-      if (row === undefined) return;
-      rows++;
-      if (form === 'compact' && cells > 0) problems.push(`row ${row.toString('hex')}: a compact entry and ${cells} cell entries`);
-      if (form === 'spilled' && cells === 0) problems.push(`row ${row.toString('hex')}: a spilled marker without cells`);
-      if (form === 'none') problems.push(`row ${row.toString('hex')}: ${cells} cell entries without a row entry`);
-    };
-    for (const { key, value } of db.getRange({})) {
-      const end = rowKeyEnd(key);
-      const prefix = key.subarray(0, end);
-      if (row === undefined || !row.equals(prefix)) {
-        endRow();
-        row = Buffer.from(prefix);
-        cells = 0;
-        form = 'none';
-      }
-      if (end === key.length) {
-        if (value[0] === TAG_COMPACT) form = 'compact';
-        else if (value[0] === TAG_SPILLED) form = 'spilled';
-        else problems.push(`row ${row.toString('hex')}: unknown row entry tag ${value[0]}`);
-      } else {
-        cells++;
-      }
-    }
-    endRow();
-  } finally {
-    await env.close();
-  }
+/** checkRowForms on the crash table, as a test assertion. */
+async function checkForms(t: Test, dir: string, label: string): Promise<void> {
+  const { rows, problems } = await rowForms(dir, 'data/crash/users');
   t.same(problems, [], `${label}: all ${rows} rows stored in exactly one form`);
-  return rows;
 }
 
 /**
@@ -200,7 +159,7 @@ async function killWriterRuns(t: Test, runs: readonly Run[]): Promise<void> {
     for (let b = nextBatch; b <= lastAck + run.concurrent; b++) batchSize.set(b, run.rowsPerBatch);
 
     const stored = await readBack(t, dir);
-    await checkRowForms(t, dir, label);
+    await checkForms(t, dir, label);
     const missing = acked.filter((b) => !stored.has(b));
     t.same(missing, [], `${label}: every acknowledged batch is present`);
     const last = checkWhole(t, stored, (b) => batchSize.get(b) ?? 0, label);
@@ -283,7 +242,7 @@ t.test('rowgate import --batch 50 killed mid-load: the rows present are whole ba
     const batches = 3 + Math.floor(Math.random() * 12);
     const { seen, delay } = await importAndKill(top, dir, nextBatch, batches);
     const stored = await readBack(t, dir);
-    await checkRowForms(t, dir, label);
+    await checkForms(t, dir, label);
     const last = checkWhole(t, stored, () => IMPORT_BATCH, label);
     t.ok(last + 1 >= nextBatch + batches && last < FILE_BATCHES - 1, `${label}: killed mid-load ${delay} ms after ${seen} batches were seen committed; batches 0 .. ${last} of ${FILE_BATCHES} present (${last + 1 - nextBatch} from this run)`);
     nextBatch = last + 1;

@@ -19,10 +19,12 @@ import { createDemoData, DEMO_INSTANCE, DEMO_TABLE } from '../../lib/demo/demo-d
 import { createAdminServer } from '../../lib/admin/admin-server.js';
 import { createGateway } from '../../lib/http/server.js';
 import { createLogger } from '../../lib/logger.js';
+import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { openStore } from '../../lib/store/open-store.js';
 import type { Store } from '../../lib/store/store.js';
 import { isRowgateError } from '../../lib/errors.js';
 import { CliError, EXIT_USAGE, systemErrorMessage } from '../support/cli-error.js';
+import { startProgress } from '../support/progress.js';
 import { withStoreOptions } from '../support/store-options.js';
 
 interface ServeFlags {
@@ -60,6 +62,7 @@ async function prepare(flags: ServeFlags): Promise<{ config: Config; log: Logger
     const config = loadConfig({ config: flags.config, data: flags.data, port: flags.port, host: flags.host, revision: flags.revision });
     const log = createLogger(config.logLevel);
     await seedDemoIfNew(config, log);
+    await upgradeLegacyTables(config, log);
     return { config, log };
   } catch (e) {
     throw startupError(e);
@@ -185,6 +188,28 @@ function startupError(e: unknown): CliError {
   if (system !== undefined) return new CliError(system, EXIT_USAGE);
   const err = e instanceof Error ? e : new Error(String(e));
   return new CliError(err.stack ?? err.message, EXIT_USAGE);
+}
+
+/**
+ * Tables of an embedded data directory written before compact rows (lib/store/lmdb/compact-row.ts)
+ * are upgraded in place before the gateway listens (once; with --workers, by the primary before
+ * forking), with a progress bar on a terminal and a log line per table. Their legacy rows would be
+ * served correctly without it, through the slower cell path.
+ */
+async function upgradeLegacyTables(config: Config, log: Logger): Promise<void> {
+  if (config.store.kind !== 'lmdb' || !existsSync(config.store.path)) return;
+  const store = new LmdbStore({ path: config.store.path, scanThreads: 0 });
+  try {
+    for (const { instance, table } of store.legacyTables()) {
+      const started = Date.now();
+      log.info({ instance, table }, 'upgrading a table written by an earlier release to compact rows');
+      const progress = startProgress(`upgrading ${instance}/${table}: {value} rows | {duration_formatted}`, undefined);
+      const done = await store.upgradeTable(instance, table, (rows) => progress.update(rows)).finally(() => progress.stop());
+      log.info({ instance, table, rows: done.rows, converted: done.converted, ms: Date.now() - started }, 'table upgraded');
+    }
+  } finally {
+    await store.close();
+  }
 }
 
 const STAGING_PREFIX = 'rowgate-seeding-';

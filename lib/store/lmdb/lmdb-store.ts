@@ -18,7 +18,7 @@ import { ChunkRenderer, renderChunk } from './chunk-render.js';
 import { lmdbEnvOptions } from './env-options.js';
 import { splitRange } from './range-split.js';
 import { ScanPool } from './scan-pool.js';
-import { cellKeyLength, parseCellTail, prefixEnd, rowPrefix } from './cell-key.js';
+import { cellKeyLength, parseCellTail, prefixEnd, rowKeyEnd, rowPrefix, unescape } from './cell-key.js';
 import { decodeCell } from './cell-value.js';
 import { decodeCompactRow, isCompact } from './compact-row.js';
 import { installSchemaTable, LmdbSchemaTable } from './lmdb-schema-table.js';
@@ -48,6 +48,8 @@ interface TableRecord {
   readonly rows?: typeof COMPACT_ONLY;
 }
 const COMPACT_ONLY = 'compact';
+/** Rows converted per write transaction of an upgrade: ~10-50 ms each, so concurrent writers wait little. */
+const UPGRADE_BATCH_ROWS = 1000;
 
 interface OpenTable extends WritableTable {
   readonly dbName: string;
@@ -372,6 +374,58 @@ export class LmdbStore implements Store {
     );
   }
 
+  // ------------------------------------------------------------ upgrade of data written before compact rows
+
+  /** Tables that may still hold legacy rows (cell entries only, written before compact rows). */
+  legacyTables(): { instance: string; table: string }[] {
+    const out: { instance: string; table: string }[] = [];
+    for (const instance of this.listKeys(['instance'])) {
+      for (const table of this.listKeys(['table', instance])) {
+        const record = this.meta.get(['table', instance, table]) as TableRecord | undefined;
+        if (record !== undefined && record.rows !== COMPACT_ONLY) out.push({ instance, table });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Turns every legacy row of the table compact (or spilled, when too large), UPGRADE_BATCH_ROWS
+   * rows per transaction, then marks the table compact-only. Idempotent, and safe beside other
+   * writers: each row is converted inside a write transaction that first checks it still is legacy.
+   * `onProgress` is told the rows walked so far after each batch.
+   */
+  async upgradeTable(instance: string, table: string, onProgress: (rows: number) => void = () => undefined): Promise<{ rows: number; converted: number }> {
+    const t = this.openTable(instance, table);
+    let rows = 0;
+    let converted = 0;
+    let start: Buffer | undefined;
+    for (;;) {
+      const batch: Buffer[] = [];
+      for (const key of t.db.getKeys({ start }) as Iterable<Buffer>) {
+        const prefix = key.subarray(0, rowKeyEnd(key));
+        if (batch.length > 0 && batch[batch.length - 1]!.equals(prefix)) continue;
+        if (batch.length === UPGRADE_BATCH_ROWS) break;
+        batch.push(Buffer.from(prefix));
+      }
+      if (batch.length === 0) break;
+      converted += await guardedWrite(this.path, `upgrading table ${table}`, () =>
+        t.db.transactionSync(() => batch.filter((prefix) => t.writer.upgrade(prefix, unescapeRowPrefix(prefix))).length),
+      );
+      rows += batch.length;
+      onProgress(rows);
+      start = prefixEnd(batch[batch.length - 1]!);
+      if (start === undefined) break;
+    }
+    await guardedWrite(this.path, `upgrading table ${table}`, () =>
+      this.meta.transactionSync(() => {
+        const record = this.meta.get(['table', instance, table]) as TableRecord;
+        this.meta.put(['table', instance, table], { ...record, rows: COMPACT_ONLY } satisfies TableRecord);
+      }),
+    );
+    this.tables.delete(`${instance}/${table}`);
+    return { rows, converted };
+  }
+
   async close(): Promise<void> {
     await this.pool?.close();
     await this.env.close();
@@ -434,6 +488,11 @@ export class LmdbStore implements Store {
     }
     return names;
   }
+}
+
+/** The row key of a row prefix (`esc(rowKey) 00 00`). */
+function unescapeRowPrefix(prefix: Buffer): Buffer {
+  return unescape(prefix, 0, prefix.length);
 }
 
 /** The LMDB key range of a scan: [start, end) row keys, narrowed by a wildcard's fixed prefix. */
