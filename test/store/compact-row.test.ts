@@ -1,0 +1,157 @@
+/**
+ * The compact row format (compact-row.ts) and its renderer (compact-render.ts), on seeded random
+ * rows: encoding round-trips every version; the stored order is UTF-8 byte order; and what the
+ * renderer writes for any read (columns, versions, time range, TTL, revision, empty rows kept or
+ * dropped) is byte for byte the reference: the cells a CellPicker keeps, serialized by
+ * lib/http/row-format.ts.
+ */
+import t from 'tap';
+import type { Revision } from '../../lib/config.js';
+import { rowRenderSpec, rowSerializer } from '../../lib/http/row-format.js';
+import { parseLayout } from '../../lib/model/layout.js';
+import { END_OF_TIME } from '../../lib/model/read-request.js';
+import { FOREVER, type ReadSpec, type TableLayout } from '../../lib/model/types.js';
+import { CellPicker } from '../../lib/store/cell-picker.js';
+import { COUNTER_SCHEMA_ID } from '../../lib/store/lmdb/cell-value.js';
+import { CompactRenderer } from '../../lib/store/lmdb/compact-render.js';
+import { decodeCompactRow, encodeCompactRow } from '../../lib/store/lmdb/compact-row.js';
+import { compareUtf8, RowModel } from '../../lib/store/lmdb/row-model.js';
+import { entityIdText } from '../../lib/store/store.js';
+import { RAW_LAYOUT } from './conformance.js';
+
+/** mulberry32 */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let x = Math.imul(a ^ (a >>> 15), 1 | a);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const ALPHABET = ['a', 'b', 'z', '0', ' ', '\t', ',', ':', '"', '\\', '\n', '\u0000', 'é', '€', '\u{1F600}', '\uE000', '\uFFFD', '\u007F'];
+
+function randomText(rnd: () => number, max: number): string {
+  let s = '';
+  const n = Math.floor(rnd() * max);
+  for (let i = 0; i < n; i++) s += ALPHABET[Math.floor(rnd() * ALPHABET.length)];
+  return s;
+}
+
+const NOW = 1_700_000_100_000;
+const STAMPS = [0, 5, NOW - 120_000, NOW - 30_000, NOW - 1, NOW, NOW + 1, 1_699_000_000_000, 9_000_000_000_000, Number.MAX_SAFE_INTEGER];
+
+/**
+ * A random row of the RAW_LAYOUT table: info (declared columns and a counter), tags and recent
+ * (TTL 60 s). No undeclared column of a group family: writes validate every column against the
+ * table's layout, which never changes, so no stored row holds one.
+ */
+function randomRow(rnd: () => number): RowModel {
+  const model = new RowModel();
+  const columns: [string, string][] = [];
+  for (const q of ['name', 'age', 'visits']) if (rnd() < 0.6) columns.push(['info', q]);
+  const tags = Math.floor(rnd() * 6);
+  for (let i = 0; i < tags; i++) columns.push(['tags', randomText(rnd, 5)]);
+  if (rnd() < 0.5) columns.push(['recent', randomText(rnd, 3)]);
+  for (const [family, qualifier] of columns) {
+    const versions = 1 + Math.floor(rnd() * 4);
+    for (let v = 0; v < versions; v++) {
+      const timestamp = STAMPS[Math.floor(rnd() * STAMPS.length)]!;
+      if (qualifier === 'visits') model.put(family, qualifier, { timestamp, schemaId: COUNTER_SCHEMA_ID, counter: true, json: String(BigInt(Math.floor(rnd() * 1e6)) * (rnd() < 0.5 ? -1n : 9_223_372_036n)) });
+      else model.put(family, qualifier, { timestamp, schemaId: Math.floor(rnd() * 300), counter: false, json: JSON.stringify(rnd() < 0.3 ? { s: randomText(rnd, 8), n: [1, 2.5] } : randomText(rnd, 12)) });
+    }
+  }
+  return model;
+}
+
+function randomRead(rnd: () => number, layout: TableLayout): ReadSpec {
+  let columns: ReadSpec['columns'];
+  if (rnd() < 0.5) {
+    const picks = [{ family: 'info' }, { family: 'tags' }, { family: 'recent' }, { family: 'info', qualifier: 'name' }, { family: 'info', qualifier: 'visits' }, { family: 'info', qualifier: 'undeclared' }, { family: 'tags', qualifier: 'a' }, { family: 'tags', qualifier: '' }, { family: 'tags', qualifier: 'é,' }];
+    columns = picks.filter(() => rnd() < 0.3);
+  }
+  const maxVersions = [1, 1, 1, 2, 3, FOREVER][Math.floor(rnd() * 6)]!;
+  let minTimestamp = 0;
+  let maxTimestamp = END_OF_TIME;
+  if (rnd() < 0.4) {
+    const a = STAMPS[Math.floor(rnd() * STAMPS.length)]!;
+    const b = STAMPS[Math.floor(rnd() * STAMPS.length)]!;
+    [minTimestamp, maxTimestamp] = a < b ? [a, b] : [0, Math.max(a, 1)];
+  }
+  void layout;
+  return { columns, maxVersions, minTimestamp, maxTimestamp };
+}
+
+/** The reference: the cells a CellPicker keeps, serialized as row-format.ts does. */
+function reference(layout: TableLayout, model: RowModel, rowKey: Buffer, read: ReadSpec, revision: Revision, keepEmpty: boolean): string {
+  const picker = new CellPicker(layout, read, NOW);
+  picker.beginRow();
+  const cells = [...model.cells()].filter((c) => picker.keep(c.family, c.qualifier, c.timestamp));
+  if (cells.length === 0 && !keepEmpty) return '';
+  return rowSerializer(layout.keyFormat, revision)({ rowKey, cells }) + '\r\n';
+}
+
+function rendered(layout: TableLayout, encoded: Buffer, rowKey: Buffer, read: ReadSpec, revision: Revision, keepEmpty: boolean): string {
+  const out = { buf: Buffer.alloc(16), pos: 0, reserve(n: number) {
+    if (this.pos + n > this.buf.length) {
+      const b = Buffer.alloc(2 * (this.pos + n));
+      this.buf.copy(b, 0, 0, this.pos);
+      this.buf = b;
+    }
+  } };
+  new CompactRenderer(layout, read, rowRenderSpec(revision), NOW).render(out, rowKey, encoded, keepEmpty);
+  return out.buf.toString('utf8', 0, out.pos);
+}
+
+t.test('compareUtf8 orders as UTF-8 bytes do (surrogates after U+E000-FFFF)', async (t) => {
+  const rnd = random(7);
+  let checked = 0;
+  for (let i = 0; i < 5000; i++) {
+    const a = randomText(rnd, 6);
+    const b = randomText(rnd, 6);
+    t.equal(Math.sign(compareUtf8(a, b)), Math.sign(Buffer.compare(Buffer.from(a), Buffer.from(b))), JSON.stringify([a, b]));
+    checked++;
+  }
+  t.equal(checked, 5000);
+});
+
+t.test('encode then decode gives every version back, columns in stored order', async (t) => {
+  const layout = parseLayout(RAW_LAYOUT);
+  const eid = entityIdText(layout.keyFormat, 'json');
+  for (let seed = 1; seed <= 400; seed++) {
+    const rnd = random(seed);
+    const model = randomRow(rnd);
+    if (model.isEmpty) continue;
+    const key = Buffer.from(randomText(rnd, 10) + 'k', 'utf8');
+    const decoded = decodeCompactRow(encodeCompactRow(model, eid(key)));
+    t.same(decoded.columns, model.columns, `seed ${seed}`);
+    const order = decoded.columns.map((c) => Buffer.concat([Buffer.from(c.family), Buffer.from([0]), Buffer.from(c.qualifier)]));
+    t.ok(order.every((b, i) => i === 0 || Buffer.compare(order[i - 1]!, b) < 0), `seed ${seed}: columns sorted by bytes`);
+  }
+});
+
+t.test('the renderer writes exactly what CellPicker + row-format.ts give, for random rows and reads', async (t) => {
+  const layout = parseLayout(RAW_LAYOUT);
+  const eid = entityIdText(layout.keyFormat, 'json');
+  let compared = 0;
+  let nonEmpty = 0;
+  for (let seed = 1; seed <= 1500; seed++) {
+    const rnd = random(seed * 31);
+    const model = randomRow(rnd);
+    if (model.isEmpty) continue;
+    const key = Buffer.from(randomText(rnd, 6) + 'r', 'utf8');
+    const encoded = encodeCompactRow(model, eid(key));
+    for (let r = 0; r < 6; r++) {
+      const read = randomRead(rnd, layout);
+      const revision = (1 + Math.floor(rnd() * 3)) as Revision;
+      const keepEmpty = rnd() < 0.5;
+      const want = reference(layout, model, key, read, revision, keepEmpty);
+      const got = rendered(layout, encoded, key, read, revision, keepEmpty);
+      if (got !== want) t.equal(got, want, `seed ${seed} read ${JSON.stringify(read)} revision ${revision} keepEmpty ${keepEmpty}`);
+      compared++;
+      if (want !== '') nonEmpty++;
+    }
+  }
+  t.ok(compared > 5000, `${compared} renders compared (${nonEmpty} non-empty)`);
+});
