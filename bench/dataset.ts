@@ -71,3 +71,42 @@ export async function writeNdjson(path: string, rows: number): Promise<number> {
   await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
   return bytes;
 }
+
+/** One row as PostgreSQL text-format COPY input: id, ts, a, b, c, e, f (the same values, typed columns). */
+export function benchRowTsv(id: number): string {
+  const { timestamp, values } = benchRowCells(id);
+  const text = (json: string): string => JSON.parse(json) as string;
+  return `${id}\t${timestamp}\t${text(values.a!)}\t${values.b}\t${values.c}\t${values.e}\t${text(values.f!)}\n`;
+}
+
+/** Writes `rows` rows (ids 0 .. rows-1) as PostgreSQL COPY text. */
+export async function writeTsv(path: string, rows: number): Promise<void> {
+  const out = createWriteStream(path);
+  let chunk = '';
+  for (let id = 0; id < rows; id++) {
+    chunk += benchRowTsv(id);
+    if (chunk.length > 1 << 20) {
+      if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+      chunk = '';
+    }
+  }
+  out.write(chunk);
+  await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
+}
+
+/** Scenario 6's table: RAW keys, one map family of strings, one version kept. */
+export const WIDE_LAYOUT = JSON.stringify({
+  name: 'wide',
+  keys_format: { encoding: 'RAW' },
+  locality_groups: [
+    { name: 'default', in_memory: false, max_versions: 1, ttl_seconds: 2147483647, compression_type: 'NONE', families: [{ name: 'm', map_schema: { storage: 'UID', type: 'INLINE', value: '"string"' } }] },
+  ],
+  version: 'layout-1.0.0',
+});
+
+/** One row of `qualifiers` map-family cells of about 40 bytes, in the POST shape. */
+export function wideRowJson(row: string, qualifiers: number): string {
+  const cells: Record<string, { timestamp: number; value: string }[]> = {};
+  for (let q = 0; q < qualifiers; q++) cells[`q${String(q).padStart(6, '0')}`] = [{ timestamp: BASE_TS + q, value: `value ${q} of row ${row}` }];
+  return JSON.stringify({ entityId: `rowkey=${row}`, cells: { m: cells } });
+}

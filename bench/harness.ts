@@ -1,6 +1,6 @@
 /** Process, HTTP and measurement helpers of the benchmark (loopback only, every loop bounded). */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { get, request } from 'node:http';
 import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,10 +10,16 @@ export interface Spawned {
   readonly port: number;
 }
 
-/** Starts a server process and waits (at most 60 s) for the line that names its port. */
-export function startServer(command: string, args: readonly string[], portLine: RegExp, env: NodeJS.ProcessEnv = process.env): Promise<Spawned> {
+/**
+ * Starts a server process and waits (at most 60 s) for the line that names its port. With
+ * `logFile`, its stderr (the gateway's request log) goes to that file, as a deployment would send
+ * it to a file or journal, instead of through a pipe this process reads.
+ */
+export function startServer(command: string, args: readonly string[], portLine: RegExp, logFile?: string): Promise<Spawned> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+    const logFd = logFile === undefined ? undefined : openSync(logFile, 'a');
+    const proc = spawn(command, args, { stdio: ['ignore', 'pipe', logFd ?? 'pipe'] });
+    if (logFd !== undefined) closeSync(logFd);
     let out = '';
     let err = '';
     const timer = setTimeout(() => {
@@ -30,13 +36,14 @@ export function startServer(command: string, args: readonly string[], portLine: 
         resolve({ proc, port: Number(m[1]) });
       }
     });
-    proc.stderr!.on('data', (d: Buffer) => {
+    proc.stderr?.on('data', (d: Buffer) => {
       err += d.toString();
       if (err.length > 100_000) err = err.slice(-50_000);
     });
     proc.on('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`${command} ${args.join(' ')} exited ${code}\n${out}\n${err}`));
+      const log = logFile === undefined ? '' : readFileSync(logFile, 'utf8').slice(-4000);
+      reject(new Error(`${command} ${args.join(' ')} exited ${code}\n${out}\n${err}${log}`));
     });
   });
 }
