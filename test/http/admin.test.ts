@@ -88,12 +88,14 @@ t.test('store errors are counted; readyz fails when the store does not answer', 
   const h = await startGateway();
   t.teardown(() => h.close());
   let mode: 'ok' | 'fail' | 'hang' = 'ok';
-  // The harness store, with get and listInstances failing or hanging on demand.
+  // The harness store, with get (and its fast path getChunk) and listInstances failing or hanging on demand.
   const flaky = new Proxy(h.store, {
     get(target, prop) {
       const value: unknown = Reflect.get(target, prop, target);
-      if ((prop === 'get' || prop === 'listInstances') && typeof value === 'function') {
+      if ((prop === 'get' || prop === 'getChunk' || prop === 'listInstances') && typeof value === 'function') {
         return (...args: unknown[]) => {
+          // getChunk (the point get's fast path) is synchronous: it fails by throwing.
+          if (mode === 'fail' && prop === 'getChunk') throw new Error('disk on fire');
           if (mode === 'fail') return Promise.reject(new Error('disk on fire'));
           if (mode === 'hang') return new Promise(() => undefined);
           return (value as (...a: unknown[]) => unknown).apply(target, args);
@@ -127,7 +129,7 @@ t.test('store errors are counted; readyz fails when the store does not answer', 
   t.equal((await raw(admin, 'GET', '/healthz')).status, 200);
 
   const text = (await raw(admin, 'GET', '/metrics')).body;
-  t.equal(sample(text, 'rowgate_store_errors_total', { operation: 'get' }), 1, 'a failed get; not-found errors are not store errors');
+  t.equal(sample(text, 'rowgate_store_errors_total', { operation: 'getChunk' }), 1, 'a failed point get (getChunk, the fast path); not-found errors are not store errors');
   t.equal(sample(text, 'rowgate_store_errors_total', { operation: 'listInstances' }), 1, 'the failed readiness probe (the hung one timed out, not failed)');
   t.equal(sample(text, 'rowgate_http_requests_total', { route: '/v1/instances/:instance/tables/:table/rows', method: 'GET', status: '500' }), 1);
 });

@@ -76,6 +76,13 @@ export class ChunkRenderer implements RenderOut, RowVisitor {
     return this.pos;
   }
 
+  /** Drops whatever was rendered and not taken (a reused renderer starts clean even after a failure). */
+  reset(): void {
+    this.pos = 0;
+    this.keptRows = 0;
+    this.keptCells = 0;
+  }
+
   /** Hands out the rows rendered so far (undefined when none was kept) and starts a new chunk. */
   takeChunk(): RenderedChunk | undefined {
     if (this.keptRows === 0) return undefined;
