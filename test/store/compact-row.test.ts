@@ -100,7 +100,7 @@ function rendered(layout: TableLayout, encoded: Buffer, rowKey: Buffer, read: Re
       this.buf = b;
     }
   } };
-  new CompactRenderer(layout, read, rowRenderSpec(revision), NOW).render(out, rowKey, encoded, keepEmpty);
+  new CompactRenderer(layout, read, rowRenderSpec(revision), NOW).render(out, rowKey, false, encoded, keepEmpty);
   return out.buf.toString('utf8', 0, out.pos);
 }
 

@@ -168,9 +168,12 @@ export class ChunkRenderer implements RenderOut, RowVisitor {
     this.endRow(true);
   }
 
-  /** Renders a compact row (compact-row.ts) held in `value`; returns whether it was written. */
-  compactRow(rowKey: Buffer, value: Buffer, keepEmpty = false): boolean {
-    if (!this.compact.render(this, rowKey, value, keepEmpty)) return false;
+  /**
+   * Renders a compact row (compact-row.ts) held in `value`; `key` is its row key, or with
+   * `escaped` its entry's key (the row prefix). Returns whether it was written.
+   */
+  compactRow(key: Buffer, value: Buffer, keepEmpty = false, escaped = false): boolean {
+    if (!this.compact.render(this, key, escaped, value, keepEmpty)) return false;
     this.keptRows++;
     this.keptCells += this.compact.cells;
     return true;

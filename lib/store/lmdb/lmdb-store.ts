@@ -23,7 +23,7 @@ import { decodeCell } from './cell-value.js';
 import { decodeCompactRow, isCompact } from './compact-row.js';
 import { installSchemaTable, LmdbSchemaTable } from './lmdb-schema-table.js';
 import { RowWriter, type WritableTable } from './row-writer.js';
-import { cursorBatches, ScanCursor, type Entry, type RowVisitor } from './scan-cursor.js';
+import { cursorBatches, rowKeyOf, ScanCursor, type Entry, type RowVisitor } from './scan-cursor.js';
 import { asyncTransaction, guardedWrite, ignoreOrphanedCommitFailures, quietLmdbCommitErrors } from './write-failures.js';
 import { LMDB_MAX_KEY, preparedRows, type PreparedBatch } from './prepared-batch.js';
 /** Rows per batch handed to a scan's consumer: big enough to amortize one promise per batch. */
@@ -264,11 +264,11 @@ export class LmdbStore implements Store {
     let cells: CellOut[] = [];
     // Rows with no selected cell are not returned and do not count against the limit.
     const visitor: RowVisitor = {
-      compactRow: (key, value) => {
+      compactRow: (key, value, _keepEmpty, escaped) => {
         picker.beginRow();
         const kept: CellOut[] = [];
         for (const cell of decodeCompactRow(value).cells()) if (picker.keep(cell.family, cell.qualifier, cell.timestamp)) kept.push(cell);
-        if (kept.length > 0) batch.push({ rowKey: key, cells: kept });
+        if (kept.length > 0) batch.push({ rowKey: escaped ? rowKeyOf(key, key.length) : key, cells: kept });
         return kept.length > 0;
       },
       beginRow: (key) => {

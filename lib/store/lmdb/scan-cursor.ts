@@ -15,8 +15,11 @@ export interface Entry {
 
 /** What a scan does with each row it walks. */
 export interface RowVisitor {
-  /** A compact row (compact-row.ts): its one entry's value is `value[0, value.length)`. Returns whether the row was kept. */
-  compactRow(rowKey: Buffer, value: Buffer): boolean;
+  /**
+   * A compact row (compact-row.ts): its one entry's value is `value[0, value.length)`; `key` is
+   * its row key, or with `escaped` the entry's key (the row prefix). Returns whether it was kept.
+   */
+  compactRow(key: Buffer, value: Buffer, keepEmpty: boolean, escaped: boolean): boolean;
   /** A row stored as cell entries: beginRow, then cell for each entry in stored order, then endRow (whether it was kept). */
   beginRow(rowKey: Buffer): void;
   cell(key: Buffer, rowEnd: number, value: Buffer, valueEnd: number): void;
@@ -60,15 +63,17 @@ export class ScanCursor {
       this.pending = undefined;
       if (!first) return undefined;
       const rowEnd = rowKeyEnd(first.key);
-      const rowKey = rowKeyOf(first.key, rowEnd);
-      const wanted = this.filter === undefined || this.filter.matches(rowKey);
       const rowEntry = isRowEntry(first.key, rowEnd);
       if (rowEntry && first.value[0] === TAG_COMPACT) {
         // A compact row has no cell entries; anything after it up to the next row is skipped.
         this.skipRest(first.key, rowEnd);
-        if (wanted) return visitor.compactRow(rowKey, first.value);
+        if (this.filter === undefined) return visitor.compactRow(first.key, first.value, false, true);
+        const rowKey = rowKeyOf(first.key, rowEnd);
+        if (this.filter.matches(rowKey)) return visitor.compactRow(rowKey, first.value, false, false);
         continue;
       }
+      const rowKey = rowKeyOf(first.key, rowEnd);
+      const wanted = this.filter === undefined || this.filter.matches(rowKey);
       if (wanted) visitor.beginRow(rowKey);
       // A spilled row's marker entry holds no cell: its cells follow.
       let entry: Entry | undefined = rowEntry ? this.nextInRow(first.key, rowEnd) : first;

@@ -46,8 +46,9 @@ export class ScanPool {
   private closed = false;
   /** Set when a worker could not start or crashed: later scans run on the calling thread. */
   failure: string | undefined;
-  /** Parts handed to workers since start (tests check the read-ahead bound). */
+  /** Parts handed to workers since start, and parts whose every chunk was handed on to the consumer (tests check the read-ahead bound: their difference). */
   partsSubmitted = 0;
+  partsDelivered = 0;
 
   constructor(
     private readonly path: string,
@@ -168,6 +169,7 @@ class PoolScan implements ChunkScan {
       if (chunk !== undefined) return { done: false, value: chunk };
       if (part.done) {
         this.sending++;
+        this.pool.partsDelivered++;
         continue;
       }
       await new Promise<void>((resolve) => (this.wake = resolve));

@@ -96,20 +96,22 @@ function renderPart(job: PartJob): void {
         if (Atomics.load(cancelled, 0) !== 0) break;
       }
       rowEnd = rowKeyEnd(key);
-      prefix = Buffer.from(key.subarray(0, rowEnd));
-      const rowKey = rowKeyOf(prefix, rowEnd);
       cellRow = !(isRowEntry(key, rowEnd) && current.bytes[0] === TAG_COMPACT);
       if (!cellRow) {
-        renderer.compactRow(rowKey, current.bytes);
+        // A compact row is its one entry: rendered from the key and value views as they are (no
+        // copy of the key, no unescaping unless the entity id needs the row key).
+        renderer.compactRow(key, current.bytes, false, true);
+        prefix = undefined;
         continue;
       }
-      renderer.beginRow(rowKey);
+      prefix = Buffer.from(key.subarray(0, rowEnd));
+      renderer.beginRow(rowKeyOf(prefix, rowEnd));
       // A spilled row's marker holds no cell: its cells follow.
       if (isRowEntry(key, rowEnd)) continue;
     }
     if (cellRow) renderer.cell(key, rowEnd, current.bytes, current.size);
   }
-  if (prefix !== undefined && Atomics.load(cancelled, 0) === 0) {
+  if (Atomics.load(cancelled, 0) === 0) {
     if (cellRow) renderer.endRow();
     send();
   }
