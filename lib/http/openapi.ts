@@ -31,7 +31,7 @@ const QUERY_PARAMS: Record<string, { description: string; schema: Json }> = {
   start_rk: { description: 'First row key of a range scan (inclusive), in hex', schema: { type: 'string', pattern: '^([0-9a-fA-F]{2})*$' } },
   end_rk: { description: 'End of a range scan (exclusive), in hex', schema: { type: 'string', pattern: '^([0-9a-fA-F]{2})*$' } },
   limit: { description: 'Most rows returned; -1 for all', schema: { type: 'string', pattern: '^-?[0-9]+$' } },
-  cols: { description: 'Comma-separated families and family:qualifier columns, or *', schema: { type: 'string' } },
+  cols: { description: 'Columns: * (all), or comma-separated family and family:qualifier names (trimmed; family: is the family; refused for a map family on DELETE), or a JSON array of exact names such as ["logins:a,b","logins:"] (no trimming, commas allowed, family: is the empty qualifier)', schema: { type: 'string' } },
   versions: { description: 'Versions per column: a positive integer or all', schema: { type: 'string', pattern: '^([1-9][0-9]*|all)$' } },
   timerange: { description: 'min..max in milliseconds, min < max; one side may be empty', schema: { type: 'string', pattern: '^[0-9]*\\.\\.[0-9]*$' } },
   timestamp: { description: 'Milliseconds: on DELETE, remove versions up to this timestamp; on PUT (revision 1), the timestamp of the written cells', schema: { type: 'string', pattern: '^[0-9]+$' } },
