@@ -180,6 +180,24 @@ function operationOf(route: Route, revision: Revision): Json {
   return operation;
 }
 
+/**
+ * HEAD of a GET operation (served wherever GET is, RFC 9110 9.3.2): the same parameters, statuses
+ * and headers, no body; a scan is not run.
+ */
+function headOperation(get: Json, stream: boolean): Json {
+  const responses: Json = {};
+  for (const [status, response] of Object.entries(get.responses as Record<string, Json>)) {
+    responses[status] = { description: response.description, ...(response.headers !== undefined && { headers: response.headers }) };
+  }
+  const id = String(get.operationId);
+  return {
+    operationId: `head${id.charAt(0).toUpperCase()}${id.slice(1)}`,
+    summary: `GET's status and headers without the body${stream ? ' (the scan is not run)' : ''}: ${String(get.summary)}`,
+    parameters: get.parameters,
+    responses,
+  };
+}
+
 /** `/v1/instances/:instance` -> `/v1/instances/{instance}`. */
 const openApiPath = (path: string): string => path.replace(/:(\w+)/g, '{$1}');
 
@@ -187,7 +205,9 @@ export function buildOpenApi(revision: Revision): Json {
   const paths: Record<string, Json> = {};
   for (const route of routesFor(revision)) {
     const path = openApiPath(route.path);
-    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operationOf(route, revision) };
+    const operation = operationOf(route, revision);
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };
+    if (route.method === 'GET') paths[path] = { ...paths[path], head: headOperation(operation, OPERATIONS[`GET ${route.path}`]?.stream === true) };
   }
   return {
     openapi: '3.1.0',

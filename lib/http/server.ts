@@ -38,7 +38,7 @@ interface RouteStore {
   readonly handler: Handler;
 }
 
-const ROUTED_METHODS: HTTPMethod[] = ['GET', 'POST', 'PUT', 'DELETE'];
+const ROUTED_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'];
 
 /**
  * How often node checks headersTimeout/requestTimeout: they act only at these checks (default
@@ -68,6 +68,9 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
   for (const route of routesFor(config.revision)) {
     const storeData: RouteStore = { template: route.path, handler: route.handler };
     router.on(route.method as HTTPMethod, route.path, () => undefined, storeData);
+    // RFC 9110 9.3.2: HEAD wherever GET is served, by the GET handler: the same status and
+    // headers, and node sends no body for it (a scan is not even run: rows-read.ts).
+    if (route.method === 'GET') router.on('HEAD', route.path, () => undefined, storeData);
   }
   const allowedMethods = (path: string): string[] => ROUTED_METHODS.filter((m) => router.find(m, path) !== null);
 
