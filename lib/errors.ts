@@ -45,6 +45,7 @@ export const ERRORS = {
   RG_ERR_BAD_SCHEMA: { status: 400, exceptionName: 'SchemaParseException', when: 'a writer schema is not a valid Avro schema, or cannot be read with the column schema' },
   RG_ERR_UNKNOWN_SCHEMA_ID: { status: 400, exceptionName: 'IllegalArgumentException', when: 'a writer_schema id is not in the instance schema table' },
   RG_ERR_BAD_COUNTER: { status: 400, exceptionName: 'IllegalArgumentException', when: 'a counter value or increment is not a 64-bit integer, or an increment carries a timestamp' },
+  RG_ERR_BAD_HTTP_REQUEST: { status: 400, exceptionName: 'BadRequestException', when: "the request is not valid HTTP/1.1 (request line, header, chunked framing, Content-Length with Transfer-Encoding, no Host in HTTP/1.1), as node's parser found, or is a CONNECT (no proxy here); the connection is closed" },
   RG_ERR_BAD_CONFIG: { status: 400, exceptionName: 'ConfigurationException', when: 'the configuration file or a command-line flag is invalid' },
   // 401/403: access.
   RG_ERR_UNAUTHORIZED: { status: 401, exceptionName: 'NotAuthorizedException', when: 'no bearer token, or an unknown one, was given where tokens are configured' },
@@ -56,10 +57,14 @@ export const ERRORS = {
   RG_ERR_METHOD_NOT_ALLOWED: { status: 405, exceptionName: 'MethodNotAllowedException', when: 'the route exists but not for this method' },
   RG_ERR_INSTANCE_EXISTS: { status: 409, exceptionName: 'KijiAlreadyExistsException', when: 'creating an instance that already exists' },
   RG_ERR_TABLE_EXISTS: { status: 409, exceptionName: 'KijiAlreadyExistsException', when: 'creating a table that already exists' },
-  // 413/414/415.
-  RG_ERR_BODY_TOO_LARGE: { status: 413, exceptionName: 'RequestEntityTooLargeException', when: 'the request body exceeds the configured limit' },
+  // 408: the client was too slow to send.
+  RG_ERR_REQUEST_TIMEOUT: { status: 408, exceptionName: 'RequestTimeoutException', when: 'the request head did not arrive within limits.headersTimeoutMs, or the whole request within limits.requestTimeoutMs; the connection is closed' },
+  // 413/414/415/417/431.
+  RG_ERR_BODY_TOO_LARGE: { status: 413, exceptionName: 'RequestEntityTooLargeException', when: "the request body exceeds the configured limit (or its chunk extensions node's 16 KiB)" },
   RG_ERR_URL_TOO_LONG: { status: 414, exceptionName: 'RequestUriTooLongException', when: 'the request URL exceeds the configured limit' },
   RG_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, exceptionName: 'UnsupportedMediaTypeException', when: 'a body is sent with a content type other than application/json' },
+  RG_ERR_EXPECTATION_FAILED: { status: 417, exceptionName: 'ExpectationFailedException', when: 'the Expect header asks for something other than 100-continue' },
+  RG_ERR_HEADERS_TOO_LARGE: { status: 431, exceptionName: 'RequestHeaderFieldsTooLargeException', when: 'the request line and headers exceed limits.maxHeaderBytes; the connection is closed' },
   // 5xx: never the client's fault.
   RG_ERR_TOO_MANY_SCANS: { status: 503, exceptionName: 'ServiceUnavailableException', when: 'the configured maximum of concurrent scans is reached (retry later)', retryAfterSeconds: RETRY_AFTER_SECONDS },
   RG_ERR_STORE_UNAVAILABLE: { status: 503, exceptionName: 'ServiceUnavailableException', when: 'the store cannot be reached or timed out (retry later)', retryAfterSeconds: RETRY_AFTER_SECONDS },

@@ -31,7 +31,7 @@ const QUERY_PARAMS: Record<string, { description: string; schema: Json }> = {
   start_rk: { description: 'First row key of a range scan (inclusive), in hex', schema: { type: 'string', pattern: '^([0-9a-fA-F]{2})*$' } },
   end_rk: { description: 'End of a range scan (exclusive), in hex', schema: { type: 'string', pattern: '^([0-9a-fA-F]{2})*$' } },
   limit: { description: 'Most rows returned; -1 for all', schema: { type: 'string', pattern: '^-?[0-9]+$' } },
-  cols: { description: 'Comma-separated families and family:qualifier columns, or *', schema: { type: 'string' } },
+  cols: { description: 'Columns: * (all), or comma-separated family and family:qualifier names (trimmed; family: is the family; refused for a map family on DELETE), or a JSON array of exact names such as ["logins:a,b","logins:"] (no trimming, commas allowed, family: is the empty qualifier)', schema: { type: 'string' } },
   versions: { description: 'Versions per column: a positive integer or all', schema: { type: 'string', pattern: '^([1-9][0-9]*|all)$' } },
   timerange: { description: 'min..max in milliseconds, min < max; one side may be empty', schema: { type: 'string', pattern: '^[0-9]*\\.\\.[0-9]*$' } },
   timestamp: { description: 'Milliseconds: on DELETE, remove versions up to this timestamp; on PUT (revision 1), the timestamp of the written cells', schema: { type: 'string', pattern: '^[0-9]+$' } },
@@ -180,6 +180,24 @@ function operationOf(route: Route, revision: Revision): Json {
   return operation;
 }
 
+/**
+ * HEAD of a GET operation (served wherever GET is, RFC 9110 9.3.2): the same parameters, statuses
+ * and headers, no body; a scan is not run.
+ */
+function headOperation(get: Json, stream: boolean): Json {
+  const responses: Json = {};
+  for (const [status, response] of Object.entries(get.responses as Record<string, Json>)) {
+    responses[status] = { description: response.description, ...(response.headers !== undefined && { headers: response.headers }) };
+  }
+  const id = String(get.operationId);
+  return {
+    operationId: `head${id.charAt(0).toUpperCase()}${id.slice(1)}`,
+    summary: `GET's status and headers without the body${stream ? ' (the scan is not run)' : ''}: ${String(get.summary)}`,
+    parameters: get.parameters,
+    responses,
+  };
+}
+
 /** `/v1/instances/:instance` -> `/v1/instances/{instance}`. */
 const openApiPath = (path: string): string => path.replace(/:(\w+)/g, '{$1}');
 
@@ -187,7 +205,9 @@ export function buildOpenApi(revision: Revision): Json {
   const paths: Record<string, Json> = {};
   for (const route of routesFor(revision)) {
     const path = openApiPath(route.path);
-    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operationOf(route, revision) };
+    const operation = operationOf(route, revision);
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };
+    if (route.method === 'GET') paths[path] = { ...paths[path], head: headOperation(operation, OPERATIONS[`GET ${route.path}`]?.stream === true) };
   }
   return {
     openapi: '3.1.0',

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerOptions, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -18,6 +19,7 @@ import { accessOf, Authenticator, requireScope, type Principal } from './auth.js
 import type { AppContext, Handler, RequestInfo } from './context.js';
 import { createCors } from './cors.js';
 import { parseQuery } from './query.js';
+import { answerClientError, answerConnect, type ParserError } from './client-error.js';
 import { asRowgateError, sendError } from './respond.js';
 import { routesFor } from './routes.js';
 
@@ -38,7 +40,7 @@ interface RouteStore {
   readonly handler: Handler;
 }
 
-const ROUTED_METHODS: HTTPMethod[] = ['GET', 'POST', 'PUT', 'DELETE'];
+const ROUTED_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'];
 
 /**
  * How often node checks headersTimeout/requestTimeout: they act only at these checks (default
@@ -68,6 +70,9 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
   for (const route of routesFor(config.revision)) {
     const storeData: RouteStore = { template: route.path, handler: route.handler };
     router.on(route.method as HTTPMethod, route.path, () => undefined, storeData);
+    // RFC 9110 9.3.2: HEAD wherever GET is served, by the GET handler: the same status and
+    // headers, and node sends no body for it (a scan is not even run: rows-read.ts).
+    if (route.method === 'GET') router.on('HEAD', route.path, () => undefined, storeData);
   }
   const allowedMethods = (path: string): string[] => ROUTED_METHODS.filter((m) => router.find(m, path) !== null);
 
@@ -89,6 +94,11 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
         };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, info: RequestInfo): Promise<void> => {
+    // RFC 9112 3.2, closing the connection as node does (its own check is off: its 400 has no body).
+    if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+      res.shouldKeepAlive = false;
+      throw rgError('RG_ERR_BAD_HTTP_REQUEST', 'an HTTP/1.1 request must carry a Host header (RFC 9112 3.2)');
+    }
     const url = req.url ?? '/';
     if (url.length > config.limits.urlBytes) throw rgError('RG_ERR_URL_TOO_LONG', `request URL of ${url.length} bytes exceeds the limit of ${config.limits.urlBytes}`);
     const q = url.indexOf('?');
@@ -161,6 +171,8 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
     headersTimeout: limits.headersTimeoutMs,
     connectionsCheckingInterval: checkingIntervalMs(config),
     maxHeaderSize: limits.maxHeaderBytes,
+    // Checked in handle(), so that the 400 has the coded JSON body.
+    requireHostHeader: false,
   };
   let server: Server | HttpsServer;
   if (config.tls !== undefined) {
@@ -176,6 +188,14 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
     server = createServer(httpOptions, onRequest);
   }
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  // Requests node's parser refuses (malformed, too slow, head too large): the coded JSON error too.
+  server.on('clientError', (err: ParserError, socket: Duplex) => answerClientError(err, socket, limits, log));
+  // Requests node would answer itself with an empty body (417) or drop unanswered (CONNECT).
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    log.info({ method: req.method, status: 417, expect: req.headers.expect }, 'request refused');
+    sendError(context, req, res, rgError('RG_ERR_EXPECTATION_FAILED', `Expect: ${JSON.stringify(req.headers.expect ?? '')} cannot be met (only 100-continue is)`));
+  });
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => answerConnect(socket, log));
 
   return {
     server,

@@ -4,7 +4,8 @@
  */
 
 import { rgError } from '../errors.js';
-import { FOREVER, type ColumnSelector, type ReadSpec, type TableLayout } from './types.js';
+import { parseColumns } from './columns-param.js';
+import { FOREVER, type ReadSpec, type TableLayout } from './types.js';
 
 export const DEFAULT_LIMIT = 100;
 
@@ -30,48 +31,8 @@ export interface ReadParams {
 
 export function parseReadSpec(layout: TableLayout, params: ReadParams): ReadSpec {
   const [minTimestamp, maxTimestamp] = parseTimerange(params.timerange);
-  const columns = parseCols(layout, params.cols);
+  const columns = parseColumns(layout, params.cols, 'read');
   return { ...(columns && { columns }), maxVersions: parseVersions(params.versions), minTimestamp, maxTimestamp };
-}
-
-/**
- * `cols`: comma-separated `*`, `family` or `family:qualifier` (split at the first ':'; `f:` is
- * the family). Unknown families and undeclared group columns are a 400 naming them (the original
- * silently dropped them). Duplicates collapse; a family absorbs its own columns. Sorted.
- * undefined = every column.
- */
-export function parseCols(layout: TableLayout, cols: string | undefined): readonly ColumnSelector[] | undefined {
-  if (cols === undefined) return undefined;
-  const families = new Map<string, Set<string> | null>(); // null = the whole family
-  for (const raw of cols.split(',')) {
-    const item = raw.trim();
-    if (item === '') continue; // tolerate "a,,b" and a trailing comma
-    if (item === '*') return undefined;
-    const colon = item.indexOf(':');
-    const family = colon < 0 ? item : item.slice(0, colon);
-    const qualifier = colon < 0 ? '' : item.slice(colon + 1);
-    const fam = layout.families.get(family);
-    if (fam === undefined) throw rgError('RG_ERR_BAD_COLUMNS', `cols names an unknown family: ${JSON.stringify(family)} (in ${JSON.stringify(item)})`);
-    if (qualifier === '') {
-      families.set(family, null);
-      continue;
-    }
-    if (fam.mapSchema === undefined && !fam.columns.some((c) => c.name === qualifier)) {
-      throw rgError('RG_ERR_BAD_COLUMNS', `cols names an unknown column: ${JSON.stringify(item)}`);
-    }
-    const quals = families.get(family);
-    if (quals === null) continue;
-    if (quals === undefined) families.set(family, new Set([qualifier]));
-    else quals.add(qualifier);
-  }
-  if (families.size === 0) throw rgError('RG_ERR_BAD_COLUMNS', `cols selects no column: ${JSON.stringify(cols)}`);
-  const out: ColumnSelector[] = [];
-  for (const family of [...families.keys()].sort()) {
-    const quals = families.get(family);
-    if (quals === null || quals === undefined) out.push({ family });
-    else for (const qualifier of [...quals].sort()) out.push({ family, qualifier });
-  }
-  return out;
 }
 
 /** `versions`: a positive integer (larger than FOREVER means all) or all/ALL. Default 1. */

@@ -3,8 +3,9 @@
  * share under revisions 1 and 2). Every answer must be a 4xx, or a 2xx where the input happens to be
  * valid, received in full; never a 5xx, never a connection closed without an answer, never a
  * response cut after its status line (a 200 then an abort is how the server signals a failure in
- * the middle of a streamed scan); the server stays up; and no
- * rejected write changes any data (a digest of every row and version of the `default` tables is
+ * the middle of a streamed scan); every error answer but a HEAD's carries the coded JSON error body,
+ * those of node's HTTP parser included (HEAD cases and parser-error cases are part of the mix); the
+ * server stays up; and no rejected write changes any data (a digest of every row and version of the `default` tables is
  * taken before and after: malformed writes go there and must all be refused, while random writes
  * that may well be valid go to the same tables in the `hidden` instance).
  *
@@ -164,7 +165,12 @@ class Gen {
         () => `[${'[1],'.repeat(this.int(1, 3000))}[2]]`,
         () => this.text(20),
       ])();
-      case 'cols': return Array.from({ length: this.int(1, 4) }, () => this.pick(['*', 'group_family', 'group_family:string_qualifier', 'group_family:counter', 'strings', 'strings:any', 'longs:n', 'info', 'info:email', 'nofam', 'group_family:nocol', '', ':', 'a:b:c', ' strings ', this.text(8)])).join(this.pick([',', ', ', ',,']));
+      case 'cols': {
+        const names = Array.from({ length: this.int(1, 4) }, () => this.pick(['*', 'group_family', 'group_family:string_qualifier', 'group_family:counter', 'strings', 'strings:any', 'strings:', 'strings:a,b', 'longs:n', 'info', 'info:email', 'nofam', 'group_family:nocol', '', ':', 'a:b:c', ' strings ', `strings:${this.text(8)}`, this.text(8)]));
+        // The JSON form of exact names, sometimes broken.
+        if (this.chance(0.25)) return this.pick([() => JSON.stringify(names), () => JSON.stringify(names).slice(0, -1), () => JSON.stringify(this.junk()), () => '[]'])();
+        return names.join(this.pick([',', ', ', ',,']));
+      }
       case 'versions': return this.pick(['1', '2', 'all', 'ALL', '0', '-1', 'abc', '99999999999999999999', '1.5', '', ' 1', '10']);
       case 'timerange': return this.pick(['0..10', '..5', '5..', '..', '5..1', '3..3', 'a..b', '1..2..3', '', '0..99999999999999999999', '-1..5', '1.5..2', String(this.int(0, 9))]);
       case 'limit': return this.pick(['-1', '0', '1', '10', '-2', 'abc', '1e3', '99999999999999999999', '', '0x10', '2000000000', ' 5']);
@@ -305,7 +311,9 @@ function makeRequest(g: Gen): FuzzRequest {
     const names = subset(scanNames, 0.3);
     const headers: Record<string, string> = g.chance(0.1) ? { 'content-type': g.pick(['text/plain', 'application/json']) } : {};
     const body = g.chance(0.05) ? g.pick(['{"x": 1}', 'garbage', '[[[[']) : undefined;
-    return { method: 'GET', path: `${g.chance(0.9) ? def : scratch}/rows${g.query(names, players)}`, headers, body, what: 'read rows' };
+    // HEAD of the same reads: the GET's status without the body (a scan is not run).
+    const head = g.chance(0.15);
+    return { method: head ? 'HEAD' : 'GET', path: `${g.chance(0.9) ? def : scratch}/rows${g.query(names, players)}`, headers, body: head ? undefined : body, what: head ? 'HEAD of rows' : 'read rows' };
   }
   if (kind < 65) {
     // Writes built to be refused, to `default`.
@@ -374,8 +382,21 @@ function makeRequest(g: Gen): FuzzRequest {
 function makeRawRequest(g: Gen): RawSocketRequest {
   const def = TABLE_PATHS('default').sample;
   const latin = (s: string) => Buffer.from(s, 'latin1');
-  const kind = g.int(0, 9);
+  const kind = g.int(0, 10);
   switch (kind) {
+    case 10: {
+      // What node's parser refuses, or would answer itself without a body (no Host, Expect) or not at all (CONNECT).
+      const body = JSON.stringify({ entityId: [1], cells: { strings: { q: [{ value: 'v' }] } } });
+      return g.pick([
+        { bytes: latin('GET /v1 HTTP/1.1\r\nConnection: close\r\n\r\n'), what: 'HTTP/1.1 without Host' },
+        { bytes: latin(`GET ${def}/rows HTTP/1.1\r\nHost: x\r\nExpect: ${g.pick(['200-ok', 'x', 'continue'])}\r\nConnection: close\r\n\r\n`), what: 'an Expect that cannot be met' },
+        { bytes: latin('CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n'), what: 'CONNECT' },
+        { bytes: latin(`${g.pick(['FOO', 'GET GET', 'get', 'PRI * HTTP/2.0\r\n\r\nSM'])} /v1 HTTP/1.1\r\nHost: x\r\n\r\n`), what: 'an unknown method' },
+        { bytes: latin(`POST ${def}/rows HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${body.length.toString(16)};ext=${'e'.repeat(g.int(17_000, 20_000))}\r\n${body}\r\n0\r\n\r\n`), what: 'chunk extensions over 16 KiB', mustReject: true },
+        { bytes: latin(`POST ${def}/rows HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked, identity\r\n\r\n`), what: 'a transfer coding after chunked', mustReject: true },
+        { bytes: latin(`GET /v1 HTTP/1.1\r\nHost: x\r\nX-Bad\u0001: v\r\n\r\n`), what: 'a control byte in a header name' },
+      ]);
+    }
     case 0: {
       const junk = Buffer.from(Array.from({ length: g.int(1, 6) }, () => g.int(0x80, 0xff)));
       const path = Buffer.concat([latin(g.pick(['/v1/instances/', `${def}/rows?eid=`, '/v1/', '/v1/instances/default/tables/'])), junk, latin(g.pick(['', '/tables', '/rows']))]);
@@ -409,6 +430,25 @@ interface Outcome {
   status?: number;
   /** Set when the exchange failed: no answer, or an answer cut before its end (see `status`). */
   error?: string;
+  /** The body of an error answer (4xx/5xx), to check it is the coded JSON error. */
+  errorBody?: string;
+}
+
+/** Why `body` is not the coded JSON error of `status` (DESIGN.md 4.2), or undefined when it is. */
+function notCodedError(status: number, body: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return `not JSON: ${JSON.stringify(body.slice(0, 100))}`;
+  }
+  const e = parsed as Record<string, unknown>;
+  const keys = Object.keys(e ?? {}).join();
+  if (keys !== 'exceptionName,exception,status,code') return `fields ${keys}`;
+  if (e.status !== status) return `status ${String(e.status)} in the body of a ${status}`;
+  if (typeof e.code !== 'string' || !/^RG_ERR_[A-Z_]+$/.test(e.code)) return `code ${String(e.code)}`;
+  if (typeof e.exceptionName !== 'string' || typeof e.exception !== 'string' || e.exception === '') return 'exceptionName or exception missing';
+  return undefined;
 }
 
 /**
@@ -438,8 +478,12 @@ function send(base: URL, agent: Agent, r: FuzzRequest): Promise<Outcome> {
     let req;
     try {
       req = httpRequest({ host: base.hostname, port: base.port, method: r.method, path: r.path, headers: r.headers ?? {}, agent, timeout: 20_000 }, (res) => {
-        res.on('data', () => undefined);
-        res.on('end', () => finish({ status: res.statusCode }));
+        const status = res.statusCode ?? 0;
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => {
+          if (status >= 400) chunks.push(c);
+        });
+        res.on('end', () => finish(status >= 400 && r.method !== 'HEAD' ? { status, errorBody: Buffer.concat(chunks).toString('utf8') } : { status }));
         res.on('error', (e) => finish({ status: res.statusCode, error: `response: ${e.message}` }));
         res.on('aborted', () => finish({ status: res.statusCode, error: 'response aborted' }));
       });
@@ -473,7 +517,9 @@ function sendRaw(base: URL, r: RawSocketRequest): Promise<Outcome> {
       const got = Buffer.concat(chunks);
       const m = /^HTTP\/1\.[01] (\d{3})/.exec(got.subarray(0, 16).toString('latin1'));
       if (!m) finish({ error: noAnswer });
-      else finish(rawResponseComplete(got) ? { status: Number(m[1]) } : { status: Number(m[1]), error: `response cut (${got.length} bytes)` });
+      else if (!rawResponseComplete(got)) finish({ status: Number(m[1]), error: `response cut (${got.length} bytes)` });
+      else if (Number(m[1]) >= 400) finish({ status: Number(m[1]), errorBody: got.subarray(got.indexOf('\r\n\r\n') + 4).toString('utf8') });
+      else finish({ status: Number(m[1]) });
     };
     socket.on('error', (e) => settle(e.message));
     socket.on('close', () => settle(`closed without an answer (${Buffer.concat(chunks).length} bytes)`));
@@ -528,6 +574,10 @@ async function fuzzRevision(t: Test, revision: Revision, count: number, rawCount
   let aborted = 0;
   /** Requests that got no answer at all (dropped connection, timeout). */
   let unanswered = 0;
+  /** Error answers without the coded JSON body. */
+  let uncodedErrors = 0;
+  /** HEAD requests answered (counted per status too). */
+  let heads = 0;
   const started = Date.now();
 
   const note = (o: Outcome, what: string, mustReject: boolean | undefined, describe: () => string) => {
@@ -539,6 +589,12 @@ async function fuzzRevision(t: Test, revision: Revision, count: number, rawCount
     // A status is not enough: the answer must also have arrived whole.
     const ok = o.error === undefined && o.status !== undefined && ((o.status >= 400 && o.status < 500) || (!mustReject && o.status >= 200 && o.status < 300));
     if (!ok && failures.length < 20) failures.push(`${what}: ${o.status ?? '-'} ${o.error ?? ''} ${describe()}`);
+    // Every error has the coded JSON body, those node's parser raises included.
+    const uncoded = o.errorBody === undefined ? undefined : notCodedError(o.status!, o.errorBody);
+    if (uncoded !== undefined) {
+      uncodedErrors++;
+      if (failures.length < 20) failures.push(`${what}: ${o.status} without the coded JSON error body (${uncoded}) ${describe()}`);
+    }
   };
 
   let next = 0;
@@ -551,6 +607,7 @@ async function fuzzRevision(t: Test, revision: Revision, count: number, rawCount
         continue;
       }
       sent++;
+      if (r.method === 'HEAD') heads++;
       note(o, r.what, r.mustReject, () => `${r.method} ${r.path.slice(0, 300)} (path ${r.path.length} chars) ${r.body === undefined ? '' : String(r.body).slice(0, 300)}`);
     }
   };
@@ -567,11 +624,13 @@ async function fuzzRevision(t: Test, revision: Revision, count: number, rawCount
   await Promise.all([...Array.from({ length: CONCURRENCY }, worker), rawWorker(), rawWorker()]);
   const seconds = (Date.now() - started) / 1000;
 
-  t.comment(`revision ${revision}: ${sent} requests (${rawCount} over raw sockets) in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}; ${aborted} aborted responses (cut after the status line), ${unanswered} without an answer; ${refusedByClient} refused by node:http before sending`);
+  t.comment(`revision ${revision}: ${sent} requests (${rawCount} over raw sockets, ${heads} HEAD) in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}; ${aborted} aborted responses (cut after the status line), ${unanswered} without an answer, ${uncodedErrors} errors without the coded body; ${refusedByClient} refused by node:http before sending`);
   t.equal(failures.join('\n'), '', `revision ${revision}: every answer is a 4xx, or a 2xx for valid input (seed ${SEED})`);
   t.notOk([...statuses.keys()].some((s) => s >= 500), 'no 5xx');
   t.equal(aborted, 0, 'no response was cut after its status line');
   t.equal(unanswered, 0, 'every request (but the deliberate hang-ups) got an answer');
+  t.equal(uncodedErrors, 0, 'every error answer has the coded JSON body');
+  t.ok(heads > 0, `HEAD requests were sent (${heads})`);
   t.ok(h.gateway.server.listening, 'the server is still listening');
   const alive = await raw(h.base, 'GET', '/v1');
   t.equal(alive.status, 200, 'and still answers');

@@ -76,7 +76,7 @@ t.test('routing and protocol errors are coded 4xx JSON errors', async (t) => {
   await check('GET', '/v1/instances/default/tables/sample_table/entityId?eid=[1]', 404, 'RG_ERR_ROUTE_NOT_FOUND');
   await check('GET', '/v1/instances/default/tables/sample_table/rows/4401', 404, 'RG_ERR_ROUTE_NOT_FOUND');
   const put = await check('PUT', '/v1/instances/default/tables/sample_table/rows', 405, 'RG_ERR_METHOD_NOT_ALLOWED');
-  t.equal(put.headers.allow, 'GET, POST, DELETE');
+  t.equal(put.headers.allow, 'GET, HEAD, POST, DELETE');
   await check('POST', '/v1/version', 405, 'RG_ERR_METHOD_NOT_ALLOWED');
   await check('POST', '/v1/instances/default/tables/sample_table/rows', 415, 'RG_ERR_UNSUPPORTED_MEDIA_TYPE', '{}', { 'content-type': 'text/plain' });
   await check('POST', '/v1/instances/default/tables/sample_table/rows', 413, 'RG_ERR_BODY_TOO_LARGE', JSON.stringify({ entityId: [1], cells: { strings: { a: [{ value: 'x'.repeat(2000) }] } } }), json);

@@ -29,7 +29,8 @@ for (const revision of [1, 2, 3] as Revision[]) {
     t.equal(doc.openapi, '3.1.0');
     t.match(doc.info.title, new RegExp(`revision ${revision}`));
 
-    const served = routesFor(revision).map((r) => `${r.method} ${openApiPath(r.path)}`).sort();
+    // HEAD is served wherever GET is.
+    const served = routesFor(revision).flatMap((r) => (r.method === 'GET' ? ['GET', 'HEAD'] : [r.method]).map((m) => `${m} ${openApiPath(r.path)}`)).sort();
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)).sort();
     t.same(documented, served, 'the document lists exactly the routes of the served revision');
     for (const [path, ops] of Object.entries(doc.paths)) {
@@ -78,7 +79,23 @@ for (const revision of [1, 2, 3] as Revision[]) {
       const kinds = seen.get(key) ?? new Set<string>();
       kinds.add(res.status === 200 ? 'ok' : 'error');
       seen.set(key, kinds);
+      if (method === 'GET') await head(template, path, res);
       return res;
+    };
+    /** HEAD of every GET made: documented, the GET's status and headers, no body. */
+    const head = async (template: string, path: string, got: RawResponse) => {
+      const res = await raw(h.base, 'HEAD', path);
+      const key = `HEAD ${openApiPath(template)}`;
+      const op = doc.paths[openApiPath(template)]?.head;
+      t.ok(op?.responses[String(res.status)], `${key}: status ${res.status} is documented`);
+      t.equal(res.status, got.status, `${key} ${path.slice(0, 80)}: the GET's status`);
+      t.equal(res.body, '', `${key}: no body`);
+      // Transfer-Encoding describes a body; a HEAD has none to frame.
+      const comparable = (headers: RawResponse['headers']) => Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'date' && name !== 'transfer-encoding'));
+      t.same(comparable(res.headers), comparable(got.headers), `${key} ${path.slice(0, 80)}: the GET's headers`);
+      const kinds = seen.get(key) ?? new Set<string>();
+      kinds.add(res.status === 200 ? 'ok' : 'error');
+      seen.set(key, kinds);
     };
     const expect = async (status: number, method: string, template: string, path: string, body?: string, headers?: Record<string, string>) => {
       const res = await call(method, template, path, body, headers);
@@ -173,8 +190,7 @@ for (const revision of [1, 2, 3] as Revision[]) {
       validate(errorRef, JSON.parse(res.body), `${method} ${path.slice(0, 40)} error body`);
     }
 
-    for (const route of routesFor(revision)) {
-      const key = `${route.method} ${openApiPath(route.path)}`;
+    for (const key of served) {
       t.same([...(seen.get(key) ?? [])].sort(), ['error', 'ok'], `${key}: a success and an error were validated`);
     }
   });

@@ -11,6 +11,7 @@ import {
   selectsCell,
   timestampInRange,
 } from '../../lib/model/read-request.js';
+import { parseColumns } from '../../lib/model/columns-param.js';
 import { FOREVER, type ReadSpec } from '../../lib/model/types.js';
 import { handLayout, inline } from './helpers/hand-layout.js';
 
@@ -53,11 +54,47 @@ t.test('cols: duplicates collapse and a family absorbs its own columns', async (
 
 t.test('cols: unknown families and undeclared group columns are RG_ERR_BAD_COLUMNS naming them', async (t) => {
   t.throws(() => cols('group_familyy'), { code: 'RG_ERR_BAD_COLUMNS', message: 'cols names an unknown family: "group_familyy" (in "group_familyy")' });
-  t.throws(() => cols('strings,nope:q'), { code: 'RG_ERR_BAD_COLUMNS', message: 'cols names an unknown family: "nope" (in "nope:q")' });
+  t.throws(() => cols('nope:q'), { code: 'RG_ERR_BAD_COLUMNS', message: 'cols names an unknown family: "nope" (in "nope:q")' });
+  t.throws(() => cols('strings,nope:q'), { code: 'RG_ERR_BAD_COLUMNS', message: /^cols names an unknown family: "nope" \(in "nope:q"\); "," separates columns in cols: a qualifier holding a comma is named with the JSON form/ });
   t.throws(() => cols('group_family:nope'), { code: 'RG_ERR_BAD_COLUMNS', message: 'cols names an unknown column: "group_family:nope"' });
   t.throws(() => cols(':q'), { code: 'RG_ERR_BAD_COLUMNS', message: /unknown family: ""/ });
   t.throws(() => cols(''), { code: 'RG_ERR_BAD_COLUMNS', message: 'cols selects no column: ""' });
   t.throws(() => cols(' , '), { code: 'RG_ERR_BAD_COLUMNS', message: 'cols selects no column: " , "' });
+});
+
+t.test('cols in the JSON form: exact names, so any qualifier a map family holds can be named', async (t) => {
+  t.same(cols('["strings:a,b"]'), [{ family: 'strings', qualifier: 'a,b' }], 'a comma inside a qualifier');
+  t.same(cols('["strings:tab\\t", "strings: lead"]'), [
+    { family: 'strings', qualifier: ' lead' },
+    { family: 'strings', qualifier: 'tab\t' },
+  ], 'whitespace is kept, not trimmed');
+  t.same(cols('["strings:"]'), [{ family: 'strings', qualifier: '' }], '"family:" is the empty qualifier');
+  t.same(cols('["strings"]'), [{ family: 'strings' }], '"family" is the whole family');
+  t.same(cols('["strings:x:y", "group_family:long_qualifier", "strings:x:y"]'), [
+    { family: 'group_family', qualifier: 'long_qualifier' },
+    { family: 'strings', qualifier: 'x:y' },
+  ], 'split at the first colon, duplicates collapse, sorted');
+  t.same(cols('["strings:*"]'), [{ family: 'strings', qualifier: '*' }], '* is an ordinary qualifier there');
+  t.throws(() => cols('["group_family:"]'), { code: 'RG_ERR_BAD_COLUMNS', message: 'cols names an unknown column: "group_family:"' }, 'a group family has no empty qualifier');
+  t.throws(() => cols('[" strings"]'), { code: 'RG_ERR_BAD_COLUMNS', message: 'cols names an unknown family: " strings" (in " strings")' }, 'no trimming');
+  t.throws(() => cols('["*"]'), { code: 'RG_ERR_BAD_COLUMNS', message: /unknown family: "\*"/ });
+  t.throws(() => cols('[]'), { code: 'RG_ERR_BAD_COLUMNS', message: 'cols selects no column: "[]"' });
+  t.throws(() => cols('["strings",'), { code: 'RG_ERR_BAD_COLUMNS', message: /^cols starts with "\[" but is not a JSON array of column names/ });
+  t.throws(() => cols('[1]'), { code: 'RG_ERR_BAD_COLUMNS', message: /^cols in the JSON form must be an array of strings/ });
+  t.throws(() => cols('[["strings","q"]]'), { code: 'RG_ERR_BAD_COLUMNS', message: /^cols in the JSON form must be an array of strings/ });
+});
+
+t.test('cols of a DELETE: a map family\'s "family:" and a "*" among columns are refused, not guessed', async (t) => {
+  const del = (text?: string) => parseColumns(layout, text, 'delete');
+  t.equal(del(undefined), undefined, 'absent: the whole row');
+  t.equal(del(' * '), undefined, '*: the whole row');
+  t.throws(() => del('strings:'), { code: 'RG_ERR_BAD_COLUMNS', message: 'cols item "strings:" is ambiguous in a DELETE: write "strings" to delete the whole family, or cols=["strings:"] (the JSON form) to delete the column whose qualifier is empty' });
+  t.throws(() => del('longs,strings:'), { code: 'RG_ERR_BAD_COLUMNS', message: /"strings:" is ambiguous/ });
+  t.same(del('group_family:'), [{ family: 'group_family' }], 'a group family has no empty qualifier: "family:" is the family');
+  t.same(del('["strings:"]'), [{ family: 'strings', qualifier: '' }], 'the JSON form names the empty qualifier');
+  t.same(del('strings, strings:a'), [{ family: 'strings' }], 'the same names as a read');
+  t.throws(() => del('strings,*'), { code: 'RG_ERR_BAD_COLUMNS', message: /^cols=\* deletes the whole row and cannot be combined with other columns/ });
+  t.throws(() => del('nope'), { code: 'RG_ERR_BAD_COLUMNS', message: 'cols names an unknown family: "nope" (in "nope")' });
 });
 
 t.test('versions: positive integers, all/ALL, clamp at FOREVER; anything else is RG_ERR_BAD_VERSIONS', async (t) => {

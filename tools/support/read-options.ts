@@ -40,7 +40,7 @@ export type RowSelection =
 
 export function withReadOptions(cmd: Command, defaultVersions: string): Command {
   return cmd
-    .option('--cols <cols>', 'columns: * or a comma-separated list of family and family:qualifier', '*')
+    .option('--cols <cols>', 'columns: * or a comma-separated list of family and family:qualifier, or a JSON array of exact names', '*')
     .option('--versions <n>', 'versions per column: a positive integer or all', defaultVersions)
     .option('--timerange <min..max>', 'cell timestamps in [min, max) milliseconds; one side may be empty');
 }

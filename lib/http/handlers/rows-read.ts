@@ -1,6 +1,7 @@
 /**
  * GET rows: a point get (`eid`), a bulk get (`eids`), a wildcard scan (`eid` with `[]`), or a range
  * scan (`start_eid`/`end_eid`, revisions 1-2 `start_rk`/`end_rk`), streamed as CR LF framed rows.
+ * HEAD is the same request without the body (node drops it); a scan is then not run at all.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream';
@@ -113,6 +114,15 @@ async function sendRows(
 async function streamScan(
   ctx: AppContext, req: IncomingMessage, res: ServerResponse, params: Params, layout: TableLayout, request: ScanRequest, info: RequestInfo,
 ): Promise<void> {
+  const encoding = negotiateEncoding(req, ctx.config.compression);
+  const headers = { 'content-type': 'application/json', ...encodingHeaders(encoding, res, ctx.config.compression) };
+  if (req.method === 'HEAD') {
+    // The GET's status and headers (everything up to here was validated as for a GET), with the
+    // scan never run: it takes no maxScans slot and cannot be a 503.
+    res.writeHead(200, headers);
+    res.end();
+    return;
+  }
   if (ctx.activeScans >= ctx.config.limits.maxScans) {
     throw rgError('RG_ERR_TOO_MANY_SCANS', `${ctx.activeScans} scans are running, the configured maximum; retry shortly`);
   }
@@ -131,8 +141,7 @@ async function streamScan(
   const stream = new RowStream(source, first, (n) => {
     info.rows = n;
   });
-  const encoding = negotiateEncoding(req, ctx.config.compression);
-  res.writeHead(200, { 'content-type': 'application/json', ...encodingHeaders(encoding, res, ctx.config.compression) });
+  res.writeHead(200, headers);
   dropWhenStalled(res, ctx.config.limits.stallTimeoutMs, () => {
     ctx.log.warn({ url: req.url, rowsSent: stream.rowsSent, stallTimeoutMs: ctx.config.limits.stallTimeoutMs }, 'scan client read nothing; dropped');
   });

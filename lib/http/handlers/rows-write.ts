@@ -4,6 +4,7 @@
  * or versions up to a timestamp.
  */
 import { isRowgateError, rgError, RowgateError } from '../../errors.js';
+import { parseColumns } from '../../model/columns-param.js';
 import { encodeRowInput } from '../../model/row-input.js';
 import { formatShellEntityId, resolveEntityId } from '../../model/entity-id.js';
 import type { JsonValue, RowWrite, SchemaTable, TableLayout } from '../../model/types.js';
@@ -73,7 +74,8 @@ export const deleteRows: Handler = async (ctx, req, res, params, query, info) =>
     keys = bulkKeys(ctx, layout, eids!);
   }
   const upToTimestamp = parseDeleteTimestamp(query.get('timestamp'));
-  const columns = parseDeleteColumns(layout, query.get('cols'));
+  // The same names as GET's cols (undefined = the whole row), stricter where a DELETE could remove more than meant.
+  const columns = parseColumns(layout, query.get('cols'), 'delete');
   const deletes: RowDelete[] = [];
   for (const rowKey of keys) {
     if (columns === undefined) deletes.push({ rowKey, upToTimestamp });
@@ -90,21 +92,4 @@ function parseDeleteTimestamp(text: string | undefined): number | undefined {
     throw rgError('RG_ERR_BAD_TIMESTAMP', `timestamp must be a non-negative integer of milliseconds, got ${JSON.stringify(text)}`);
   }
   return Number(text);
-}
-
-/** undefined = the whole row (`*` or absent). */
-function parseDeleteColumns(layout: TableLayout, text: string | undefined): { family: string; qualifier?: string }[] | undefined {
-  if (text === undefined || text.trim() === '*') return undefined;
-  return text.split(',').map((item) => {
-    const name = item.trim();
-    const colon = name.indexOf(':');
-    const family = colon < 0 ? name : name.slice(0, colon);
-    const qualifier = colon < 0 || colon === name.length - 1 ? undefined : name.slice(colon + 1);
-    const fam = layout.families.get(family);
-    if (!fam) throw rgError('RG_ERR_BAD_COLUMNS', `cols names unknown family ${JSON.stringify(family)} of table ${layout.name}`);
-    if (qualifier !== undefined && !fam.mapSchema && !fam.columns.some((c) => c.name === qualifier)) {
-      throw rgError('RG_ERR_BAD_COLUMNS', `cols names unknown column ${family}:${qualifier} of table ${layout.name}`);
-    }
-    return { family, qualifier };
-  });
 }
