@@ -58,6 +58,7 @@ export const ERRORS = {
   RG_ERR_TABLE_EXISTS: { status: 409, exceptionName: 'KijiAlreadyExistsException', when: 'creating a table that already exists' },
   // 413/414/415.
   RG_ERR_BODY_TOO_LARGE: { status: 413, exceptionName: 'RequestEntityTooLargeException', when: 'the request body exceeds the configured limit' },
+  RG_ERR_TOO_MANY_CELLS: { status: 413, exceptionName: 'RequestEntityTooLargeException', when: 'a POST body holds more cells than limits.maxPostCells allows' },
   RG_ERR_URL_TOO_LONG: { status: 414, exceptionName: 'RequestUriTooLongException', when: 'the request URL exceeds the configured limit' },
   RG_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, exceptionName: 'UnsupportedMediaTypeException', when: 'a body is sent with a content type other than application/json, or a charset other than UTF-8' },
   // 5xx: never the client's fault.
