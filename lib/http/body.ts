@@ -61,13 +61,14 @@ export async function* jsonBodyItems(req: IncomingMessage, limit: number): Async
   const text = new Utf8Pieces('request body');
   const rows = new JsonElementSplitter('request body');
   let size = 0;
+  // for...of rather than yield*, which wraps each array in an async iterator (~4 us a body).
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > limit) throw tooLarge(limit);
-    yield* rows.push(text.decode(chunk));
+    for (const row of rows.push(text.decode(chunk))) yield row;
   }
-  yield* rows.push(text.end());
-  yield* rows.end();
+  for (const row of rows.push(text.end())) yield row;
+  for (const row of rows.end()) yield row;
 }
 
 function tooLarge(limit: number) {

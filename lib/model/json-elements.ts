@@ -39,8 +39,6 @@ function isWhitespace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
-/** The next character that changes the nesting inside a container element. */
-const STRUCTURAL = /["[\]{}]/g;
 /** The first character that cannot continue a scalar (number, true, false, null). */
 const SCALAR_END = /[^0-9A-Za-z+.-]/g;
 
@@ -175,15 +173,20 @@ export class JsonElementSplitter {
         this.inString = false;
         i = close + 1;
         if (this.kind === Kind.String) return i;
-        continue;
       }
-      STRUCTURAL.lastIndex = i;
-      if (STRUCTURAL.exec(piece) === null) return -1;
-      i = STRUCTURAL.lastIndex;
-      const c = piece.charCodeAt(i - 1);
-      if (c === 0x22 /* " */) this.inString = true;
-      else if (c === 0x7b /* { */ || c === 0x5b /* [ */) this.nesting++;
-      else if (--this.nesting === 0) return i;
+      // Outside strings only brackets and quotes matter (a plain loop: a regex search per
+      // character found took half the time of cutting a typical row).
+      for (; i < piece.length; i++) {
+        const c = piece.charCodeAt(i);
+        if (c === 0x22 /* " */) {
+          this.inString = true;
+          i++;
+          break;
+        }
+        if (c === 0x7b /* { */ || c === 0x5b /* [ */) this.nesting++;
+        else if ((c === 0x7d /* } */ || c === 0x5d) /* ] */ && --this.nesting === 0) return i + 1;
+      }
+      if (!this.inString) return -1;
     }
   }
 
