@@ -61,8 +61,9 @@ export const ERRORS = {
   RG_ERR_REQUEST_TIMEOUT: { status: 408, exceptionName: 'RequestTimeoutException', when: 'the request head did not arrive within limits.headersTimeoutMs, or the whole request within limits.requestTimeoutMs; the connection is closed' },
   // 413/414/415/417/431.
   RG_ERR_BODY_TOO_LARGE: { status: 413, exceptionName: 'RequestEntityTooLargeException', when: "the request body exceeds the configured limit (or its chunk extensions node's 16 KiB)" },
+  RG_ERR_TOO_MANY_CELLS: { status: 413, exceptionName: 'RequestEntityTooLargeException', when: 'a POST body holds more cells than limits.maxPostCells allows' },
   RG_ERR_URL_TOO_LONG: { status: 414, exceptionName: 'RequestUriTooLongException', when: 'the request URL exceeds the configured limit' },
-  RG_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, exceptionName: 'UnsupportedMediaTypeException', when: 'a body is sent with a content type other than application/json' },
+  RG_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, exceptionName: 'UnsupportedMediaTypeException', when: 'a body is sent with a content type other than application/json, or a charset other than UTF-8' },
   RG_ERR_EXPECTATION_FAILED: { status: 417, exceptionName: 'ExpectationFailedException', when: 'the Expect header asks for something other than 100-continue' },
   RG_ERR_HEADERS_TOO_LARGE: { status: 431, exceptionName: 'RequestHeaderFieldsTooLargeException', when: 'the request line and headers exceed limits.maxHeaderBytes; the connection is closed' },
   // 5xx: never the client's fault.

@@ -27,6 +27,7 @@ t.test('defaults', async (t) => {
     urlBytes: 16 * 1024,
     maxLimit: 1_000_000_000,
     maxEids: 10_000,
+    maxPostCells: 1_000_000,
     maxScans: 64,
     headersTimeoutMs: 10_000,
     requestTimeoutMs: 300_000,

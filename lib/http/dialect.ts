@@ -28,6 +28,11 @@ export interface Dialect {
 
 const READ_PARAMS = ['limit', 'cols', 'versions', 'timerange'];
 
+/** The path of a table's rows: every revision's POST targets start with it. */
+export function rowsPath(instance: string, table: string): string {
+  return `/v1/instances/${instance}/tables/${table}/rows`;
+}
+
 const revision3: Dialect = {
   revision: 3,
   startParam: 'start_eid',
@@ -44,7 +49,7 @@ const revision3: Dialect = {
     if (value === undefined) throw rgError('RG_ERR_BAD_ENTITY_ID', 'EntityId was not specified: every row needs an entityId');
     return entityIdFromBody(value);
   },
-  target: (instance, table, input) => `/v1/instances/${instance}/tables/${table}/rows?eid=${encodeURIComponent(input.text)}`,
+  target: (instance, table, input) => `${rowsPath(instance, table)}?eid=${encodeURIComponent(input.text)}`,
 };
 
 function shellDialect(revision: 1 | 2): Dialect {
@@ -74,7 +79,7 @@ function shellDialect(revision: 1 | 2): Dialect {
       return parseShellEntityId(value, format);
     },
     target: (instance, table, _input, rowKey, shell) =>
-      revision === 1 ? `/v1/instances/${instance}/tables/${table}/rows/${toHex(rowKey)}` : `/v1/instances/${instance}/tables/${table}/rows?eid=${shell}`,
+      revision === 1 ? `${rowsPath(instance, table)}/${toHex(rowKey)}` : `${rowsPath(instance, table)}?eid=${shell}`,
   };
 }
 

@@ -1,6 +1,6 @@
 /** Writing complete (non-streamed) responses: JSON bodies and coded errors. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { isRowgateError, rgError, type RowgateError } from '../errors.js';
 import { compressor, encodingHeaders, negotiateEncoding } from './compression.js';
 import { serialize } from './serializers.js';
@@ -41,6 +41,28 @@ export function sendJson(ctx: ReplyContext, req: IncomingMessage, res: ServerRes
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(length), ...headers, ...encodingHeaders(undefined, res, enabled) });
   if (typeof body === 'string') res.end(body, 'utf8');
   else res.end(body);
+}
+
+/**
+ * Sends a JSON body produced in pieces, written as the socket takes them, so a large answer is
+ * never one string: `length` is its byte length, `pieces` gives its text. It goes out as sendJson
+ * would send the joined text: compressed for a client that accepts it (chunked then), otherwise
+ * with its Content-Length.
+ */
+export function sendJsonPieces(ctx: ReplyContext, req: IncomingMessage, res: ServerResponse, status: number, length: number, pieces: Iterable<string>): void {
+  const enabled = ctx.config.compression;
+  const encoding = negotiateEncoding(req, enabled);
+  const done = (err: Error | null | undefined): void => {
+    if (err && !res.destroyed) res.destroy(err);
+  };
+  const body = Readable.from(pieces, { objectMode: false });
+  if (encoding !== undefined) {
+    res.writeHead(status, { 'content-type': 'application/json', ...encodingHeaders(encoding, res, enabled) });
+    pipeline(body, compressor(encoding), res, done);
+    return;
+  }
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(length), ...encodingHeaders(undefined, res, enabled) });
+  pipeline(body, res, done);
 }
 
 /** Turns anything thrown into a coded error; an uncoded one is a bug and becomes RG_ERR_INTERNAL. */

@@ -59,8 +59,10 @@ export async function encodeCell(args: EncodeCellArgs): Promise<EncodedCell> {
 export function encodeCellCached(args: EncodeCellArgs): EncodedCell | undefined {
   const { layout, family, qualifier, schemas } = args;
   const spec = columnSpecOf(layout, family, qualifier);
-  // writer_schema is ignored for counters, as the original did (its tests send an arbitrary 3).
-  if (spec.type === 'COUNTER') return encodeCounter(family, qualifier, args.value, args.timestamp);
+  if (spec.type === 'COUNTER') {
+    if (args.revision !== 1) checkCounterWriterSchema(args.writerSchema, `${family}:${qualifier}`);
+    return encodeCounter(family, qualifier, args.value, args.timestamp);
+  }
 
   const column = `${family}:${qualifier}`;
   const timestamp = parseTimestamp(args.timestamp, column);
@@ -142,6 +144,29 @@ function encodeCounter(family: string, qualifier: string, value: JsonValue, ts: 
   const timestamp = parseTimestamp(ts, column);
   return timestamp === undefined ? { kind: 'counter-set', family, qualifier, value: set } : { kind: 'counter-set', family, qualifier, timestamp, value: set };
 }
+
+/**
+ * A counter is a 64-bit integer: its writer_schema, when given, must say so, as the id of "long"
+ * (what reads serve for counters, so a row read and written back passes; KijiREST's own tests
+ * send 3) or a schema that is "long". The original ignored it; a counter sent with "string" was
+ * a client mistake answered 200.
+ */
+function checkCounterWriterSchema(ws: JsonValue | undefined, column: string): void {
+  if (ws === undefined || ws === null || ws === COUNTER_SCHEMA_ID) return;
+  let canonical: string | undefined;
+  if (typeof ws === 'string' || (typeof ws === 'object' && !Array.isArray(ws))) {
+    try {
+      canonical = canonicalSchemaJson(ws);
+    } catch {
+      canonical = undefined;
+    }
+  }
+  if (canonical !== LONG_SCHEMA) {
+    throw rgError('RG_ERR_BAD_SCHEMA', `writer_schema of counter column ${column} must be "long" (schema id ${COUNTER_SCHEMA_ID}) or absent: a counter is a 64-bit integer, got ${shorten(stringifyExactJson(ws))}`);
+  }
+}
+
+const LONG_SCHEMA = canonicalSchemaJson('long');
 
 /** writer_schema: an integer is a schema-table id; anything else an Avro schema (also "string"). */
 async function writerSchemaOf(ws: JsonValue, schemas: SchemaTable, column: string): Promise<string> {

@@ -188,7 +188,14 @@ export function resolveEntityId(format: RowKeyFormat, input: EntityIdInput): Buf
 
 /** Revision 3 `entityId` of a row, as compact JSON text. */
 export function formatEntityIdJson(format: RowKeyFormat, rowKey: Buffer): string {
-  const components = decodeRowKey(format, rowKey);
+  let components: ComponentValue[] | undefined;
+  try {
+    components = decodeRowKey(format, rowKey);
+  } catch {
+    // A row key the format cannot decode (the store takes raw keys, e.g. from rowkey= forms of an
+    // earlier release) is named by its bytes, as RAW keys are: its row is still served.
+    components = undefined;
+  }
   if (components === undefined) return JSON.stringify(`rowkey=${toStringBinary(rowKey)}`);
   return componentsToJson(components);
 }

@@ -11,7 +11,7 @@ import type { Revision } from '../config.js';
 import { rgError } from '../errors.js';
 import { encodeCell, encodeCellCached, type EncodeCellArgs } from './cell-codec.js';
 import { entityIdFromBody, resolveEntityId } from './entity-id.js';
-import type { EncodedCell, EntityIdInput, JsonValue, RowKeyFormat, RowWrite, SchemaTable, TableLayout } from './types.js';
+import type { EncodedCell, EntityIdInput, FamilyLayout, JsonValue, RowKeyFormat, RowWrite, SchemaTable, TableLayout } from './types.js';
 
 export type EntityIdReader = (value: JsonValue | undefined, format: RowKeyFormat) => EntityIdInput;
 
@@ -40,6 +40,11 @@ type JsonObject = { [key: string]: JsonValue };
 
 function isJsonObject(v: JsonValue | undefined): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Whether the family (undefined: not in the layout) has the column: any qualifier of a map family. */
+function hasColumn(family: FamilyLayout | undefined, qualifier: string): boolean {
+  return family !== undefined && (family.mapSchema !== undefined || family.columns.some((c) => c.name === qualifier));
 }
 
 /** The revision 3 body entity id: required, an array of components or a row key string form. */
@@ -99,9 +104,15 @@ function encodeRowCore(item: JsonValue, ctx: RowInputContext, awaited: ReadonlyM
   for (const family of Object.keys(families)) {
     const qualifiers = families[family];
     if (!isJsonObject(qualifiers)) throw rgError('RG_ERR_BAD_BODY', `cells.${family} must be an object: {qualifier: [cell, ...]}`);
-    for (const qualifier of Object.keys(qualifiers)) {
+    // Names are checked even where no cell follows (each cell's column is checked when encoded): a
+    // misspelt family or column would otherwise be a silent no-op answered 200.
+    const familyLayout = layout.families.get(family);
+    const names = Object.keys(qualifiers);
+    if (familyLayout === undefined && names.length === 0) throw rgError('RG_ERR_UNKNOWN_COLUMN', `Specified family does not exist: ${family}`);
+    for (const qualifier of names) {
       const list = qualifiers[qualifier];
       if (!Array.isArray(list)) throw rgError('RG_ERR_BAD_BODY', `cells of column ${family}:${qualifier} must be a list of cells`);
+      if (list.length === 0 && !hasColumn(familyLayout, qualifier)) throw rgError('RG_ERR_UNKNOWN_COLUMN', `Specified column does not exist: ${family}:${qualifier}`);
       for (let i = 0; i < list.length; i++) {
         const cell = list[i];
         if (!isJsonObject(cell) || !('value' in cell)) {

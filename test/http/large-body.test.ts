@@ -1,8 +1,8 @@
 /**
- * Bodies above the whole-parse threshold (1 MiB) go through the streaming parser: the same rows,
+ * Large bodies (over 1 MiB, many TCP reads) are read row by row as they arrive: every row written,
  * the same errors, exact 64-bit integers, and the size limit enforced while reading. Run under
  * revisions 3 and 1 (entity ids as JSON arrays, then as shell strings); revision 2 shares
- * revision 1's parsing of bodies.
+ * revision 1's parsing of bodies. (Every body takes one path: body-paths-agree.test.ts.)
  */
 import t from 'tap';
 import type { Revision } from '../../lib/config.js';
@@ -17,7 +17,7 @@ function bigBody(f: Forms, count: number, extra = ''): string {
   return `[${rows.join(',')}${extra}]`;
 }
 
-/** Bodies are parsed whole up to this size, streamed above it (lib/http/body.ts). */
+/** Bodies up to 1 MiB were once parsed whole, larger ones by another parser: these are larger. */
 const WHOLE_PARSE_BYTES = 1024 * 1024;
 
 // Revision 1 posts fewer rows (5,000: 1.19 MB, still streamed; 12,000 are 2.8 MB) to keep the

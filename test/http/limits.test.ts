@@ -1,7 +1,8 @@
 /**
  * Limits enforced before work is done: slow senders dropped (headers and request timeouts),
  * idle keep-alive connections closed, oversized heads refused (431), concurrent scans bounded
- * (503 + Retry-After), limit/eids counts bounded (400), scans whose client reads nothing dropped.
+ * (503 + Retry-After), limit/eids counts bounded (400), cells of a POST bounded (413), scans whose
+ * client reads nothing dropped.
  */
 import { once } from 'node:events';
 import { createServer } from 'node:http';
@@ -145,6 +146,28 @@ for (const revision of [1, 2, 3]) {
     const eids = await raw(h.base, 'GET', `${TABLE}/rows?limit=10&eids=${encodeURIComponent('[[1],[2],[3]]')}`);
     t.equal(eids.status, 400);
     t.match(JSON.parse(eids.body).exception, /at most 2/, eids.body);
+  });
+
+  t.test(`revision ${revision}: a POST body with more cells than maxPostCells is 413 naming the limit, and nothing is written`, async (t) => {
+    const h = await startGateway({ revision, limits: { maxPostCells: 10 } });
+    t.teardown(() => h.close());
+    const id = (i: number) => (revision === 3 ? [i] : `[${i}]`);
+    // Rows of two cells each: the sixth row brings the body to 12 cells.
+    const row = (i: number) => ({ entityId: id(i), cells: { strings: { a: [{ value: 'x', timestamp: 1 }], b: [{ value: 'y', timestamp: 1 }] } } });
+    const over = await raw(h.base, 'POST', `${TABLE}/rows`, JSON.stringify(Array.from({ length: 8 }, (_, i) => row(i))), json);
+    t.equal(over.status, 413);
+    t.same(JSON.parse(over.body), {
+      exceptionName: 'RequestEntityTooLargeException',
+      exception: 'request body holds more than 10 cells (limits.maxPostCells), the limit reached at row 5: split it into several POSTs',
+      status: 413,
+      code: 'RG_ERR_TOO_MANY_CELLS',
+    });
+    t.equal(over.headers.connection, 'close', 'the rest of the body is not read');
+    t.equal((await raw(h.base, 'GET', `${TABLE}/rows?limit=-1`)).body, '', 'nothing was written');
+    const chunked = await raw(h.base, 'POST', `${TABLE}/rows`, JSON.stringify(Array.from({ length: 8 }, (_, i) => row(i))), { ...json, 'transfer-encoding': 'chunked' });
+    t.equal(chunked.status, 413, 'also when sent chunked');
+    t.equal((await raw(h.base, 'POST', `${TABLE}/rows`, JSON.stringify(Array.from({ length: 5 }, (_, i) => row(i))), json)).status, 200, '10 cells are accepted');
+    t.equal(rowsOf((await raw(h.base, 'GET', `${TABLE}/rows?limit=-1`)).body).length, 5);
   });
 }
 

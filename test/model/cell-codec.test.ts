@@ -293,13 +293,27 @@ t.test('CLASS columns need a writer_schema; PROTOBUF columns cannot be written',
   await t.rejects(encode('info:proto', 'x'), { code: 'RG_ERR_BAD_SCHEMA', message: 'column info:proto has cell type PROTOBUF, which cannot be written through this gateway' });
 });
 
-t.test('counters: integers set, {"incr": n} increments, writer_schema is ignored', async (t) => {
+t.test('counters: integers set, {"incr": n} increments', async (t) => {
   t.same(await encode('info:logins', 0, { timestamp: 0, writerSchema: 3 }), { kind: 'counter-set', family: 'info', qualifier: 'logins', value: 0n, timestamp: 0 });
   t.same(await encode('info:logins', 9223372036854775807n), { kind: 'counter-set', family: 'info', qualifier: 'logins', value: 9223372036854775807n });
   t.same(await encode('counters:any', { incr: -122 }), { kind: 'counter-increment', family: 'counters', qualifier: 'any', delta: -122n });
-  t.same(await encode('counters:any', 7, { writerSchema: 'garbage' }), { kind: 'counter-set', family: 'counters', qualifier: 'any', value: 7n });
   t.equal(COUNTER_SCHEMA_ID, 3);
   t.equal(renderCounter(-9223372036854775808n), '-9223372036854775808');
+});
+
+t.test('a counter\'s writer_schema is "long" (id 3, as reads serve it), or absent; any other is refused', async (t) => {
+  for (const writerSchema of [3, 'long', '"long"', { type: 'long' }, null] as JsonValue[]) {
+    t.same(await encode('counters:any', 7, { writerSchema }), { kind: 'counter-set', family: 'counters', qualifier: 'any', value: 7n }, JSON.stringify(writerSchema));
+    t.same(await encode('counters:any', { incr: 1 }, { writerSchema }), { kind: 'counter-increment', family: 'counters', qualifier: 'any', delta: 1n });
+  }
+  for (const writerSchema of ['string', 'int', 0, 2, 99, 'garbage', ['long', 'null'], { type: 'record' }, true, 3.5] as JsonValue[]) {
+    await t.rejects(encode('counters:any', 7, { writerSchema }), {
+      code: 'RG_ERR_BAD_SCHEMA',
+      message: /^writer_schema of counter column counters:any must be "long" \(schema id 3\) or absent: a counter is a 64-bit integer, got /,
+    }, JSON.stringify(writerSchema));
+  }
+  // Revision 1 has no writer_schema (row-input refuses one there); PUT's schema.<column> comes as revision 2.
+  t.same(await encode('counters:any', 7, { writerSchema: 'string', revision: 1 }), { kind: 'counter-set', family: 'counters', qualifier: 'any', value: 7n });
 });
 
 t.test('counter errors are RG_ERR_BAD_COUNTER naming the column and value', async (t) => {

@@ -1,21 +1,24 @@
 /**
  * POST rows: one row or an array, every cell validated and encoded before anything is written,
- * then one store write (atomic on the embedded store). DELETE rows: rows, families, columns,
- * or versions up to a timestamp.
+ * then one store write (atomic on the embedded store). The rows wait packed (RowBatch) and the
+ * targets compactly (PostTargets): a POST holds about its body's size, not objects per row.
+ * DELETE rows: rows, families, columns, or versions up to a timestamp.
  */
 import { isRowgateError, rgError, RowgateError } from '../../errors.js';
 import { parseColumns } from '../../model/columns-param.js';
-import { encodeRowInput } from '../../model/row-input.js';
+import { RowBatch } from '../../model/row-batch.js';
+import { encodeRowInput, encodeRowInputCached, type RowInputContext } from '../../model/row-input.js';
 import { formatShellEntityId, resolveEntityId } from '../../model/entity-id.js';
-import type { JsonValue, RowWrite, SchemaTable, TableLayout } from '../../model/types.js';
+import type { EntityIdInput, RowWrite, TableLayout } from '../../model/types.js';
 import type { RowDelete } from '../../store/store.js';
 import { checkBodyHead, jsonBodyItems } from '../body.js';
 import { bulkKeys } from './rows-read.js';
 import { tableLayout, type Handler } from '../context.js';
-import { dialectOf, storableKey, type Dialect } from '../dialect.js';
+import { dialectOf, rowsPath, storableKey, type Dialect } from '../dialect.js';
+import { PostTargets } from '../post-targets.js';
 import { allowOnly } from '../query.js';
-import { sendJson } from '../respond.js';
-import { serialize } from '../serializers.js';
+import { sendJson, sendJsonPieces } from '../respond.js';
+import { writeBatch } from '../write-batch.js';
 
 const NONE = new Set<string>();
 /** The parameters of DELETE rows. */
@@ -30,32 +33,46 @@ function at(where: string, e: unknown): unknown {
 export const postRows: Handler = async (ctx, req, res, params, query, info) => {
   const dialect = dialectOf(ctx.config.revision);
   allowOnly(query, NONE, ctx.config.revision);
+  const { bodyBytes, maxPostCells } = ctx.config.limits;
   // 415 and a declared 413 come before any store call (limits are enforced before work is done).
-  checkBodyHead(req, ctx.config.limits.bodyBytes);
+  checkBodyHead(req, bodyBytes);
+  const instance = params.instance!;
   const layout = await tableLayout(ctx, params);
-  const schemas = await ctx.store.schemaTable(params.instance!);
-  const rows: RowWrite[] = [];
-  const targets: string[] = [];
+  const input: RowInputContext = {
+    layout,
+    schemas: await ctx.store.schemaTable(instance),
+    revision: dialect.revision,
+    readEntityId: dialect.bodyEntityId,
+    maxRowKeyBytes: ctx.store.maxRowKeyBytes,
+  };
+  const batch = new RowBatch();
+  const targets = new PostTargets(rowsPath(instance, layout.name));
   let index = 0;
-  for await (const item of jsonBodyItems(req, ctx.config.limits.bodyBytes)) {
+  for await (const item of jsonBodyItems(req, bodyBytes)) {
+    let encoded: { row: RowWrite; entityId: EntityIdInput };
     try {
-      const { row, target } = await encodeRow(dialect, layout, schemas, params.instance!, item);
-      rows.push(row);
-      targets.push(target);
+      // Synchronous once the caches are warm: no promise per row.
+      encoded = encodeRowInputCached(item, input) ?? (await encodeRowInput(item, input));
     } catch (e) {
       throw at(`row ${index}`, e);
     }
+    const { row, entityId } = encoded;
+    if (batch.cells + row.cells.length > maxPostCells) {
+      throw rgError('RG_ERR_TOO_MANY_CELLS', `request body holds more than ${maxPostCells} cells (limits.maxPostCells), the limit reached at row ${index}: split it into several POSTs`);
+    }
+    batch.add(row);
+    targets.add(targetOf(dialect, layout, instance, entityId, row));
     index++;
   }
-  await ctx.store.write(params.instance!, params.table!, rows);
-  info.rows = rows.length;
-  sendJson(ctx, req, res, 200, serialize.targets({ targets }));
+  await writeBatch(ctx.store, instance, params.table!, batch);
+  info.rows = batch.rows;
+  if (targets.small) sendJson(ctx, req, res, 200, [...targets.pieces()].join(''));
+  else sendJsonPieces(ctx, req, res, 200, targets.byteLength(), targets.pieces());
 };
 
-async function encodeRow(dialect: Dialect, layout: TableLayout, schemas: SchemaTable, instance: string, item: JsonValue): Promise<{ row: RowWrite; target: string }> {
-  const { row, entityId } = await encodeRowInput(item, { layout, schemas, revision: dialect.revision, readEntityId: dialect.bodyEntityId });
+function targetOf(dialect: Dialect, layout: TableLayout, instance: string, entityId: EntityIdInput, row: RowWrite): string {
   const shell = dialect.revision === 3 ? '' : formatShellEntityId(layout.keyFormat, row.rowKey);
-  return { row, target: dialect.target(instance, layout.name, entityId, row.rowKey, shell) };
+  return dialect.target(instance, layout.name, entityId, row.rowKey, shell);
 }
 
 export const deleteRows: Handler = async (ctx, req, res, params, query, info) => {

@@ -46,6 +46,9 @@ const TWO_32 = 0x1_0000_0000;
  */
 export const MAX_COMPACT_ROW_BYTES = 16 * 1024;
 
+/** Columns a compact row can count (u16); a row of more is spilled (it is far over the size bound too). */
+export const MAX_COMPACT_COLUMNS = 0xffff;
+
 /** The value of a spilled row's entry. */
 export const SPILLED_VALUE: Buffer = Buffer.from([TAG_SPILLED]);
 

@@ -350,24 +350,37 @@ export class LmdbStore implements Store {
     const t = this.openTable(instance, table);
     let increments = false;
     for (const row of rows) {
-      this.checkKeySizes(row);
-      for (const cell of row.cells) {
-        if (!t.layout.families.has(cell.family)) throw rgError('RG_ERR_UNKNOWN_COLUMN', `Specified column does not exist: ${cell.family}:${cell.qualifier}`);
-        if (cell.kind === 'counter-increment') increments = true;
-      }
+      this.checkRow(t, row);
+      for (const cell of row.cells) if (cell.kind === 'counter-increment') increments = true;
     }
     const apply = (): void => {
       for (const row of rows) t.writer.write(row, Date.now());
     };
-    if (increments) {
-      // An increment can still fail inside the transaction (overflow): a synchronous transaction
-      // rolls the whole batch back when its callback throws.
-      return guardedWrite(this.path, 'writing rows', () => t.db.transactionSync(apply));
-    }
-    // Nothing below can throw: an asynchronous transaction, which lmdb-js commits together with
-    // concurrent ones (several POSTs share one commit and one fsync), off the main thread. It
-    // resolves once the commit is on disk: commits sync inside the transaction (env-options.ts).
-    await guardedWrite(this.path, 'writing rows', () => asyncTransaction(t.db, apply));
+    // An asynchronous transaction, which lmdb-js commits together with concurrent ones (several
+    // POSTs share one commit and one fsync), off the main thread. It resolves once the commit is on
+    // disk: commits sync inside the transaction (env-options.ts). An increment can still fail inside
+    // it (overflow): then it runs abortable, rolled back whole when the failure is thrown.
+    await guardedWrite(this.path, 'writing rows', () => asyncTransaction(t.db, apply, increments));
+  }
+
+  /**
+   * Writes rows handed over a slice at a time, all in one transaction, as write() would write
+   * them: a large POST's rows then never all exist at once, as objects or encoded (its packed rows
+   * are turned into objects a slice at a time inside the transaction). A row the store refuses (a
+   * key over its limits, an unknown family) or an increment that overflows rolls the whole batch
+   * back.
+   */
+  async writeSlices(instance: string, table: string, slices: Iterable<readonly RowWrite[]>): Promise<void> {
+    const t = this.openTable(instance, table);
+    const apply = (): void => {
+      for (const slice of slices) {
+        for (const row of slice) {
+          this.checkRow(t, row);
+          t.writer.write(row, Date.now());
+        }
+      }
+    };
+    await guardedWrite(this.path, 'writing rows', () => asyncTransaction(t.db, apply, true));
   }
 
   /**
@@ -456,6 +469,14 @@ export class LmdbStore implements Store {
   }
 
   // ------------------------------------------------------------ helpers
+
+  /** What the store refuses of a row whatever its cells' values: an unknown family, a key over its limits. */
+  private checkRow(t: OpenTable, row: RowWrite): void {
+    this.checkKeySizes(row);
+    for (const cell of row.cells) {
+      if (!t.layout.families.has(cell.family)) throw rgError('RG_ERR_UNKNOWN_COLUMN', `Specified column does not exist: ${cell.family}:${cell.qualifier}`);
+    }
+  }
 
   private checkKeySizes(row: RowWrite): void {
     if (row.rowKey.length > this.maxRowKeyBytes) {

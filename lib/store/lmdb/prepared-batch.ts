@@ -16,13 +16,13 @@
  *
  * Cells without a timestamp get the time the row is encoded here (the server time, once per row).
  * Rows the format does not carry (counter increments, which read the store; keys over the store's
- * limits, whose error Store.write reports) make packRows answer undefined, and the batch goes
- * through Store.write.
+ * limits, whose error Store.write reports; more cells than a compact row can count) make packRows
+ * answer undefined, and the batch goes through Store.write.
  */
 import type { RowWrite, TableLayout } from '../../model/types.js';
 import { entityIdText } from '../store.js';
 import { cellKeyLength, rowPrefix } from './cell-key.js';
-import { encodeCompactRow } from './compact-row.js';
+import { encodeCompactRow, MAX_COMPACT_COLUMNS } from './compact-row.js';
 import { RowModel } from './row-model.js';
 
 /** LMDB's compiled-in key limit (platform-notes.md 3). */
@@ -40,7 +40,7 @@ export function packRows(rows: readonly RowWrite[], layout: TableLayout, maxRowK
   const encoded: { prefix: Buffer; row: Buffer }[] = [];
   let bytes = 0;
   for (const row of rows) {
-    if (row.rowKey.length > maxRowKeyBytes) return undefined;
+    if (row.rowKey.length > maxRowKeyBytes || row.cells.length > MAX_COMPACT_COLUMNS) return undefined;
     for (const cell of row.cells) {
       if (cell.kind === 'counter-increment') return undefined;
       // A row spilled to cell entries needs every cell key within LMDB's limit.

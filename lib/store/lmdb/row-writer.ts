@@ -19,7 +19,7 @@ import { expiryOf } from '../cell-picker.js';
 import { entityIdText, type RowDelete } from '../store.js';
 import { cellKeyIn, columnPrefix, familyPrefix, parseCellTail, prefixEnd, readInvertedTimestamp, rowPrefix } from './cell-key.js';
 import { counterValue, decodeCell, encodeCounterCell, encodeValueCell, isCounterCell } from './cell-value.js';
-import { decodeCompactRow, encodeCompactRow, entityIdJsonOf, MAX_COMPACT_ROW_BYTES, SPILLED_VALUE, TAG_COMPACT } from './compact-row.js';
+import { decodeCompactRow, encodeCompactRow, entityIdJsonOf, MAX_COMPACT_COLUMNS, MAX_COMPACT_ROW_BYTES, SPILLED_VALUE, TAG_COMPACT } from './compact-row.js';
 import { LMDB_MAX_KEY } from './prepared-batch.js';
 import { RowModel } from './row-model.js';
 
@@ -150,8 +150,9 @@ export class RowWriter {
       this.t.db.removeSync(prefix);
       return;
     }
-    const encoded = encodeCompactRow(model, entityIdJson);
-    if (encoded.length <= MAX_COMPACT_ROW_BYTES) {
+    // More columns than the format counts (u16) cannot be compact, nor fit its size bound anyway.
+    const encoded = model.columns.length <= MAX_COMPACT_COLUMNS ? encodeCompactRow(model, entityIdJson) : undefined;
+    if (encoded !== undefined && encoded.length <= MAX_COMPACT_ROW_BYTES) {
       this.t.db.putSync(prefix, encoded);
       return;
     }

@@ -89,8 +89,10 @@ export async function guardedWrite<T>(path: string, doing: string, write: () => 
  * run, so a handler is attached in the next one (else Node reports it unhandled, and handling it
  * later prints a PromiseRejectionHandledWarning).
  */
-export function asyncTransaction(db: Database, apply: () => void): Promise<unknown> {
-  const done = db.transaction(apply);
+export function asyncTransaction(db: Database, apply: () => void, abortable = false): Promise<unknown> {
+  // abortable: lmdb-js runs the callback in a child transaction, rolled back whole if it throws
+  // (a counter overflow, a key over the store's limit), still committed with concurrent ones.
+  const done = abortable ? db.childTransaction(apply) : db.transaction(apply);
   setImmediate(() => {
     db.committed.then(noop, noop);
   });
