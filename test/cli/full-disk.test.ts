@@ -5,55 +5,19 @@
  * writes work again once space is freed without a restart, and every acknowledged row reads back.
  * `rowgate import` on a full disk prints its usual error and the resumable summary, no stack trace.
  */
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { USERS_LAYOUT_JSON } from '../../lib/model/demo-layouts.js';
+import { ballast, CANNOT_MOUNT, smallDisk } from '../support/small-disk.js';
 import { ensureBuilt, runCli, startCli, tempDir, writeFile } from './helpers.js';
 
 t.before(ensureBuilt);
 
 const MOUNT_MB = 16;
 const VALUE = 'x'.repeat(2000);
-
-/** Why a tmpfs cannot be mounted here (the tests skip saying so), or false when it can. */
-const CANNOT_MOUNT = ((): string | false => {
-  const probe = mkdtempSync(join(tmpdir(), 'rowgate-mount-probe-'));
-  try {
-    const r = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe], { encoding: 'utf8' });
-    if (r.status !== 0) return `cannot mount a tmpfs here (needs root, as CI runs): ${(r.stderr || r.error?.message || '').trim()}`;
-    spawnSync('umount', [probe]);
-    return false;
-  } finally {
-    rmSync(probe, { recursive: true, force: true });
-  }
-})();
-
-/** A fresh tmpfs of MOUNT_MB in a temporary directory; unmounted, then removed, at teardown. */
-function smallDisk(t: Test): string {
-  const dir = mkdtempSync(join(tmpdir(), 'rowgate-full-'));
-  const mount = join(dir, 'disk');
-  mkdirSync(mount);
-  const r = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${MOUNT_MB}m`, 'tmpfs', mount], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`mount failed: ${r.stderr}`);
-  t.teardown(() => {
-    spawnSync('umount', ['-l', mount]);
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return mount;
-}
-
-/** Fills the file system at `dir` with a ballast file until `leave` bytes are free; returns its path. */
-function ballast(dir: string, leave: number): string {
-  const path = join(dir, 'ballast');
-  const df = spawnSync('df', ['-B1', '--output=avail', dir], { encoding: 'utf8' });
-  const avail = Number(df.stdout.trim().split('\n')[1]);
-  writeFileSync(path, Buffer.alloc(Math.max(0, avail - leave)));
-  return path;
-}
 
 function rowJson(uid: number): string {
   return JSON.stringify({ entityId: [uid], cells: { info: { name: [{ timestamp: 1_700_000_000_000 + uid, value: `${uid}-${VALUE}` }] } } });
@@ -81,7 +45,7 @@ async function serve(t: Test, data: string): Promise<{ child: ChildProcess; base
 const post = (url: string, body: string): Promise<Response> => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
 
 t.test('serve on a full disk: 507, still serving, writes again once space is freed, acknowledged rows all there', { skip: CANNOT_MOUNT }, async (t) => {
-  const disk = smallDisk(t);
+  const disk = smallDisk(t, MOUNT_MB);
   // Seeding the demo table (about 1 MB) first, then 2 MB left beside the ballast.
   const data = join(disk, 'data');
   const gw = await serve(t, data);
@@ -140,7 +104,7 @@ t.test('serve on a full disk: 507, still serving, writes again once space is fre
 });
 
 t.test('import on a full disk: its usual error and the resumable summary, committed batches intact', { skip: CANNOT_MOUNT }, async (t) => {
-  const disk = smallDisk(t);
+  const disk = smallDisk(t, MOUNT_MB);
   const data = join(disk, 'data');
   const work = tempDir(t);
   const layout = writeFile(work, 'users.json', USERS_LAYOUT_JSON);

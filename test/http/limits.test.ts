@@ -162,7 +162,9 @@ for (const revision of [1, 2, 3]) {
       status: 413,
       code: 'RG_ERR_TOO_MANY_CELLS',
     });
-    t.equal(over.headers.connection, 'close', 'the rest of the body is not read');
+    // The rest of the body is read (as JSON only, nothing held): a body that is not JSON as a whole
+    // would be refused as such, however it was cut into chunks (fuzz: {}garbage).
+    t.not(over.headers.connection, 'close', 'the body was read to its end: the connection stays open');
     t.equal((await raw(h.base, 'GET', `${TABLE}/rows?limit=-1`)).body, '', 'nothing was written');
     const chunked = await raw(h.base, 'POST', `${TABLE}/rows`, JSON.stringify(Array.from({ length: 8 }, (_, i) => row(i))), { ...json, 'transfer-encoding': 'chunked' });
     t.equal(chunked.status, 413, 'also when sent chunked');

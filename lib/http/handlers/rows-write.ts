@@ -48,22 +48,36 @@ export const postRows: Handler = async (ctx, req, res, params, query, info) => {
   const batch = new RowBatch();
   const targets = new PostTargets(rowsPath(instance, layout.name));
   let index = 0;
+  /**
+   * The first row refused. The rest of the body is still read, as JSON only: a body that is not
+   * JSON as a whole (or is over the size limit) is refused as such, whichever row came first, so
+   * the answer does not depend on how the body was cut into chunks (`{}garbage` answered
+   * RG_ERR_BAD_BODY with a Content-Length and RG_ERR_BAD_ENTITY_ID sent a byte a chunk: fuzz).
+   */
+  let refused: unknown;
   for await (const item of jsonBodyItems(req, bodyBytes)) {
-    let encoded: { row: RowWrite; entityId: EntityIdInput };
+    if (refused !== undefined) continue;
     try {
-      // Synchronous once the caches are warm: no promise per row.
-      encoded = encodeRowInputCached(item, input) ?? (await encodeRowInput(item, input));
+      let encoded: { row: RowWrite; entityId: EntityIdInput };
+      try {
+        // Synchronous once the caches are warm: no promise per row.
+        encoded = encodeRowInputCached(item, input) ?? (await encodeRowInput(item, input));
+      } catch (e) {
+        throw at(`row ${index}`, e);
+      }
+      const { row, entityId } = encoded;
+      if (batch.cells + row.cells.length > maxPostCells) {
+        throw rgError('RG_ERR_TOO_MANY_CELLS', `request body holds more than ${maxPostCells} cells (limits.maxPostCells), the limit reached at row ${index}: split it into several POSTs`);
+      }
+      batch.add(row);
+      targets.add(targetOf(dialect, layout, instance, entityId, row));
+      index++;
     } catch (e) {
-      throw at(`row ${index}`, e);
+      refused = e;
+      batch.clear();
     }
-    const { row, entityId } = encoded;
-    if (batch.cells + row.cells.length > maxPostCells) {
-      throw rgError('RG_ERR_TOO_MANY_CELLS', `request body holds more than ${maxPostCells} cells (limits.maxPostCells), the limit reached at row ${index}: split it into several POSTs`);
-    }
-    batch.add(row);
-    targets.add(targetOf(dialect, layout, instance, entityId, row));
-    index++;
   }
+  if (refused !== undefined) throw refused;
   await writeBatch(ctx.store, instance, params.table!, batch);
   info.rows = batch.rows;
   if (targets.small) sendJson(ctx, req, res, 200, [...targets.pieces()].join(''));
