@@ -51,6 +51,32 @@ t.test('a bad line in a later batch: earlier batches stay, nothing of its batch 
   t.equal(row21.stdout, '{"entityId":[21],"cells":{}}\n', 'the row of line 21 (same batch as the bad line) was not written');
 });
 
+t.test('several parsing threads: batches written in input order, a bad line stops at its batch whichever thread is ahead', async (t) => {
+  const { dir, flags } = await freshTable(t);
+  const lines = [];
+  for (let uid = 1; uid <= 400; uid++) lines.push(line(uid));
+  const whole = writeFile(dir, 'whole.ndjson', `${lines.join('\n')}\n`);
+  // Batches of 7 rows over 4 threads: later batches are often parsed before earlier ones.
+  const ok = await runCli(['import', ...flags, '--batch', '7', '--threads', '4', whole]);
+  t.equal(ok.code, 0, ok.stderr);
+  t.match(ok.stdout, /^imported 400 rows, \d+ cells in /);
+  const four = await runCli(['export', ...flags]);
+  const { dir: dir1, flags: flags1 } = await freshTable(t);
+  const one = await runCli(['import', ...flags1, '--batch', '7', '--threads', '1', writeFile(dir1, 'whole.ndjson', `${lines.join('\n')}\n`)]);
+  t.equal(one.code, 0, one.stderr);
+  t.equal((await runCli(['export', ...flags1])).stdout, four.stdout, 'the same table as with one thread');
+
+  const { dir: dir2, flags: flags2 } = await freshTable(t);
+  // Line 300 is bad: the batches before its batch (lines 295-301) are written, none after.
+  const bad = [...lines];
+  bad[299] = '{"entityId":[300],"cells":{"info":{"age":[{"value":"three hundred"}]}}}';
+  const r = await runCli(['import', ...flags2, '--batch', '7', '--threads', '4', writeFile(dir2, 'bad.ndjson', `${bad.join('\n')}\n`)]);
+  t.equal(r.code, 1);
+  t.match(r.stderr, /^rowgate import: line 300: /);
+  t.match(r.stderr, /rows before line 295 were imported \(294 rows, \d+ cells\)/);
+  t.same(await exportedUids(flags2), Array.from({ length: 294 }, (_, i) => i + 1), 'exactly the rows of lines 1-294');
+});
+
 t.test('a bad line in the first batch: nothing is imported', async (t) => {
   const { dir, flags } = await freshTable(t);
   const file = writeFile(dir, 'rows.ndjson', [line(1), line(2), '{"entityId":[3], "cells": {', line(4)].join('\n'));

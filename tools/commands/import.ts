@@ -6,14 +6,15 @@
  *
  * Every row of a batch is validated and encoded before the batch is written. A bad line stops the
  * import: the batches before it are committed (the message says up to which line), nothing of the
- * batch holding the bad line is written. Reading, parsing and encoding run on a worker thread
- * (import-worker.ts) while this thread writes the batches: two batch writes may be outstanding
- * while the worker parses the next one (for the embedded store's prepared batches, which nothing
- * but the environment can make fail; batches that go through Store.write are written alone). A
- * batch whose write fails stops the import; the message names its lines, and any later batch that
- * was written meanwhile.
+ * batch holding the bad line is written. This thread reads the input and cuts it into batches of
+ * lines; parsing threads (import-worker.ts, --threads) decode, parse, validate and encode them in
+ * parallel; this thread writes the batches back in input order: two batch writes may be
+ * outstanding (for the embedded store's prepared batches, which nothing but the environment can
+ * make fail; batches that go through Store.write are written alone). A batch whose write fails
+ * stops the import; the message names its lines, and any later batch that was written meanwhile.
  */
-import { statSync } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Command } from 'commander';
 import { isRowgateError } from '../../lib/errors.js';
@@ -24,7 +25,8 @@ import { CliError } from '../support/cli-error.js';
 import { rateText, startProgress } from '../support/progress.js';
 import { positiveInteger } from '../support/read-options.js';
 import { withStore, withStoreOptions, type StoreFlags } from '../support/store-options.js';
-import type { FromImportWorker, ImportWorkerData, ToImportWorker } from './import-worker.js';
+import { byteLines } from '../support/byte-lines.js';
+import type { FromImportWorker, ImportWorkerData, LinesBatch, ToImportWorker } from './import-worker.js';
 
 /** Rows per atomic write: big enough that commits (one fsync each) are a small part of the time. */
 export const DEFAULT_IMPORT_BATCH = 10_000;
@@ -33,6 +35,7 @@ interface ImportFlags extends StoreFlags {
   readonly instance: string;
   readonly table: string;
   readonly batch: number;
+  readonly threads?: number;
 }
 
 export function registerImport(program: Command): void {
@@ -40,6 +43,7 @@ export function registerImport(program: Command): void {
     .requiredOption('--instance <name>', 'instance')
     .requiredOption('--table <name>', 'table')
     .option('--batch <rows>', 'rows per atomic store write', positiveInteger, DEFAULT_IMPORT_BATCH)
+    .option('--threads <n>', `threads parsing lines (default: the machine's cores, at most ${MAX_PARSE_THREADS})`, positiveInteger)
     .argument('<file>', 'NDJSON file, or - for standard input')
     .action(async (file: string, flags: ImportFlags) => {
       await withStore(flags, { create: false }, ({ store }) => importRows(store, file, flags));
@@ -63,8 +67,6 @@ interface Batch {
 /** The outcome of a store write; never rejects, so no rejection goes unhandled while parsing on. */
 type WriteOutcome = { readonly ok: true; readonly batch: Batch } | { readonly ok: false; readonly batch: Batch; readonly error: unknown };
 
-/** Batches parsed and waiting for their write to start. */
-const PARSED_AHEAD = 1;
 /**
  * Batch writes started before the oldest is acknowledged. With 2, the next batch's transaction
  * runs while the previous one is flushed to disk (the main thread was idle 25% of the time waiting
@@ -72,8 +74,20 @@ const PARSED_AHEAD = 1;
  * 114,000 with 3 (same load). Each batch is still one transaction's part, acknowledged only once durable.
  */
 const WRITES_AHEAD = 2;
-// Under the test runner this module is TypeScript source; the worker inherits its loader flags.
+/** Batches handed to each parsing thread beyond the one it parses: it never waits for its next. */
+const QUEUED_PER_THREAD = 1;
+/** Parsing threads at most: beyond 4 the writing thread (LMDB's one writer) bounds the import. */
+const MAX_PARSE_THREADS = 4;
+// Under the test runner this module is TypeScript source; the workers inherit its loader flags.
 const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './import-worker.ts' : './import-worker.js', import.meta.url);
+
+/** A batch of input lines handed to a parsing thread, and its answer once it came. */
+interface Parsing {
+  readonly index: number;
+  readonly firstLine: number;
+  readonly lastLine: number;
+  readonly answer: Promise<FromImportWorker>;
+}
 
 async function importRows(store: Store, file: string, flags: ImportFlags): Promise<void> {
   const layout = await store.getLayout(flags.instance, flags.table);
@@ -87,18 +101,14 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
   );
   // The embedded store takes batches already encoded into its keys and values (prepared-batch.ts).
   const lmdb = store instanceof LmdbStore ? store : undefined;
-  // Credit for the batches being written plus those parsed ahead: credit comes back as writes settle.
-  const workerData: ImportWorkerData = { file, layout: layout.desc, maxRowKeyBytes: store.maxRowKeyBytes, batch: flags.batch, ahead: WRITES_AHEAD + PARSED_AHEAD, prepare: lmdb !== undefined };
-  const worker = new Worker(WORKER_URL, { workerData, stdin: file === '-' });
-  if (file === '-') {
-    if (process.stdin.isTTY) process.stderr.write('reading rows from standard input (end with Ctrl-D)\n');
-    process.stdin.pipe(worker.stdin!);
-  }
-  const messages = new MessageQueue(worker);
+  const threads = flags.threads ?? Math.max(1, Math.min(availableParallelism(), MAX_PARSE_THREADS));
+  const parsers = new Parsers(threads, { layout: layout.desc, maxRowKeyBytes: store.maxRowKeyBytes, prepare: lmdb !== undefined }, schemas);
+  const stream = file === '-' ? process.stdin : createReadStream(file, { highWaterMark: 256 * 1024 });
+  if (file === '-' && process.stdin.isTTY) process.stderr.write('reading rows from standard input (end with Ctrl-D)\n');
+  const bytesRead = (): number => ('bytesRead' in stream ? (stream.bytesRead as number) : 0);
 
   let committedRows = 0;
   let committedCells = 0;
-  let bytesRead = 0;
   /** Writes started and not yet settled, oldest first. */
   const inFlight: Promise<WriteOutcome>[] = [];
   /** Waits for the oldest batch being written; on failure stops the import naming its lines. */
@@ -114,9 +124,7 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
     }
     committedRows += outcome.batch.rows;
     committedCells += outcome.batch.cells;
-    progress.update(bytesRead, { rows: committedRows, cells: committedCells, rate: rateText(committedCells, (performance.now() - started) / 1000) });
-    // One more batch may be parsed ahead.
-    worker.postMessage({ type: 'credit' } satisfies ToImportWorker);
+    progress.update(bytesRead(), { rows: committedRows, cells: committedCells, rate: rateText(committedCells, (performance.now() - started) / 1000) });
   };
   const settle = async (): Promise<void> => {
     while (inFlight.length > 0) await settleOldest();
@@ -132,45 +140,125 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
     if (batch.alone) await settle();
   };
 
-  try {
-    for (;;) {
-      const m = await messages.next();
-      if (m.type === 'batch') {
-        bytesRead = m.bytesRead;
-        // Buffers arrive from the worker as plain Uint8Arrays: views, no copy.
-        for (const row of m.rows as { rowKey: Uint8Array }[]) row.rowKey = Buffer.from(row.rowKey.buffer, row.rowKey.byteOffset, row.rowKey.byteLength);
-        const rows = m.rows;
-        await startWrite({ firstLine: m.firstLine, lastLine: m.lastLine, rows: rows.length, cells: m.cells, write: () => store.write(flags.instance, flags.table, rows), alone: true });
-      } else if (m.type === 'prepared') {
-        bytesRead = m.bytesRead;
-        const batch = m.batch;
-        await startWrite({ firstLine: m.firstLine, lastLine: m.lastLine, rows: batch.rows, cells: m.cells, write: () => lmdb!.writePrepared(flags.instance, flags.table, batch), alone: false });
-      } else if (m.type === 'schema') {
-        answerSchema(worker, schemas, m);
-      } else if (m.type === 'bad-line') {
-        await settle();
-        throw new CliError(`line ${m.line}: ${m.message}\n${stoppedText(m.firstLine, committedRows, committedCells)}`);
-      } else if (m.type === 'failed') {
-        await settle();
-        throw new Error(m.message);
-      } else {
-        await settle();
-        break;
-      }
+  /** Batches handed to the parsing threads, in input order; written in that order as they come back. */
+  const parsing: Parsing[] = [];
+  /** Writes the oldest parsed batch (or stops the import at its bad line). */
+  const writeOldest = async (): Promise<void> => {
+    const p = parsing.shift()!;
+    const m = await p.answer;
+    if (m.type === 'prepared') {
+      const batch = m.batch;
+      await startWrite({ firstLine: p.firstLine, lastLine: p.lastLine, rows: batch.rows, cells: m.cells, write: () => lmdb!.writePrepared(flags.instance, flags.table, batch), alone: false });
+    } else if (m.type === 'batch') {
+      // Buffers arrive from a worker as plain Uint8Arrays: views, no copy.
+      for (const row of m.rows as { rowKey: Uint8Array }[]) row.rowKey = Buffer.from(row.rowKey.buffer, row.rowKey.byteOffset, row.rowKey.byteLength);
+      const rows = m.rows;
+      await startWrite({ firstLine: p.firstLine, lastLine: p.lastLine, rows: rows.length, cells: m.cells, write: () => store.write(flags.instance, flags.table, rows), alone: true });
+    } else if (m.type === 'bad-line') {
+      await settle();
+      throw new CliError(`line ${m.line}: ${m.message}\n${stoppedText(p.firstLine, committedRows, committedCells)}`);
+    } else {
+      await settle();
+      throw new Error(m.type === 'failed' ? m.message : `unexpected message ${m.type}`);
     }
+  };
+
+  let lineNo = 0;
+  let index = 0;
+  let lines: Buffer[] = [];
+  let lineNumbers: number[] = [];
+  /** Hands the lines gathered to a parsing thread, once fewer batches than it can hold wait. */
+  const handOver = async (): Promise<void> => {
+    while (parsing.length >= threads * (1 + QUEUED_PER_THREAD) + WRITES_AHEAD) await writeOldest();
+    const starts = new Int32Array(lines.length + 1);
+    let size = 0;
+    for (let i = 0; i < lines.length; i++) {
+      starts[i] = size;
+      size += lines[i]!.length;
+    }
+    starts[lines.length] = size;
+    // One buffer of its own, handed over without a copy.
+    const bytes = new Uint8Array(size);
+    for (let i = 0; i < lines.length; i++) bytes.set(lines[i]!, starts[i]);
+    parsing.push({ index, firstLine: lineNumbers[0]!, lastLine: lineNo, answer: parsers.parse({ type: 'lines', index, bytes, starts, lines: Int32Array.from(lineNumbers) }) });
+    index++;
+    lines = [];
+    lineNumbers = [];
+  };
+
+  try {
+    for await (const raw of byteLines(stream as AsyncIterable<Buffer>)) {
+      lineNo++;
+      // A byte order mark some editors put at the start of a file is not part of the first row.
+      const bytes = lineNo === 1 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? raw.subarray(3) : raw;
+      if (isBlank(bytes)) continue;
+      lines.push(bytes);
+      lineNumbers.push(lineNo);
+      if (lines.length >= flags.batch) await handOver();
+    }
+    if (lines.length > 0) await handOver();
+    while (parsing.length > 0) await writeOldest();
+    await settle();
   } catch (e) {
     await Promise.all(inFlight);
     throw e;
   } finally {
     progress.stop();
-    if (file === '-') process.stdin.unpipe(worker.stdin!);
-    await worker.terminate();
+    if (file !== '-') stream.destroy();
+    await parsers.close();
   }
   const seconds = (performance.now() - started) / 1000;
   process.stdout.write(`imported ${committedRows} rows, ${committedCells} cells in ${seconds.toFixed(2)} s (${rateText(committedCells, seconds)} cells/s)\n`);
 }
 
-/** Answers a schema-table look-up of the worker from the store (never rejects). */
+/**
+ * The parsing threads: a batch goes to the one with the fewest batches handed over; each answer
+ * resolves its batch's promise. A thread that fails or exits fails every batch it holds.
+ */
+class Parsers {
+  private readonly workers: { readonly worker: Worker; readonly pending: Map<number, (m: FromImportWorker) => void> }[] = [];
+  private failure: Error | undefined;
+
+  constructor(count: number, workerData: ImportWorkerData, schemas: SchemaTable) {
+    for (let i = 0; i < count; i++) {
+      const worker = new Worker(WORKER_URL, { workerData });
+      const entry = { worker, pending: new Map<number, (m: FromImportWorker) => void>() };
+      worker.on('message', (m: FromImportWorker) => {
+        if (m.type === 'schema') {
+          answerSchema(worker, schemas, m);
+          return;
+        }
+        const resolve = entry.pending.get(m.index);
+        entry.pending.delete(m.index);
+        resolve?.(m);
+      });
+      const fail = (e: Error): void => {
+        this.failure ??= e;
+        for (const [index, resolve] of entry.pending) resolve({ type: 'failed', index, message: e.message });
+        entry.pending.clear();
+      };
+      worker.on('error', fail);
+      worker.on('exit', (code) => fail(new Error(`an import parsing thread stopped (exit code ${code})`)));
+      this.workers.push(entry);
+    }
+  }
+
+  parse(batch: LinesBatch): Promise<FromImportWorker> {
+    if (this.failure !== undefined) return Promise.resolve({ type: 'failed', index: batch.index, message: this.failure.message });
+    let least = this.workers[0]!;
+    for (const w of this.workers) if (w.pending.size < least.pending.size) least = w;
+    return new Promise((resolve) => {
+      least.pending.set(batch.index, resolve);
+      least.worker.postMessage(batch, [batch.bytes.buffer as ArrayBuffer, batch.starts.buffer as ArrayBuffer, batch.lines.buffer as ArrayBuffer]);
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.worker.terminate()));
+  }
+}
+
+/** Answers a schema-table look-up of a worker from the store (never rejects). */
 function answerSchema(worker: Worker, schemas: SchemaTable, m: Extract<FromImportWorker, { type: 'schema' }>): void {
   const op = m.op === 'schemaOf' ? schemas.schemaOf(m.arg as number) : schemas.idOf(m.arg as string);
   op.then(
@@ -179,35 +267,12 @@ function answerSchema(worker: Worker, schemas: SchemaTable, m: Extract<FromImpor
   );
 }
 
-/** The worker's messages in order; an error or exit of the worker before its last message rejects. */
-class MessageQueue {
-  private readonly queue: FromImportWorker[] = [];
-  private waiter: { resolve: (m: FromImportWorker) => void; reject: (e: unknown) => void } | undefined;
-  private failure: unknown;
-
-  constructor(worker: Worker) {
-    worker.on('message', (m: FromImportWorker) => {
-      const w = this.waiter;
-      this.waiter = undefined;
-      if (w) w.resolve(m);
-      else this.queue.push(m);
-    });
-    const fail = (e: unknown): void => {
-      this.failure ??= e;
-      const w = this.waiter;
-      this.waiter = undefined;
-      w?.reject(this.failure);
-    };
-    worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`the import's parsing thread stopped (exit code ${code})`)));
+function isBlank(line: Uint8Array): boolean {
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
   }
-
-  next(): Promise<FromImportWorker> {
-    const m = this.queue.shift();
-    if (m !== undefined) return Promise.resolve(m);
-    if (this.failure !== undefined) return Promise.reject(this.failure);
-    return new Promise((resolve, reject) => (this.waiter = { resolve, reject }));
-  }
+  return true;
 }
 
 /** What was committed when an import stops before `firstLine` (the first line of the batch not written). */
