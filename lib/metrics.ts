@@ -19,12 +19,15 @@ export interface RequestSample {
   readonly aborted: boolean;
 }
 
-interface RequestSeries {
-  readonly requests: { inc(n?: number): void };
-  readonly duration: { observe(v: number): void };
-  readonly rows: { inc(n?: number): void };
-  readonly bytes: { inc(n?: number): void };
-  readonly aborted: { inc(n?: number): void };
+/** Counts of one route, method and status since the counters were last brought up to date. */
+interface PendingCounts {
+  readonly route: string;
+  readonly method: string;
+  readonly status: string;
+  requests: number;
+  rows: number;
+  bytes: number;
+  aborted: number;
 }
 
 export class GatewayMetrics {
@@ -36,12 +39,20 @@ export class GatewayMetrics {
   private readonly bytes: Counter<'route' | 'method'>;
   private readonly aborted: Counter<'route' | 'method'>;
   private readonly storeErrors: Counter<'operation'>;
-  private readonly series = new Map<string, RequestSeries>();
+  /**
+   * Request counts not yet added to the Prometheus counters: prom-client hashes a labels object on
+   * every inc (and validates it), four counters a request; the counts are added once per series
+   * when the counters are read instead (their `collect`). The duration histogram is observed per
+   * request, through its series looked up once.
+   */
+  private readonly pending = new Map<string, PendingCounts>();
+  private readonly durations = new Map<string, { observe(v: number): void }>();
 
   constructor(openScans: () => number, storeOpenScans: () => number) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.requests = new Counter({ name: 'rowgate_http_requests_total', help: 'HTTP requests answered, by route template, method and status', labelNames: ['route', 'method', 'status'], registers });
+    const flush = (): void => this.flush();
+    this.requests = new Counter({ name: 'rowgate_http_requests_total', help: 'HTTP requests answered, by route template, method and status', labelNames: ['route', 'method', 'status'], registers, collect: flush });
     this.duration = new Histogram({
       name: 'rowgate_http_request_duration_seconds',
       help: 'Time from request to the end of the response (streamed scans included), by route template and method',
@@ -49,10 +60,10 @@ export class GatewayMetrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers,
     });
-    this.rowsStreamed = new Counter({ name: 'rowgate_rows_streamed_total', help: 'Rows sent to clients by GET requests', labelNames: ['route'], registers });
-    this.rowsWritten = new Counter({ name: 'rowgate_rows_written_total', help: 'Rows written or deleted by POST, PUT and DELETE requests', labelNames: ['route', 'method'], registers });
-    this.bytes = new Counter({ name: 'rowgate_response_bytes_total', help: 'Bytes sent on the wire in responses (headers included)', labelNames: ['route', 'method'], registers });
-    this.aborted = new Counter({ name: 'rowgate_http_responses_aborted_total', help: 'Responses that did not complete (client gone, or a stream cut by an error)', labelNames: ['route', 'method'], registers });
+    this.rowsStreamed = new Counter({ name: 'rowgate_rows_streamed_total', help: 'Rows sent to clients by GET requests', labelNames: ['route'], registers, collect: flush });
+    this.rowsWritten = new Counter({ name: 'rowgate_rows_written_total', help: 'Rows written or deleted by POST, PUT and DELETE requests', labelNames: ['route', 'method'], registers, collect: flush });
+    this.bytes = new Counter({ name: 'rowgate_response_bytes_total', help: 'Bytes sent on the wire in responses (headers included)', labelNames: ['route', 'method'], registers, collect: flush });
+    this.aborted = new Counter({ name: 'rowgate_http_responses_aborted_total', help: 'Responses that did not complete (client gone, or a stream cut by an error)', labelNames: ['route', 'method'], registers, collect: flush });
     this.storeErrors = new Counter({ name: 'rowgate_store_errors_total', help: 'Store operations that failed for a reason other than a client error, by operation', labelNames: ['operation'], registers });
     new Gauge({
       name: 'rowgate_open_scans',
@@ -73,33 +84,39 @@ export class GatewayMetrics {
   }
 
   request(s: RequestSample): void {
-    const m = this.seriesOf(s.route, s.method, s.status);
-    m.requests.inc();
-    m.duration.observe(s.seconds);
-    if (s.rows > 0) m.rows.inc(s.rows);
-    if (s.bytes > 0) m.bytes.inc(s.bytes);
-    if (s.aborted) m.aborted.inc();
+    const key = `${s.route} ${s.method} ${s.status}`;
+    let p = this.pending.get(key);
+    if (p === undefined) {
+      p = { route: s.route, method: s.method, status: String(s.status), requests: 0, rows: 0, bytes: 0, aborted: 0 };
+      this.pending.set(key, p);
+    }
+    p.requests++;
+    p.rows += s.rows;
+    p.bytes += s.bytes;
+    if (s.aborted) p.aborted++;
+    const dkey = `${s.route} ${s.method}`;
+    let duration = this.durations.get(dkey);
+    if (duration === undefined) {
+      duration = this.duration.labels(s.route, s.method);
+      this.durations.set(dkey, duration);
+    }
+    duration.observe(s.seconds);
   }
 
-  /**
-   * The labelled series of one route, method and status, looked up once: prom-client hashes a
-   * labels object on every inc/observe, about a fifth of the cost of recording a request.
-   * Cardinality is bounded (route templates x methods x statuses).
-   */
-  private seriesOf(route: string, method: string, status: number): RequestSeries {
-    const key = `${route} ${method} ${status}`;
-    let series = this.series.get(key);
-    if (series === undefined) {
-      series = {
-        requests: this.requests.labels(route, method, String(status)),
-        duration: this.duration.labels(route, method),
-        rows: method === 'GET' ? this.rowsStreamed.labels(route) : this.rowsWritten.labels(route, method),
-        bytes: this.bytes.labels(route, method),
-        aborted: this.aborted.labels(route, method),
-      };
-      this.series.set(key, series);
+  /** Adds the pending request counts to the counters (run before any of them is read). */
+  private flush(): void {
+    for (const p of this.pending.values()) {
+      if (p.requests === 0) continue;
+      const { route, method } = p;
+      this.requests.inc({ route, method, status: p.status }, p.requests);
+      if (p.rows > 0) {
+        if (method === 'GET') this.rowsStreamed.inc({ route }, p.rows);
+        else this.rowsWritten.inc({ route, method }, p.rows);
+      }
+      if (p.bytes > 0) this.bytes.inc({ route, method }, p.bytes);
+      if (p.aborted > 0) this.aborted.inc({ route, method }, p.aborted);
+      p.requests = p.rows = p.bytes = p.aborted = 0;
     }
-    return series;
   }
 
   storeError(operation: string): void {
