@@ -65,7 +65,7 @@ export class ChunkRenderer implements RenderOut, RowVisitor {
   private readonly compact: CompactRenderer;
 
   constructor(layout: TableLayout, read: ReadSpec, spec: RowRenderSpec, now: number = Date.now(), initialBytes = 512 * 1024) {
-    this.buf = Buffer.allocUnsafe(initialBytes);
+    this.buf = Buffer.allocUnsafeSlow(initialBytes);
     this.picker = new CellPicker(layout, read, now);
     this.compact = new CompactRenderer(layout, read, spec, now);
     this.entityId = entityIdText(layout.keyFormat, spec.entityIdForm);
@@ -74,6 +74,23 @@ export class ChunkRenderer implements RenderOut, RowVisitor {
 
   get length(): number {
     return this.pos;
+  }
+
+  /**
+   * Hands out the rows rendered so far in the renderer's own buffer (an ArrayBuffer that can be
+   * transferred to another thread without a copy; `length` bytes of it are used) and starts a new
+   * buffer; undefined when no row was kept.
+   */
+  takeOwnedChunk(): { buffer: ArrayBuffer; length: number; rows: number; cells: number } | undefined {
+    if (this.keptRows === 0) return undefined;
+    const buf = this.buf;
+    const chunk = { buffer: buf.buffer as ArrayBuffer, length: this.pos, rows: this.keptRows, cells: this.keptCells };
+    // A buffer of its own (allocUnsafe pools only small buffers): moving it moves nothing else.
+    this.buf = Buffer.allocUnsafeSlow(buf.length);
+    this.pos = 0;
+    this.keptRows = 0;
+    this.keptCells = 0;
+    return buf.byteOffset === 0 && buf.buffer.byteLength === buf.length ? chunk : { ...chunk, buffer: copyOf(buf, chunk.length) };
   }
 
   /** Drops whatever was rendered and not taken (a reused renderer starts clean even after a failure). */
@@ -274,6 +291,13 @@ export class ChunkRenderer implements RenderOut, RowVisitor {
     this.pos = writeSmall(this.buf, this.pos, high);
     this.pos = writeEight(this.buf, this.pos, n - high * 1e8);
   }
+}
+
+/** `b[0, length)` in an ArrayBuffer of its own. */
+function copyOf(b: Buffer, length: number): ArrayBuffer {
+  const ab = new ArrayBuffer(length);
+  new Uint8Array(ab).set(b.subarray(0, length));
+  return ab;
 }
 
 /** "00" .. "99" as ASCII pairs. */

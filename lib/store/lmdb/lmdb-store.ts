@@ -30,6 +30,12 @@ import { LMDB_MAX_KEY, preparedRows, type PreparedBatch } from './prepared-batch
 const SCAN_BATCH_ROWS = 256;
 /** Rendered bytes per fast-path chunk: large socket writes, still small against a slow client. */
 const CHUNK_BYTES = 256 * 1024;
+/**
+ * Rendered bytes per chunk of the scan threads: each chunk is one message between threads
+ * (postMessage was 6-7% of a scan thread's time at 256 KiB chunks); what a scan holds ahead is
+ * whole parts either way (scan-pool.ts), so larger chunks hold no more.
+ */
+const PARALLEL_CHUNK_BYTES = 1024 * 1024;
 /** Default scan threads at most: two cores already reach the export target; more mostly queue. */
 const MAX_DEFAULT_SCAN_THREADS = 4;
 /** Tables smaller than this are scanned on the calling thread: ~8 MB stored renders in ~30 ms. */
@@ -323,7 +329,7 @@ export class LmdbStore implements Store {
     if (ranges.length < 2) return undefined;
     this.scansOpen++;
     return this.pool.scan({
-      dbName: t.dbName, layoutJson: JSON.stringify(t.layout.desc), read: request.read, render, now: Date.now(), ranges, chunkBytes: CHUNK_BYTES,
+      dbName: t.dbName, layoutJson: JSON.stringify(t.layout.desc), read: request.read, render, now: Date.now(), ranges, chunkBytes: PARALLEL_CHUNK_BYTES,
       onFinish: () => {
         this.scansOpen--;
       },

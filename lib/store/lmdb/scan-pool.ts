@@ -198,7 +198,7 @@ class PoolScan implements ChunkScan {
   private onMessage(index: number, m: PartMessage): void {
     if (this.finished) return;
     const part = this.parts[index]!;
-    if ('bytes' in m) part.chunks.push({ bytes: Buffer.from(m.bytes), rows: m.rows, cells: m.cells });
+    if ('bytes' in m) part.chunks.push({ bytes: Buffer.from(m.bytes, 0, m.length), rows: m.rows, cells: m.cells });
     else if ('error' in m) part.error = m.error;
     else part.done = true;
     const wake = this.wake;

@@ -21,6 +21,7 @@ export interface PartJob {
 
 /** A rendered chunk of a part, the end of a part, or its failure. */
 export type PartMessage =
-  | { readonly job: number; readonly bytes: ArrayBuffer; readonly rows: number; readonly cells: number }
+  /** `bytes[0, length)`: the rendered rows (the rest of the buffer is unused room). */
+  | { readonly job: number; readonly bytes: ArrayBuffer; readonly length: number; readonly rows: number; readonly cells: number }
   | { readonly job: number; readonly done: true }
   | { readonly job: number; readonly error: string };

@@ -7,11 +7,10 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { open, type Database } from 'lmdb';
 import { parseLayout } from '../../model/layout.js';
 import type { TableLayout } from '../../model/types.js';
-import { rowKeyEnd } from './cell-key.js';
 import { ChunkRenderer } from './chunk-render.js';
 import { lmdbEnvOptions } from './env-options.js';
 import type { PartJob, PartMessage } from './scan-protocol.js';
-import { isRowEntry, rowKeyOf, sameRow } from './scan-cursor.js';
+import { rowKeyOf } from './scan-cursor.js';
 import { TAG_COMPACT } from './compact-row.js';
 
 const { path } = workerData as { path: string };
@@ -28,13 +27,21 @@ const current: { bytes: Buffer; size: number } = { bytes: Buffer.alloc(0), size:
 const UNCOPIED = Symbol('value in current');
 
 /**
- * Keys likewise: lmdb-js copies every key out of its key buffer (binary keys); here a key is a view
- * of that buffer, valid until the next read. Iteration with both in place: 3.5-4.6M entries/s
- * against 2.1-3.1M with copied keys (same micro-benchmark, 1,653,960 entries).
+ * Keys likewise: lmdb-js copies every key out of its key buffer (binary keys); here the key stays
+ * where it is, `bytes[start, end)` of that buffer, valid until the next read, and a Buffer view is
+ * made only where a row needs one (cell rows; revisions 1 and 2's entity ids). Iteration with
+ * values and keys in place: 3.5-4.6M entries/s against 2.1-3.1M with copied keys (same
+ * micro-benchmark, 1,653,960 entries); a view per entry was still 5-8% of a scan thread.
  */
-function keyView(target: Buffer, start: number, end: number): Buffer {
-  return target.subarray(start, end);
+const currentKey: { bytes: Buffer; start: number; end: number } = { bytes: Buffer.alloc(0), start: 0, end: 0 };
+const KEY_IN_PLACE = Symbol('key in currentKey');
+function keyInPlace(target: Buffer, start: number, end: number): typeof KEY_IN_PLACE {
+  currentKey.bytes = target;
+  currentKey.start = start;
+  currentKey.end = end;
+  return KEY_IN_PLACE;
 }
+const EMPTY = Buffer.alloc(0);
 const inPlaceValues = {
   encode: (value: Buffer): Buffer => value,
   decode: (bytes: Buffer, size: number): typeof UNCOPIED => {
@@ -50,7 +57,7 @@ function tableOf(job: PartJob): { layout: TableLayout; db: Database<Buffer, Buff
   if (t === undefined || t.layoutJson !== layoutJson) {
     // Read-only here: the encoder only decodes (values are never written through this handle).
     const db = env.openDB<Buffer, Buffer>({ name: job.dbName, keyEncoding: 'binary', encoder: inPlaceValues } as never);
-    (db as unknown as { readKey: typeof keyView }).readKey = keyView;
+    (db as unknown as { readKey: typeof keyInPlace }).readKey = keyInPlace;
     t = { layoutJson, layout: parseLayout(JSON.parse(layoutJson) as Record<string, unknown>), db };
     tables.set(job.dbName, t);
   }
@@ -61,61 +68,73 @@ function post(message: PartMessage, transfer: ArrayBuffer[] = []): void {
   parentPort!.postMessage(message, transfer);
 }
 
-function copyOut(b: Buffer): ArrayBuffer {
-  const ab = new ArrayBuffer(b.length);
-  new Uint8Array(ab).set(b);
-  return ab;
-}
 
 function renderPart(job: PartJob): void {
   const cancelled = new Int32Array(job.cancel);
   if (Atomics.load(cancelled, 0) !== 0) return post({ job: job.job, done: true });
   const { layout, db } = tableOf(job);
-  const renderer = new ChunkRenderer(layout, job.read, job.render, job.now, job.chunkBytes * 2);
+  // Room for a chunk and the row that passes its size: every chunk's buffer is moved to the main
+  // thread whole, so it should not be much larger than what it holds.
+  const renderer = new ChunkRenderer(layout, job.read, job.render, job.now, job.chunkBytes + 64 * 1024);
+  const shellIds = job.render.entityIdForm === 'shell';
   const send = (): void => {
-    const chunk = renderer.takeChunk();
+    // The renderer's own buffer is handed over (moved, not copied) and it starts a new one.
+    const chunk = renderer.takeOwnedChunk();
     if (chunk === undefined) return;
-    // A chunk that owns its whole ArrayBuffer (4 KiB and more) is moved to the main thread; a
-    // smaller one lives in Node's shared buffer pool and is copied out first.
-    const b = chunk.bytes;
-    const owned = b.byteOffset === 0 && b.buffer.byteLength === b.length && b.buffer instanceof ArrayBuffer;
-    const bytes = owned ? (b.buffer as ArrayBuffer) : copyOut(b);
-    post({ job: job.job, bytes, rows: chunk.rows, cells: chunk.cells }, [bytes]);
+    post({ job: job.job, bytes: chunk.buffer, length: chunk.length, rows: chunk.rows, cells: chunk.cells }, [chunk.buffer]);
   };
-  // The row being rendered: its key prefix (escaped row key and terminator), copied once per row,
-  // since every key is a view that the next read overwrites.
+  // The row of cell entries being rendered (spilled or legacy): its key prefix (escaped row key
+  // and terminator), copied once per row, since the key buffer is overwritten by the next read.
   let prefix: Buffer | undefined;
   let rowEnd = 0;
-  /** The current row is stored as cell entries (spilled or legacy): its cells are rendered one by one. */
-  let cellRow = false;
-  for (const { key } of db.getRange({ start: job.start && Buffer.from(job.start), end: job.end && Buffer.from(job.end) }) as Iterable<{ key: Buffer }>) {
-    if (prefix === undefined || !sameRow(prefix, key, rowEnd)) {
-      if (cellRow) renderer.endRow();
-      if (renderer.length >= job.chunkBytes) {
-        send();
-        if (Atomics.load(cancelled, 0) !== 0) break;
-      }
-      rowEnd = rowKeyEnd(key);
-      cellRow = !(isRowEntry(key, rowEnd) && current.bytes[0] === TAG_COMPACT);
-      if (!cellRow) {
-        // A compact row is its one entry: rendered from the key and value views as they are (no
-        // copy of the key, no unescaping unless the entity id needs the row key).
-        renderer.compactRow(key, current.bytes, false, true);
-        prefix = undefined;
-        continue;
-      }
-      prefix = Buffer.from(key.subarray(0, rowEnd));
-      renderer.beginRow(rowKeyOf(prefix, rowEnd));
-      // A spilled row's marker holds no cell: its cells follow.
-      if (isRowEntry(key, rowEnd)) continue;
+  for (const _ of db.getRange({ start: job.start && Buffer.from(job.start), end: job.end && Buffer.from(job.end) })) {
+    const { bytes: kb, start: ks, end: ke } = currentKey;
+    if (prefix !== undefined && sameRowAt(prefix, kb, ks, ke)) {
+      renderer.cell(kb.subarray(ks, ke), rowEnd, current.bytes, current.size);
+      continue;
     }
-    if (cellRow) renderer.cell(key, rowEnd, current.bytes, current.size);
+    if (prefix !== undefined) {
+      renderer.endRow();
+      prefix = undefined;
+    }
+    if (renderer.length >= job.chunkBytes) {
+      send();
+      if (Atomics.load(cancelled, 0) !== 0) break;
+    }
+    const end = rowEndAt(kb, ks, ke);
+    if (end === ke && current.bytes[0] === TAG_COMPACT) {
+      // A compact row is its one entry, rendered from the key and value where they are.
+      renderer.compactRow(shellIds ? kb.subarray(ks, ke) : EMPTY, current.bytes, false, true);
+      continue;
+    }
+    rowEnd = end - ks;
+    prefix = Buffer.from(kb.subarray(ks, end));
+    renderer.beginRow(rowKeyOf(prefix, rowEnd));
+    // A spilled row's marker holds no cell: its cells follow.
+    if (end < ke) renderer.cell(kb.subarray(ks, ke), rowEnd, current.bytes, current.size);
   }
   if (Atomics.load(cancelled, 0) === 0) {
-    if (cellRow) renderer.endRow();
+    if (prefix !== undefined) renderer.endRow();
     send();
   }
   post({ job: job.job, done: true });
+}
+
+/** Where the row part (`esc(rowKey) 00 00`) of the key in `b[start, end)` ends (an index into `b`). */
+function rowEndAt(b: Buffer, start: number, end: number): number {
+  for (let i = start; i < end; i++) {
+    if (b[i] !== 0) continue;
+    if (b[i + 1] === 0) return i + 2;
+    i++; // 00 FF: an escaped 00
+  }
+  throw new Error('corrupt key: no row terminator');
+}
+
+/** True when the key in `b[start, end)` belongs to the row whose prefix is `prefix`. */
+function sameRowAt(prefix: Buffer, b: Buffer, start: number, end: number): boolean {
+  if (end - start < prefix.length) return false;
+  for (let i = prefix.length - 1; i >= 0; i--) if (prefix[i] !== b[start + i]) return false;
+  return true;
 }
 
 
