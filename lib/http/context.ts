@@ -22,6 +22,11 @@ export interface AppContext {
 export interface RequestInfo {
   route: string;
   rows: number;
+  /** The caller's token name, once authenticated. */
+  token: string | undefined;
+  /** The instance and table the route names, when it names them. */
+  instance: string | undefined;
+  table: string | undefined;
 }
 
 export type Params = Record<string, string | undefined>;

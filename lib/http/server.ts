@@ -21,6 +21,7 @@ import { createCors } from './cors.js';
 import { parseQuery } from './query.js';
 import { answerClientError, answerConnect, type ParserError } from './client-error.js';
 import { asRowgateError, sendError } from './respond.js';
+import { requestIdOf, RequestLog } from './request-log.js';
 import { routesFor } from './routes.js';
 
 export interface Gateway {
@@ -64,6 +65,7 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
   // Handlers see the store through the proxy that counts store errors.
   const store = instrumentStore(rawStore, metrics);
   const context: AppContext = { config, store, log, activeScans: 0 };
+  const requestLog = new RequestLog(log);
   const authenticator = config.auth === undefined ? undefined : new Authenticator(config.auth);
   const cors = createCors(config.cors, config.readOnly);
   const router = FindMyWay<FindMyWay.HTTPVersion.V1>({ ignoreTrailingSlash: true, maxParamLength: 4096 });
@@ -109,9 +111,14 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
       cors.apply(req, res);
     }
     const found = router.find(method as HTTPMethod, path);
-    if (found) info.route = (found.store as RouteStore).template;
+    if (found) {
+      info.route = (found.store as RouteStore).template;
+      info.instance = found.params.instance;
+      info.table = found.params.table;
+    }
     // Authentication comes first: without a valid token not even the route table is revealed.
     const principal = authenticator?.authenticate(req.headers.authorization);
+    info.token = principal?.name;
     if (!found) {
       const allowed = allowedMethods(path);
       if (allowed.length > 0) {
@@ -139,14 +146,30 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
     if (closing) res.shouldKeepAlive = false;
     const socket = req.socket;
     const bytesBefore = socket.bytesWritten;
-    const info: RequestInfo = { route: '-', rows: 0 };
+    const reqId = requestIdOf(req);
+    res.setHeader('x-request-id', reqId);
+    const info: RequestInfo = { route: '-', rows: 0, token: undefined, instance: undefined, table: undefined };
     res.on('close', () => {
       // A response that was running when close() began leaves a kept-alive socket behind: close it
       // once idle, or shutdown waits the whole shutdownGraceMs for a client that will not hang up.
       if (closing) setImmediate(() => server.closeIdleConnections());
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const aborted = !res.writableFinished;
-      log.info({ method: req.method, route: info.route, status: res.statusCode, ms: Math.round(seconds * 1e5) / 100, rows: info.rows, aborted }, 'request');
+      if (requestLog.enabled) {
+        requestLog.write({
+          reqId,
+          method: req.method ?? '-',
+          route: info.route,
+          status: res.statusCode,
+          ms: Math.round(seconds * 1e5) / 100,
+          rows: info.rows,
+          aborted,
+          client: socket.remoteAddress,
+          token: info.token,
+          instance: info.instance,
+          table: info.table,
+        });
+      }
       metrics.request({
         route: info.route === '-' ? UNMATCHED_ROUTE : info.route,
         method: ROUTED_METHODS.includes(req.method as HTTPMethod) || req.method === 'OPTIONS' ? req.method! : 'other',
