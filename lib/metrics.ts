@@ -2,8 +2,9 @@
  * Prometheus metrics (prom-client), one registry per gateway so several gateways in one process
  * (tests) never share counters. Served by the admin listener at /metrics.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { isRowgateError } from './errors.js';
+import { RequestDurations, type DurationSeries } from './request-durations.js';
 import type { Store } from './store/store.js';
 
 /** Label of requests no route matched (the raw path would be unbounded cardinality). */
@@ -33,7 +34,7 @@ interface PendingCounts {
 export class GatewayMetrics {
   readonly registry = new Registry();
   private readonly requests: Counter<'route' | 'method' | 'status'>;
-  private readonly duration: Histogram<'route' | 'method'>;
+  private readonly duration: RequestDurations;
   private readonly rowsStreamed: Counter<'route'>;
   private readonly rowsWritten: Counter<'route' | 'method'>;
   private readonly bytes: Counter<'route' | 'method'>;
@@ -43,23 +44,23 @@ export class GatewayMetrics {
    * Request counts not yet added to the Prometheus counters: prom-client hashes a labels object on
    * every inc (and validates it), four counters a request; the counts are added once per series
    * when the counters are read instead (their `collect`). The duration histogram is observed per
-   * request, through its series looked up once.
+   * request, through its series looked up once, in plain numbers (request-durations.ts).
    */
   private readonly pending = new Map<string, PendingCounts>();
-  private readonly durations = new Map<string, { observe(v: number): void }>();
+  private readonly durations = new Map<string, DurationSeries>();
 
   constructor(openScans: () => number, storeOpenScans: () => number) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     const flush = (): void => this.flush();
     this.requests = new Counter({ name: 'rowgate_http_requests_total', help: 'HTTP requests answered, by route template, method and status', labelNames: ['route', 'method', 'status'], registers, collect: flush });
-    this.duration = new Histogram({
-      name: 'rowgate_http_request_duration_seconds',
-      help: 'Time from request to the end of the response (streamed scans included), by route template and method',
-      labelNames: ['route', 'method'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
-      registers,
-    });
+    this.duration = new RequestDurations(
+      'rowgate_http_request_duration_seconds',
+      'Time from request to the end of the response (streamed scans included), by route template and method',
+      ['route', 'method'],
+      [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      this.registry,
+    );
     this.rowsStreamed = new Counter({ name: 'rowgate_rows_streamed_total', help: 'Rows sent to clients by GET requests', labelNames: ['route'], registers, collect: flush });
     this.rowsWritten = new Counter({ name: 'rowgate_rows_written_total', help: 'Rows written or deleted by POST, PUT and DELETE requests', labelNames: ['route', 'method'], registers, collect: flush });
     this.bytes = new Counter({ name: 'rowgate_response_bytes_total', help: 'Bytes sent on the wire in responses (headers included)', labelNames: ['route', 'method'], registers, collect: flush });
