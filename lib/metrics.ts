@@ -46,8 +46,9 @@ export class GatewayMetrics {
    * when the counters are read instead (their `collect`). The duration histogram is observed per
    * request, through its series looked up once, in plain numbers (request-durations.ts).
    */
-  private readonly pending = new Map<string, PendingCounts>();
-  private readonly durations = new Map<string, DurationSeries>();
+  private readonly pending: PendingCounts[] = [];
+  /** route -> method -> its duration series and its counts by status. */
+  private readonly series = new Map<string, Map<string, { readonly duration: DurationSeries; readonly byStatus: Map<number, PendingCounts> }>>();
 
   constructor(openScans: () => number, storeOpenScans: () => number) {
     const registers = [this.registry];
@@ -85,28 +86,34 @@ export class GatewayMetrics {
   }
 
   request(s: RequestSample): void {
-    const key = `${s.route} ${s.method} ${s.status}`;
-    let p = this.pending.get(key);
+    // Two map levels of the strings as they come (route templates and methods are the same string
+    // objects each time, their hashes cached) instead of a concatenated key hashed anew each request.
+    let byMethod = this.series.get(s.route);
+    if (byMethod === undefined) {
+      byMethod = new Map();
+      this.series.set(s.route, byMethod);
+    }
+    let series = byMethod.get(s.method);
+    if (series === undefined) {
+      series = { duration: this.duration.labels(s.route, s.method), byStatus: new Map() };
+      byMethod.set(s.method, series);
+    }
+    let p = series.byStatus.get(s.status);
     if (p === undefined) {
       p = { route: s.route, method: s.method, status: String(s.status), requests: 0, rows: 0, bytes: 0, aborted: 0 };
-      this.pending.set(key, p);
+      series.byStatus.set(s.status, p);
+      this.pending.push(p);
     }
     p.requests++;
     p.rows += s.rows;
     p.bytes += s.bytes;
     if (s.aborted) p.aborted++;
-    const dkey = `${s.route} ${s.method}`;
-    let duration = this.durations.get(dkey);
-    if (duration === undefined) {
-      duration = this.duration.labels(s.route, s.method);
-      this.durations.set(dkey, duration);
-    }
-    duration.observe(s.seconds);
+    series.duration.observe(s.seconds);
   }
 
   /** Adds the pending request counts to the counters (run before any of them is read). */
   private flush(): void {
-    for (const p of this.pending.values()) {
+    for (const p of this.pending) {
       if (p.requests === 0) continue;
       const { route, method } = p;
       this.requests.inc({ route, method, status: p.status }, p.requests);
