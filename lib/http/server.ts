@@ -34,6 +34,12 @@ export interface Gateway {
   listen(): Promise<AddressInfo>;
   /** Stops accepting, lets running requests finish for `limits.shutdownGraceMs`, then closes the rest. */
   close(): Promise<void>;
+  /**
+   * Runs with `next` from now on (config-reload.ts planReload keeps its restart-only settings
+   * those of the running gateway): tokens, read-only, CORS, limits, log level. Requests running
+   * finish under the configuration they started with; no connection is closed.
+   */
+  reload(next: Config): void;
 }
 
 interface RouteStore {
@@ -66,8 +72,8 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
   const store = instrumentStore(rawStore, metrics);
   const context: AppContext = { config, store, log, activeScans: 0 };
   const requestLog = new RequestLog(log);
-  const authenticator = config.auth === undefined ? undefined : new Authenticator(config.auth);
-  const cors = createCors(config.cors, config.readOnly);
+  let authenticator = config.auth === undefined ? undefined : new Authenticator(config.auth);
+  let cors = createCors(config.cors, config.readOnly);
   const router = FindMyWay<FindMyWay.HTTPVersion.V1>({ ignoreTrailingSlash: true, maxParamLength: 4096 });
   for (const route of routesFor(config.revision)) {
     const storeData: RouteStore = { template: route.path, handler: route.handler };
@@ -212,7 +218,7 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
   }
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   // Requests node's parser refuses (malformed, too slow, head too large): the coded JSON error too.
-  server.on('clientError', (err: ParserError, socket: Duplex) => answerClientError(err, socket, limits, log));
+  server.on('clientError', (err: ParserError, socket: Duplex) => answerClientError(err, socket, config.limits, log));
   // Requests node would answer itself with an empty body (417) or drop unanswered (CONNECT).
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     log.info({ method: req.method, status: 417, expect: req.headers.expect }, 'request refused');
@@ -239,7 +245,7 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
     close: () =>
       new Promise<void>((resolve) => {
         closing = true;
-        const force = setTimeout(() => server.closeAllConnections(), limits.shutdownGraceMs);
+        const force = setTimeout(() => server.closeAllConnections(), config.limits.shutdownGraceMs);
         force.unref();
         server.close(() => {
           clearTimeout(force);
@@ -247,5 +253,17 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
         });
         server.closeIdleConnections();
       }),
+    reload: (next: Config) => {
+      // `config` is read by every request (handle, contextFor) and by close().
+      config = next;
+      context.config = next;
+      authenticator = next.auth === undefined ? undefined : new Authenticator(next.auth);
+      cors = createCors(next.cors, next.readOnly);
+      // node reads these at its periodic checks and for each idle connection.
+      server.headersTimeout = next.limits.headersTimeoutMs;
+      server.requestTimeout = next.limits.requestTimeoutMs;
+      server.keepAliveTimeout = next.limits.keepAliveTimeoutMs;
+      log.level = next.logLevel;
+    },
   };
 }

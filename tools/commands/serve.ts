@@ -14,7 +14,9 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
-import { loadConfig, type Config } from '../../lib/config.js';
+import { loadConfig, type Config, type ConfigFlags } from '../../lib/config.js';
+import { LOG_LEVELS } from '../../lib/config-env.js';
+import { planReload } from '../../lib/config-reload.js';
 import { createDemoData, DEMO_INSTANCE, DEMO_TABLE } from '../../lib/demo/demo-data.js';
 import { createAdminServer } from '../../lib/admin/admin-server.js';
 import { createGateway } from '../../lib/http/server.js';
@@ -24,6 +26,7 @@ import { openStore } from '../../lib/store/open-store.js';
 import type { Store } from '../../lib/store/store.js';
 import { isRowgateError } from '../../lib/errors.js';
 import { CliError, EXIT_USAGE, systemErrorMessage } from '../support/cli-error.js';
+import { checkPortsFree } from '../support/port-check.js';
 import { startProgress } from '../support/progress.js';
 import { withStoreOptions } from '../support/store-options.js';
 
@@ -34,6 +37,7 @@ interface ServeFlags {
   readonly host?: string;
   readonly revision?: string;
   readonly workers?: string;
+  readonly logLevel?: string;
 }
 
 export function registerServe(program: Command): void {
@@ -42,6 +46,7 @@ export function registerServe(program: Command): void {
     .option('--host <host>', 'address to listen on (default 127.0.0.1)')
     .option('--revision <1|2|3>', 'interface revision served (default 3)')
     .option('--workers <n>', 'gateway processes sharing the port (node:cluster; default 1, e.g. one per core)')
+    .option('--log-level <level>', `log level: ${LOG_LEVELS.join(', ')} (default info)`)
     .action(async (flags: ServeFlags) => {
       const workers = parseWorkers(flags.workers);
       if (workers > 1 && cluster.isPrimary) await servePrimary(flags, workers);
@@ -56,11 +61,19 @@ function parseWorkers(text: string | undefined): number {
   return n;
 }
 
-/** Reads the configuration, makes the logger and seeds a new data directory (both modes start so). */
+function configFlags(flags: ServeFlags): ConfigFlags {
+  return { config: flags.config, data: flags.data, port: flags.port, host: flags.host, revision: flags.revision, logLevel: flags.logLevel };
+}
+
+/**
+ * Reads the configuration, makes the logger, checks the ports and seeds a new data directory (both
+ * modes start so; a cluster worker's ports were checked by the primary).
+ */
 async function prepare(flags: ServeFlags): Promise<{ config: Config; log: Logger }> {
   try {
-    const config = loadConfig({ config: flags.config, data: flags.data, port: flags.port, host: flags.host, revision: flags.revision });
+    const config = loadConfig(configFlags(flags));
     const log = createLogger(config.logLevel);
+    if (!cluster.isWorker) await checkPortsFree(config);
     await seedDemoIfNew(config, log);
     await upgradeLegacyTables(config, log);
     return { config, log };
@@ -115,7 +128,27 @@ async function servePrimary(flags: ServeFlags, count: number): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  // Every worker re-reads the file itself (and logs what it did); the primary only takes the log level.
+  process.on('SIGHUP', () => {
+    const next = readForReload(flags, log);
+    if (next !== undefined) log.level = next.logLevel;
+    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGHUP');
+  });
   for (let i = 0; i < count; i++) fork();
+}
+
+/** The configuration as it reads now, or undefined (and why, logged) when it cannot be used. */
+function readForReload(flags: ServeFlags, log: Logger): Config | undefined {
+  if (configFlags(flags).config === undefined && !process.env.ROWGATE_CONFIG) {
+    log.warn('SIGHUP: there is no configuration file to reload (--config or ROWGATE_CONFIG); nothing changed');
+    return undefined;
+  }
+  try {
+    return loadConfig(configFlags(flags));
+  } catch (e) {
+    log.error({ error: (e as Error).message }, 'SIGHUP: the configuration file was refused; the running configuration stays');
+    return undefined;
+  }
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
@@ -164,6 +197,18 @@ async function serve(flags: ServeFlags): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  let running = config;
+  process.on('SIGHUP', () => {
+    const next = readForReload(flags, log);
+    if (next === undefined) return;
+    const before = running;
+    const plan = planReload(before, next);
+    running = plan.config;
+    gateway.reload(plan.config);
+    if (plan.ignored.length > 0) log.warn({ pid: process.pid, ignored: plan.ignored }, 'SIGHUP: these settings changed but need a restart; ignored until then');
+    log.info({ pid: process.pid, changed: plan.changed, ...(plan.config.auth === undefined ? {} : { tokens: plan.config.auth.tokens.map((t) => t.name) }) }, 'configuration reloaded');
+    if (plan.config.auth === undefined && before.auth !== undefined) log.warn('no auth tokens configured: the gateway is open to every client that can reach it');
+  });
 
   if (cluster.isWorker) {
     // The primary prints the listening lines once every worker listens.
