@@ -28,6 +28,8 @@ export interface RequestInfo {
   /** The instance and table the route names, when it names them. */
   instance: string | undefined;
   table: string | undefined;
+  /** Set by a streamed scan (metrics of scans). */
+  scan?: boolean;
 }
 
 export type Params = Record<string, string | undefined>;

@@ -13,7 +13,7 @@ import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { rgError, type RowgateError } from '../errors.js';
-import { GatewayMetrics, instrumentStore, UNMATCHED_ROUTE } from '../metrics.js';
+import { GatewayMetrics, instrumentStore, UNMATCHED_ROUTE, type AuthFailureReason } from '../metrics.js';
 import type { Store } from '../store/store.js';
 import { accessOf, Authenticator, requireScope, type Principal } from './auth.js';
 import type { AppContext, Handler, RequestInfo } from './context.js';
@@ -48,6 +48,10 @@ interface RouteStore {
 }
 
 const ROUTED_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'];
+
+/** Where a connection's bytesRead stood when its previous response ended (metrics of bytes received). */
+const READ_MARK = Symbol('rowgate.readMark');
+type MarkedSocket = { [READ_MARK]?: number };
 
 /**
  * How often node checks headersTimeout/requestTimeout: they act only at these checks (default
@@ -154,7 +158,9 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
     const bytesBefore = socket.bytesWritten;
     const reqId = requestIdOf(req);
     res.setHeader('x-request-id', reqId);
-    const info: RequestInfo = { route: '-', rows: 0, token: undefined, instance: undefined, table: undefined };
+    // What the connection read since its previous response ended: this request's head and body.
+    const readBefore = (socket as MarkedSocket)[READ_MARK] ?? 0;
+    const info: RequestInfo = { route: '-', rows: 0, token: undefined, instance: undefined, table: undefined, scan: false };
     res.on('close', () => {
       // A response that was running when close() began leaves a kept-alive socket behind: close it
       // once idle, or shutdown waits the whole shutdownGraceMs for a client that will not hang up.
@@ -184,10 +190,17 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
         rows: info.rows,
         bytes: Math.max(0, socket.bytesWritten - bytesBefore),
         aborted,
+        received: Math.max(0, socket.bytesRead - readBefore),
+        instance: info.instance,
+        table: info.table,
+        scan: info.scan === true,
       });
+      (socket as MarkedSocket)[READ_MARK] = socket.bytesRead;
     });
     handle(req, res, info).catch((e: unknown) => {
       const err: RowgateError = asRowgateError(e);
+      const authFailure = (e as { authFailure?: AuthFailureReason } | null | undefined)?.authFailure;
+      if (authFailure !== undefined) metrics.authFailure(authFailure);
       if (err.code === 'RG_ERR_INTERNAL') log.error({ err: e, url: req.url }, 'internal error');
       // Headers the error implies (Retry-After of a 503, a 401's challenge) come with it: respond.errorHeaders.
       sendError(context, req, res, err);

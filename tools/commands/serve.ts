@@ -21,6 +21,7 @@ import { createDemoData, DEMO_INSTANCE, DEMO_TABLE } from '../../lib/demo/demo-d
 import { createAdminServer } from '../../lib/admin/admin-server.js';
 import { createGateway } from '../../lib/http/server.js';
 import { createLogger } from '../../lib/logger.js';
+import { joinClusterMetrics, serveClusterMetrics } from '../../lib/metrics-cluster.js';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { openStore } from '../../lib/store/open-store.js';
 import type { Store } from '../../lib/store/store.js';
@@ -134,6 +135,7 @@ async function servePrimary(flags: ServeFlags, count: number): Promise<void> {
     if (next !== undefined) log.level = next.logLevel;
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGHUP');
   });
+  serveClusterMetrics();
   for (let i = 0; i < count; i++) fork();
 }
 
@@ -161,11 +163,13 @@ async function serve(flags: ServeFlags): Promise<void> {
   }
   let gateway;
   let address;
-  // The admin listener (/healthz, /readyz, /metrics); with --workers each worker serves its own.
+  // The admin listener (/healthz, /readyz, /metrics); with --workers each worker serves one on the
+  // shared port, and /metrics sums every worker's (metrics-cluster.ts).
   let admin;
   let adminAddress;
   try {
     gateway = createGateway(config, store, log);
+    if (cluster.isWorker) joinClusterMetrics(gateway.metrics);
     admin = config.admin === false ? undefined : createAdminServer(config.admin, { store: gateway.context.store, metrics: gateway.metrics }, log);
     address = await gateway.listen();
     adminAddress = await admin?.listen();
