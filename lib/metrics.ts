@@ -32,7 +32,8 @@ export interface RequestSample {
 }
 
 /**
- * Instance/table pairs with series of their own. A pair gets them once a request on it succeeds
+ * Instance/table pairs with series of their own (labels instance_name and table_name: Prometheus
+ * gives `instance` to the scrape target). A pair gets them once a request on it succeeds
  * (so it exists: names in failed requests are whatever a client typed); past this many, and
  * before that, its requests count under instance and table "-".
  */
@@ -118,8 +119,8 @@ export class GatewayMetrics {
       buckets: [0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
       registers,
     });
-    this.tableRequests = new PlainCounter({ name: 'rowgate_table_requests_total', help: `Requests on a table, by instance, table, access (read, write) and status class; instance and table "-" for tables without series of their own (at most ${MAX_TABLES})`, labelNames: ['instance', 'table', 'access', 'status_class'], registers });
-    this.tableRows = new PlainCounter({ name: 'rowgate_table_rows_total', help: 'Rows read (sent) or written (written or deleted) on a table, by instance, table and direction', labelNames: ['instance', 'table', 'direction'], registers });
+    this.tableRequests = new PlainCounter({ name: 'rowgate_table_requests_total', help: `Requests on a table, by instance, table, access (read, write) and status class; "-" for tables without series of their own (at most ${MAX_TABLES})`, labelNames: ['instance_name', 'table_name', 'access', 'status_class'], registers });
+    this.tableRows = new PlainCounter({ name: 'rowgate_table_rows_total', help: 'Rows read (sent) or written (written or deleted) on a table, by instance, table and direction', labelNames: ['instance_name', 'table_name', 'direction'], registers });
     this.otherTable = { instance: '-', table: '-', requests: [] };
     const scanSeconds = new PlainHistogram({
       name: 'rowgate_scan_duration_seconds',

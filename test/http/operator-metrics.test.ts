@@ -36,13 +36,13 @@ t.test('per table, scans, store latency and bytes received', async (t) => {
   for (let i = 0; i < 20; i++) t.equal((await raw(h.base, 'GET', `/v1/instances/default/tables/nosuch${i}/rows`)).status, 404);
 
   const text = (await h.gateway.metrics.text()).body;
-  const of = { instance: 'default', table: 'sample_table' };
+  const of = { instance_name: 'default', table_name: 'sample_table' };
   t.equal(sample(text, 'rowgate_table_requests_total', { ...of, access: 'read', status_class: '2xx' }), 3, 'reads that succeeded');
   t.equal(sample(text, 'rowgate_table_requests_total', { ...of, access: 'read', status_class: '4xx' }), 1, 'a read refused, on a table known to exist');
   t.equal(sample(text, 'rowgate_table_requests_total', { ...of, access: 'write', status_class: '2xx' }), 1);
   t.equal(sample(text, 'rowgate_table_rows_total', { ...of, direction: 'written' }), 5);
   t.equal(sample(text, 'rowgate_table_rows_total', { ...of, direction: 'read' }), 1 + 3 + 5);
-  t.equal(sample(text, 'rowgate_table_requests_total', { instance: '-', table: '-', access: 'read', status_class: '4xx' }), 20, 'unknown tables share one series');
+  t.equal(sample(text, 'rowgate_table_requests_total', { instance_name: '-', table_name: '-', access: 'read', status_class: '4xx' }), 20, 'unknown tables share one series');
   t.notMatch(text, /nosuch/, 'names only a client typed never become labels');
   t.ok(MAX_TABLES >= 100, 'the bound on tables with series of their own');
 
