@@ -4,6 +4,7 @@
  * on get their own series), scan durations and bytes, store latency by operation, bytes received,
  * auth failures by reason.
  */
+import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { sha256Hex } from '../../lib/http/auth.js';
 import { MAX_TABLES } from '../../lib/metrics.js';
@@ -54,6 +55,11 @@ t.test('per table, scans, store latency and bytes received', async (t) => {
   t.ok(sample(text, 'rowgate_store_operation_seconds_count', { operation: 'scanChunks' }) ?? sample(text, 'rowgate_store_operation_seconds_count', { operation: 'scan' }), 'scan batches');
   t.ok(sample(text, 'rowgate_request_bytes_total', { route: '/v1/instances/:instance/tables/:table/rows', method: 'POST' })! > body.length, 'bytes received: the POST body and its head');
   t.match(text, /^rowgate_open_scans 0$/m);
+  // Every metric the Grafana dashboard in docs/ queries is one the gateway exports.
+  const dashboard = readFileSync(new URL('../../docs/grafana-dashboard.json', import.meta.url), 'utf8');
+  const queried = new Set([...dashboard.matchAll(/\b((?:rowgate|process|nodejs)_\w+)/g)].map((m) => m[1]!.replace(/_(bucket|sum|count)$/, '')));
+  t.ok(queried.size >= 15, `the dashboard queries ${queried.size} metrics`);
+  for (const name of queried) t.match(text, new RegExp(`^# TYPE ${name} `, 'm'), `dashboard metric ${name} is exported`);
   t.match(text, /^rowgate_http_request_duration_seconds_bucket\{route="\/v1\/instances\/:instance\/tables\/:table\/rows",method="GET",le="\+Inf"\} 24$/m, 'request durations keep their shape');
 });
 
