@@ -167,3 +167,37 @@ t.test('with --workers, every worker reloads', async (t) => {
   }
   t.equal(await s.stop(), 0);
 });
+
+t.test('a SIGHUP while serve --workers starts neither ends it nor any worker', async (t) => {
+  const dir = tempDir(t);
+  const config = writeFile(dir, 'rowgate.yaml', configText(dir, '', { a: TOKEN_A }));
+  const child = startCli(['serve', '--config', config, '--workers', '2']);
+  t.teardown(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let stdout = '';
+  let stderr = '';
+  let hups = 0;
+  child.stderr!.on('data', (b: Buffer) => {
+    stderr += b.toString();
+    // Once the primary has seeded the data directory, the workers are about to start.
+    if (hups === 0 && /created a new data directory/.test(stderr)) {
+      hups++;
+      child.kill('SIGHUP');
+    }
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.on('data', (b: Buffer) => {
+      stdout += b.toString();
+      const m = /^listening on http:\/\/127\.0\.0\.1:(\d+)\n/.exec(stdout);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code} before listening:\n${stderr}`)));
+  });
+  t.equal(hups, 1, 'the SIGHUP was sent before serve listened');
+  t.equal(await status(port, TOKEN_A), 200);
+  t.notMatch(stderr, /exited .* before listening|worker died/);
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  t.equal((await exited)[0], 0);
+});

@@ -74,6 +74,7 @@ async function prepare(flags: ServeFlags): Promise<{ config: Config; log: Logger
   try {
     const config = loadConfig(configFlags(flags));
     const log = createLogger(config.logLevel);
+    holdSighup(log);
     if (!cluster.isWorker) await checkPortsFree(config);
     await seedDemoIfNew(config, log);
     await upgradeLegacyTables(config, log);
@@ -81,6 +82,24 @@ async function prepare(flags: ServeFlags): Promise<{ config: Config; log: Logger
   } catch (e) {
     throw startupError(e);
   }
+}
+
+let heldSighup: (() => void) | undefined;
+
+/**
+ * Until the gateway listens and takes SIGHUP for reloads, a SIGHUP (node's default: the process
+ * ends) is only logged: the configuration is being read anyway.
+ */
+function holdSighup(log: Logger): void {
+  heldSighup = () => log.warn('SIGHUP while starting: ignored (the configuration file is read at startup)');
+  process.on('SIGHUP', heldSighup);
+}
+
+/** Replaces the starting-up SIGHUP handler with `reload`. */
+function onSighup(reload: () => void): void {
+  if (heldSighup !== undefined) process.off('SIGHUP', heldSighup);
+  heldSighup = undefined;
+  process.on('SIGHUP', reload);
 }
 
 /** The cluster primary: seeds, forks `count` workers running serve(), prints one listening line. */
@@ -94,8 +113,13 @@ async function servePrimary(flags: ServeFlags, count: number): Promise<void> {
   };
   // Workers report their gateway port by message: cluster's 'listening' event also fires for the
   // admin listener, whose port must not be announced as the gateway's.
-  cluster.on('message', (_worker, message: { rowgateListening?: number; adminPort?: number }) => {
+  // Workers that listen (and reload on SIGHUP); a SIGHUP for one still starting waits until it does.
+  const serving = new Set<number>();
+  const hupWhenServing = new Set<number>();
+  cluster.on('message', (worker, message: { rowgateListening?: number; adminPort?: number }) => {
     if (typeof message?.rowgateListening !== 'number') return;
+    serving.add(worker.id);
+    if (hupWhenServing.delete(worker.id)) worker.process.kill('SIGHUP');
     listening++;
     if (!announced && listening >= count) {
       announced = true;
@@ -103,8 +127,10 @@ async function servePrimary(flags: ServeFlags, count: number): Promise<void> {
     }
   });
   cluster.on('exit', (worker, code, signal) => {
+    serving.delete(worker.id);
+    hupWhenServing.delete(worker.id);
     if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(); // process.exitCode: 2 when a worker failed to start
       return;
     }
     if (!announced) {
@@ -130,10 +156,14 @@ async function servePrimary(flags: ServeFlags, count: number): Promise<void> {
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
   // Every worker re-reads the file itself (and logs what it did); the primary only takes the log level.
-  process.on('SIGHUP', () => {
+  onSighup(() => {
     const next = readForReload(flags, log);
     if (next !== undefined) log.level = next.logLevel;
-    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGHUP');
+    for (const w of Object.values(cluster.workers ?? {})) {
+      if (w === undefined) continue;
+      if (serving.has(w.id)) w.process.kill('SIGHUP');
+      else hupWhenServing.add(w.id);
+    }
   });
   serveClusterMetrics();
   for (let i = 0; i < count; i++) fork();
@@ -202,7 +232,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
   let running = config;
-  process.on('SIGHUP', () => {
+  onSighup(() => {
     const next = readForReload(flags, log);
     if (next === undefined) return;
     const before = running;
