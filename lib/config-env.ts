@@ -1,24 +1,14 @@
 /**
  * Settings from the environment, for containers (README "Operating rowgate"). One precedence for
  * every setting: command-line flags > environment > configuration file > defaults. An empty
- * variable counts as unset (container templates often leave them empty).
+ * variable counts as unset (container templates often leave them empty). Read: ROWGATE_CONFIG,
+ * ROWGATE_DATA, ROWGATE_HOST, ROWGATE_PORT (over PORT), ROWGATE_LOG_LEVEL. ROWGATE_TOKEN is
+ * reserved for the bearer token of the command line's remote mode; the gateway does not read it.
  */
 import type { ConfigFlags } from './config.js';
 import { rgError } from './errors.js';
 
 export const LOG_LEVELS: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-/** The variables read, and the flag each stands for. */
-export const ENVIRONMENT = {
-  ROWGATE_CONFIG: '--config',
-  ROWGATE_DATA: '--data',
-  ROWGATE_HOST: '--host',
-  ROWGATE_PORT: '--port',
-  PORT: '--port',
-  ROWGATE_LOG_LEVEL: '--log-level',
-  /** Reserved for the token of the command line's remote mode (not read by the gateway). */
-  ROWGATE_TOKEN: undefined,
-} as const;
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
