@@ -22,8 +22,8 @@ export interface RequestSample {
   readonly rows: number;
   readonly bytes: number;
   readonly aborted: boolean;
-  /** Bytes read from the connection for this request (request line, headers, body). */
-  readonly received: number;
+  /** Request body bytes read (jsonBodyItems; 0 for a body refused or not read). */
+  readonly bodyBytes: number;
   /** The route's instance and table, when it has them. */
   readonly instance?: string;
   readonly table?: string;
@@ -110,7 +110,7 @@ export class GatewayMetrics {
     this.rowsWritten = new Counter({ name: 'rowgate_rows_written_total', help: 'Rows written or deleted by POST, PUT and DELETE requests', labelNames: ['route', 'method'], registers, collect: flush });
     this.bytes = new Counter({ name: 'rowgate_response_bytes_total', help: 'Bytes sent on the wire in responses (headers included)', labelNames: ['route', 'method'], registers, collect: flush });
     this.aborted = new Counter({ name: 'rowgate_http_responses_aborted_total', help: 'Responses that did not complete (client gone, or a stream cut by an error)', labelNames: ['route', 'method'], registers, collect: flush });
-    this.received = new Counter({ name: 'rowgate_request_bytes_total', help: 'Bytes read from clients for requests (request line, headers and body), by route template and method', labelNames: ['route', 'method'], registers, collect: flush });
+    this.received = new Counter({ name: 'rowgate_request_body_bytes_total', help: 'Request body bytes read (POST and PUT rows; a body refused before it is read counts none), by route template and method', labelNames: ['route', 'method'], registers, collect: flush });
     this.storeErrors = new Counter({ name: 'rowgate_store_errors_total', help: 'Store operations that failed for a reason other than a client error, by operation', labelNames: ['operation'], registers });
     this.storeSeconds = new PlainHistogram({
       name: 'rowgate_store_operation_seconds',
@@ -167,7 +167,7 @@ export class GatewayMetrics {
     p.requests++;
     p.rows += s.rows;
     p.bytes += s.bytes;
-    p.received += s.received;
+    p.received += s.bodyBytes;
     if (s.aborted) p.aborted++;
     const dkey = `${s.route} ${s.method}`;
     let duration = this.durations.get(dkey);

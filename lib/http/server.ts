@@ -20,6 +20,7 @@ import type { AppContext, Handler, RequestInfo } from './context.js';
 import { createCors } from './cors.js';
 import { parseQuery } from './query.js';
 import { answerClientError, answerConnect, type ParserError } from './client-error.js';
+import { BODY_BYTES, type BodyCounted } from './body.js';
 import { asRowgateError, sendError } from './respond.js';
 import { requestIdOf, RequestLog } from './request-log.js';
 import { routesFor } from './routes.js';
@@ -49,9 +50,6 @@ interface RouteStore {
 
 const ROUTED_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'];
 
-/** Where a connection's bytesRead stood when its previous response ended (metrics of bytes received). */
-const READ_MARK = Symbol('rowgate.readMark');
-type MarkedSocket = { [READ_MARK]?: number };
 
 /**
  * How often node checks headersTimeout/requestTimeout: they act only at these checks (default
@@ -158,8 +156,6 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
     const bytesBefore = socket.bytesWritten;
     const reqId = requestIdOf(req);
     res.setHeader('x-request-id', reqId);
-    // What the connection read since its previous response ended: this request's head and body.
-    const readBefore = (socket as MarkedSocket)[READ_MARK] ?? 0;
     const info: RequestInfo = { route: '-', rows: 0, token: undefined, instance: undefined, table: undefined, scan: false };
     res.on('close', () => {
       // A response that was running when close() began leaves a kept-alive socket behind: close it
@@ -190,12 +186,11 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
         rows: info.rows,
         bytes: Math.max(0, socket.bytesWritten - bytesBefore),
         aborted,
-        received: Math.max(0, socket.bytesRead - readBefore),
+        bodyBytes: (req as BodyCounted)[BODY_BYTES] ?? 0,
         instance: info.instance,
         table: info.table,
         scan: info.scan === true,
       });
-      (socket as MarkedSocket)[READ_MARK] = socket.bytesRead;
     });
     handle(req, res, info).catch((e: unknown) => {
       const err: RowgateError = asRowgateError(e);
