@@ -22,13 +22,13 @@ export interface RequestSample {
   readonly rows: number;
   readonly bytes: number;
   readonly aborted: boolean;
-  /** Request body bytes read (jsonBodyItems; 0 for a body refused or not read). */
-  readonly bodyBytes: number;
+  /** Request body bytes read (jsonBodyItems; 0 or absent for a body refused or not read). */
+  readonly bodyBytes?: number;
   /** The route's instance and table, when it has them. */
   readonly instance?: string;
   readonly table?: string;
   /** A streamed scan (it held a maxScans slot). */
-  readonly scan: boolean;
+  readonly scan?: boolean;
 }
 
 /**
@@ -167,7 +167,7 @@ export class GatewayMetrics {
     p.requests++;
     p.rows += s.rows;
     p.bytes += s.bytes;
-    p.received += s.bodyBytes;
+    p.received += s.bodyBytes ?? 0;
     if (s.aborted) p.aborted++;
     const dkey = `${s.route} ${s.method}`;
     let duration = this.durations.get(dkey);
