@@ -13,13 +13,14 @@ import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { rgError, type RowgateError } from '../errors.js';
-import { GatewayMetrics, instrumentStore, UNMATCHED_ROUTE } from '../metrics.js';
+import { GatewayMetrics, instrumentStore, UNMATCHED_ROUTE, type AuthFailureReason } from '../metrics.js';
 import type { Store } from '../store/store.js';
 import { accessOf, Authenticator, requireScope, type Principal } from './auth.js';
 import type { AppContext, Handler, RequestInfo } from './context.js';
 import { createCors } from './cors.js';
 import { parseQuery } from './query.js';
 import { answerClientError, answerConnect, type ParserError } from './client-error.js';
+import { BODY_BYTES, type BodyCounted } from './body.js';
 import { asRowgateError, sendError } from './respond.js';
 import { requestIdOf, RequestLog } from './request-log.js';
 import { routesFor } from './routes.js';
@@ -34,6 +35,12 @@ export interface Gateway {
   listen(): Promise<AddressInfo>;
   /** Stops accepting, lets running requests finish for `limits.shutdownGraceMs`, then closes the rest. */
   close(): Promise<void>;
+  /**
+   * Runs with `next` from now on (config-reload.ts planReload keeps its restart-only settings
+   * those of the running gateway): tokens, read-only, CORS, limits, log level. Requests running
+   * finish under the configuration they started with; no connection is closed.
+   */
+  reload(next: Config): void;
 }
 
 interface RouteStore {
@@ -42,6 +49,7 @@ interface RouteStore {
 }
 
 const ROUTED_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'];
+
 
 /**
  * How often node checks headersTimeout/requestTimeout: they act only at these checks (default
@@ -66,8 +74,8 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
   const store = instrumentStore(rawStore, metrics);
   const context: AppContext = { config, store, log, activeScans: 0 };
   const requestLog = new RequestLog(log);
-  const authenticator = config.auth === undefined ? undefined : new Authenticator(config.auth);
-  const cors = createCors(config.cors, config.readOnly);
+  let authenticator = config.auth === undefined ? undefined : new Authenticator(config.auth);
+  let cors = createCors(config.cors, config.readOnly);
   const router = FindMyWay<FindMyWay.HTTPVersion.V1>({ ignoreTrailingSlash: true, maxParamLength: 4096 });
   for (const route of routesFor(config.revision)) {
     const storeData: RouteStore = { template: route.path, handler: route.handler };
@@ -148,7 +156,7 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
     const bytesBefore = socket.bytesWritten;
     const reqId = requestIdOf(req);
     res.setHeader('x-request-id', reqId);
-    const info: RequestInfo = { route: '-', rows: 0, token: undefined, instance: undefined, table: undefined };
+    const info: RequestInfo = { route: '-', rows: 0, token: undefined, instance: undefined, table: undefined, scan: false };
     res.on('close', () => {
       // A response that was running when close() began leaves a kept-alive socket behind: close it
       // once idle, or shutdown waits the whole shutdownGraceMs for a client that will not hang up.
@@ -178,10 +186,16 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
         rows: info.rows,
         bytes: Math.max(0, socket.bytesWritten - bytesBefore),
         aborted,
+        bodyBytes: (req as BodyCounted)[BODY_BYTES] ?? 0,
+        instance: info.instance,
+        table: info.table,
+        scan: info.scan === true,
       });
     });
     handle(req, res, info).catch((e: unknown) => {
       const err: RowgateError = asRowgateError(e);
+      const authFailure = (e as { authFailure?: AuthFailureReason } | null | undefined)?.authFailure;
+      if (authFailure !== undefined) metrics.authFailure(authFailure);
       if (err.code === 'RG_ERR_INTERNAL') log.error({ err: e, url: req.url }, 'internal error');
       // Headers the error implies (Retry-After of a 503, a 401's challenge) come with it: respond.errorHeaders.
       sendError(context, req, res, err);
@@ -212,7 +226,7 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
   }
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   // Requests node's parser refuses (malformed, too slow, head too large): the coded JSON error too.
-  server.on('clientError', (err: ParserError, socket: Duplex) => answerClientError(err, socket, limits, log));
+  server.on('clientError', (err: ParserError, socket: Duplex) => answerClientError(err, socket, config.limits, log));
   // Requests node would answer itself with an empty body (417) or drop unanswered (CONNECT).
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     log.info({ method: req.method, status: 417, expect: req.headers.expect }, 'request refused');
@@ -239,7 +253,7 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
     close: () =>
       new Promise<void>((resolve) => {
         closing = true;
-        const force = setTimeout(() => server.closeAllConnections(), limits.shutdownGraceMs);
+        const force = setTimeout(() => server.closeAllConnections(), config.limits.shutdownGraceMs);
         force.unref();
         server.close(() => {
           clearTimeout(force);
@@ -247,5 +261,17 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
         });
         server.closeIdleConnections();
       }),
+    reload: (next: Config) => {
+      // `config` is read by every request (handle, contextFor) and by close().
+      config = next;
+      context.config = next;
+      authenticator = next.auth === undefined ? undefined : new Authenticator(next.auth);
+      cors = createCors(next.cors, next.readOnly);
+      // node reads these at its periodic checks and for each idle connection.
+      server.headersTimeout = next.limits.headersTimeoutMs;
+      server.requestTimeout = next.limits.requestTimeoutMs;
+      server.keepAliveTimeout = next.limits.keepAliveTimeoutMs;
+      log.level = next.logLevel;
+    },
   };
 }
