@@ -70,7 +70,7 @@ async function main(): Promise<void> {
     const render = rowRenderSpec(config.revision);
     const metrics = new GatewayMetrics(() => 0, () => 0);
     const devNull = openSync('/dev/null', 'w');
-    const templated = new RequestLog(pino({ level: 'info', base: { service: 'rowgate' } }, new LogSink(devNull, ',"service":"rowgate"')));
+    const templated = new RequestLog(pino({ level: 'info', base: { service: 'rowgate' } }, new LogSink(devNull, { base: ',"service":"rowgate"' })));
     const viaPino = pino({ level: 'info', base: { service: 'rowgate' } }, pino.destination({ dest: '/dev/null', sync: false, minLength: 0 }));
 
     const results = [

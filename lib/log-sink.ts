@@ -21,6 +21,8 @@ const FLUSH_BYTES = 64 * 1024;
 const FLUSH_DELAY_MS = 50;
 /** Lines kept for a reader that does not keep up, before request lines are dropped. */
 const MAX_PENDING_BYTES = 16 * 1024 * 1024;
+/** Linux's PIPE_BUF: a pipe write of at most this many bytes is never interleaved with another's. */
+const PIPE_BUF = 4096;
 /** At exit, how long a full pipe is waited for before the last lines are given up. */
 const EXIT_WAIT_MS = 2000;
 
@@ -32,15 +34,23 @@ export class LogSink {
   private timer: NodeJS.Timeout | undefined;
   private dropped = 0;
 
+  private readonly base: string;
+  private readonly maxPendingBytes: number;
+  private readonly shared: boolean;
+
   /**
    * `base`: the fields every line carries after its time (pino's bindings, e.g. `,"service":"rowgate"`);
-   * `maxPendingBytes`: what a reader that does not keep up may leave waiting (tests make it small).
+   * `maxPendingBytes`: what a reader that does not keep up may leave waiting (tests make it small);
+   * `shared`: other processes write to the same descriptor (`--workers`): each write is then whole
+   * lines of at most PIPE_BUF bytes, which a pipe never interleaves with another writer's.
    */
   constructor(
     private readonly fd: number,
-    private readonly base = '',
-    private readonly maxPendingBytes = MAX_PENDING_BYTES,
+    options: { readonly base?: string; readonly maxPendingBytes?: number; readonly shared?: boolean } = {},
   ) {
+    this.base = options.base ?? '';
+    this.maxPendingBytes = options.maxPendingBytes ?? MAX_PENDING_BYTES;
+    this.shared = options.shared ?? false;
     process.on('exit', () => this.flushAtExit());
   }
 
@@ -83,7 +93,7 @@ export class LogSink {
     this.pending = '';
     this.leftover = undefined;
     try {
-      while (bytes.length > 0) bytes = bytes.subarray(writeSync(this.fd, bytes));
+      while (bytes.length > 0) bytes = bytes.subarray(writeSync(this.fd, bytes, 0, this.shared ? wholeLines(bytes) : bytes.length));
       return true;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') {
@@ -104,4 +114,13 @@ export class LogSink {
     const pause = new Int32Array(new SharedArrayBuffer(4));
     while (!this.flush() && Date.now() < deadline) Atomics.wait(pause, 0, 0, 5);
   }
+}
+
+/** How many leading bytes to write at once: whole lines within PIPE_BUF (a longer line alone). */
+export function wholeLines(bytes: Buffer): number {
+  if (bytes.length <= PIPE_BUF) return bytes.length;
+  const lastEnd = bytes.lastIndexOf(0x0a, PIPE_BUF - 1);
+  if (lastEnd >= 0) return lastEnd + 1;
+  const end = bytes.indexOf(0x0a);
+  return end < 0 ? bytes.length : end + 1;
 }

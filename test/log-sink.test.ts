@@ -9,7 +9,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { LogSink } from '../lib/log-sink.js';
+import { LogSink, wholeLines } from '../lib/log-sink.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rowgate-log-sink-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -95,7 +95,7 @@ t.test('a full pipe: lines wait (nothing thrown, nothing blocks) and all arrive 
 t.test('past the pending limit request lines are dropped, counted in a warning line; pino lines are kept', async (t) => {
   const file = join(dir, 'e.log');
   const reader = slowReader(file, 300);
-  const sink = new LogSink(reader.fd, ',"service":"rowgate"', 256 * 1024);
+  const sink = new LogSink(reader.fd, { base: ',"service":"rowgate"', maxPendingBytes: 256 * 1024 });
   const total = 30_000;
   for (let i = 0; i < total; i++) sink.writeLater(line(i));
   sink.write(line(total));
@@ -110,4 +110,51 @@ t.test('past the pending limit request lines are dropped, counted in a warning l
   t.ok(kept.includes(total), "pino's line was kept");
   t.equal(kept.length - 1 + notice[0]!.dropped!, total, 'every request line is either in the log or counted as dropped');
   t.same(kept.slice(0, 100), Array.from({ length: 100 }, (_, k) => k), 'the first lines kept, in order');
+});
+
+t.test('shared (--workers): two processes writing to one pipe never split a line', async (t) => {
+  const file = join(dir, 'f.log');
+  // The reader starts late, so both writers meet a full pipe.
+  const reader = spawn('sh', ['-c', `sleep 0.5; cat > '${file}'`], { stdio: ['pipe', 'ignore', 'inherit'] });
+  const readerDone = new Promise<void>((resolve) => reader.on('exit', () => resolve()));
+  const script = join(dir, 'shared-child.mts');
+  const sinkModule = new URL('../lib/log-sink.ts', import.meta.url).href;
+  // Lines of ~300 bytes, written in 64 KiB gatherings: without line-aligned writes of at most
+  // PIPE_BUF, the two writers' bytes interleave mid-line once the pipe is full.
+  writeFileSync(
+    script,
+    `import { LogSink } from ${JSON.stringify(sinkModule)};\n` +
+      `const sink = new LogSink(1, { shared: process.argv[2] === 'shared' });\n` +
+      `const pad = 'x'.repeat(250);\n` +
+      `for (let i = 0; i < 40000; i++) sink.writeLater('{"w":' + process.argv[3] + ',"n":' + i + ',"pad":"' + pad + '"}\\n');\n` +
+      `while (!sink.flush()) await new Promise((r) => setTimeout(r, 5));\n`,
+  );
+  const writers = ['1', '2'].map((w) => spawn(process.execPath, [...process.execArgv, script, 'shared', w], { stdio: ['ignore', reader.stdin, 'inherit'] }));
+  await Promise.all(writers.map((w) => new Promise((resolve) => w.on('exit', resolve))));
+  reader.stdin.end();
+  await readerDone;
+  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');
+  let broken = 0;
+  const seen = { 1: 0, 2: 0 } as Record<string, number>;
+  for (const l of lines) {
+    try {
+      const o = JSON.parse(l) as { w: number; n: number };
+      if (o.n !== seen[o.w]) broken++;
+      seen[o.w] = o.n + 1;
+    } catch {
+      broken++;
+    }
+  }
+  t.equal(broken, 0, 'every line whole, each writer in order');
+  t.same(seen, { 1: 40000, 2: 40000 }, 'every line of both writers');
+});
+
+t.test('shared writes are whole lines of at most PIPE_BUF (4096) bytes; a longer line goes alone', async (t) => {
+  const lines = (...lengths: number[]) => Buffer.from(lengths.map((n) => 'x'.repeat(n - 1) + '\n').join(''));
+  t.equal(wholeLines(lines(100, 200)), 300, 'all of it when it fits');
+  t.equal(wholeLines(lines(4096)), 4096, 'one line of exactly PIPE_BUF');
+  t.equal(wholeLines(lines(2000, 2000, 2000)), 4000, 'the lines that fit, not a byte of the third');
+  t.equal(wholeLines(lines(4000, 96, 1)), 4096, 'up to PIPE_BUF exactly');
+  t.equal(wholeLines(lines(4097, 10)), 4097, 'a line longer than PIPE_BUF alone (nothing can keep it whole)');
+  t.equal(wholeLines(Buffer.from('y'.repeat(5000))), 5000, 'no line end at all: everything');
 });
