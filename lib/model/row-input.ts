@@ -34,6 +34,14 @@ export interface EncodedRowInput {
 }
 
 const ROW_FIELDS = new Set(['entityId', 'cells']);
+
+/**
+ * A cell with this timestamp is skipped, the rest of its row written. KijiREST skipped cells with a
+ * negative timestamp on POST (0.4.0 through 1.4.0) and wrote -1 on cells it could not decode on
+ * GET; the Ruby client keeps -1 when it strips timestamps, so that a row read and written back
+ * round-trips (kijirest-clients.md). Other negative timestamps are a 400: only -1 has a meaning.
+ */
+export const SKIPPED_TIMESTAMP = -1;
 const CELL_FIELDS = new Set(['value', 'timestamp', 'writer_schema']);
 
 type JsonObject = { [key: string]: JsonValue };
@@ -125,6 +133,11 @@ function encodeRowCore(item: JsonValue, ctx: RowInputContext, awaited: ReadonlyM
         }
         if (revision === 1 && cell.writer_schema !== undefined) {
           throw rgError('RG_ERR_BAD_PARAMETER', 'writer_schema is not part of revision 1 (the column\'s layout schema is used)');
+        }
+        if (cell.timestamp === SKIPPED_TIMESTAMP) {
+          // Its column must still exist (a typo is not skipped silently); its value is not read.
+          if (!hasColumn(familyLayout, qualifier)) throw rgError('RG_ERR_UNKNOWN_COLUMN', `Specified column does not exist: ${family}:${qualifier}`);
+          continue;
         }
         const index = cells.length;
         const args: EncodeCellArgs = { layout, family, qualifier, timestamp: cell.timestamp, value: cell.value!, writerSchema: cell.writer_schema, schemas, revision };
