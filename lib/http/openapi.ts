@@ -54,7 +54,7 @@ function rowInput(revision: Revision): Schema {
     type: 'object',
     properties: {
       value: { description: 'The value in Avro JSON; on a counter column an integer sets it and {"incr": n} adds n' },
-      timestamp: { type: 'integer', minimum: 0 },
+      timestamp: { type: 'integer', minimum: -1, description: 'Milliseconds; -1 skips the cell (as KijiREST did), the rest of the row is written' },
       ...(revision === 1 ? {} : { writer_schema: { description: 'A schema id, a type name, or an Avro schema', type: ['integer', 'string', 'object', 'array'] } }),
     },
     required: ['value'],
@@ -64,6 +64,7 @@ function rowInput(revision: Revision): Schema {
     type: 'object',
     properties: {
       entityId,
+      ...(revision === 1 ? { rowKey: { type: 'string', pattern: '^([0-9a-fA-F]{2})*$', description: 'The hex row key, as KijiREST 0.4.0 rows had it: accepted when it names the row entityId names' } } : {}),
       cells: { type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'array', items: cell } } },
     },
     required: ['entityId'],

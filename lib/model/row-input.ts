@@ -11,6 +11,7 @@ import type { Revision } from '../config.js';
 import { rgError } from '../errors.js';
 import { encodeCell, encodeCellCached, type EncodeCellArgs } from './cell-codec.js';
 import { entityIdFromBody, resolveEntityId } from './entity-id.js';
+import { fromHex, toHex } from './binary-text.js';
 import type { EncodedCell, EntityIdInput, FamilyLayout, JsonValue, RowKeyFormat, RowWrite, SchemaTable, TableLayout } from './types.js';
 
 export type EntityIdReader = (value: JsonValue | undefined, format: RowKeyFormat) => EntityIdInput;
@@ -62,6 +63,19 @@ export const readEntityIdRevision3: EntityIdReader = (value) => {
 };
 
 /**
+ * Revision 1 rows of KijiREST 0.4.0 carried `rowKey` (the hex row key) beside `entityId`, and
+ * clients of that time post them back: it is accepted when it names the row `entityId` names
+ * (hex of either case), since a row cannot be written under two keys.
+ */
+function checkRowKeyField(given: JsonValue, rowKey: Buffer, entityId: EntityIdInput): void {
+  if (typeof given !== 'string') throw rgError('RG_ERR_BAD_BODY', 'rowKey must be a string: the row key in hex');
+  const named = fromHex(given, 'rowKey');
+  if (!named.equals(rowKey)) {
+    throw rgError('RG_ERR_BAD_ENTITY_ID', `rowKey ${given.slice(0, 200)} and entityId ${entityId.text.slice(0, 200)} name different rows (the row key of that entityId is ${toHex(rowKey)})`);
+  }
+}
+
+/**
  * Validates and encodes one row object. Throws a coded error naming the bad part (the field, the
  * column and the cell index); nothing is written here.
  */
@@ -95,13 +109,16 @@ class ColdCell {
 
 function encodeRowCore(item: JsonValue, ctx: RowInputContext, awaited: ReadonlyMap<number, EncodedCell> | undefined): EncodedRowInput | ColdCell {
   if (!isJsonObject(item)) throw rgError('RG_ERR_BAD_BODY', 'a row must be a JSON object with entityId and cells');
-  for (const key of Object.keys(item)) {
-    if (!ROW_FIELDS.has(key)) throw rgError('RG_ERR_BAD_BODY', `unknown row field ${JSON.stringify(key)} (a row has entityId and cells)`);
-  }
   const revision = ctx.revision ?? 3;
+  for (const key of Object.keys(item)) {
+    if (!ROW_FIELDS.has(key) && !(revision === 1 && key === 'rowKey')) {
+      throw rgError('RG_ERR_BAD_BODY', `unknown row field ${JSON.stringify(key)} (a row has entityId and cells)`);
+    }
+  }
   const { layout, schemas } = ctx;
   const entityId = (ctx.readEntityId ?? readEntityIdRevision3)(item.entityId, layout.keyFormat);
   const rowKey = resolveEntityId(layout.keyFormat, entityId);
+  if (item.rowKey !== undefined) checkRowKeyField(item.rowKey, rowKey, entityId);
   if (ctx.maxRowKeyBytes !== undefined && rowKey.length > ctx.maxRowKeyBytes) {
     throw rgError('RG_ERR_ROW_KEY_TOO_LONG', `row key of entity id ${entityId.text.slice(0, 80)} has ${rowKey.length} bytes; the store accepts at most ${ctx.maxRowKeyBytes}`);
   }
