@@ -127,6 +127,17 @@ export class GatewayMetrics {
   async text(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
+
+  /**
+   * The same metrics as one JSON object keyed by metric name (what a Dropwizard /metrics client
+   * parses): `{name: {type, help, values: [{labels, value, metricName?}]}}`; a histogram's
+   * values carry the bucket, sum and count series names as `metricName`.
+   */
+  async json(): Promise<Record<string, { type: string; help: string; values: unknown[] }>> {
+    const out: Record<string, { type: string; help: string; values: unknown[] }> = {};
+    for (const m of await this.registry.getMetricsAsJSON()) out[m.name] = { type: String(m.type), help: m.help, values: m.values };
+    return out;
+  }
 }
 
 /** A failure that is the store's, not the client's (not found, bad value, ... are not counted). */

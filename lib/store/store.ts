@@ -135,6 +135,13 @@ export interface Store {
   write(instance: string, table: string, rows: readonly RowWrite[]): Promise<void>;
   delete(instance: string, table: string, deletes: readonly RowDelete[]): Promise<void>;
 
+  /**
+   * Drops what the store caches of an instance (its tables' layouts, its schema table), or of one
+   * of its tables, so that the next request reads them again from the store (the admin task
+   * /tasks/close, KijiREST's close task). Requests already running keep what they hold.
+   */
+  forget(instance: string, table?: string): void;
+
   /** Scans started and not yet finished or returned (for tests and the metrics endpoint). */
   readonly openScans: number;
   /** Largest row key the store accepts, in bytes. */

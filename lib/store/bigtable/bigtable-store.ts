@@ -496,6 +496,16 @@ export class BigtableStore implements Store {
     return s;
   }
 
+  forget(instance: string, table?: string): void {
+    if (table !== undefined) {
+      this.tables.delete(`${instance}/${table}`);
+      return;
+    }
+    for (const id of this.tables.keys()) if (id.startsWith(`${instance}/`)) this.tables.delete(id);
+    this.instances.delete(instance);
+    this.schemaTables.delete(instance);
+  }
+
   /**
    * The open table, from cache. Only found tables that are fully created are cached (another
    * gateway may create one any time); an entry is dropped when Bigtable says the table is gone.
