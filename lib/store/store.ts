@@ -5,7 +5,7 @@
  */
 import { MAX_NAME_CHARS } from '../model/layout-names.js';
 import { formatEntityIdJson, formatShellEntityId } from '../model/entity-id.js';
-import type { ReadSpec, RowKeyFormat, RowOut, RowWrite, SchemaEntry, SchemaTable, TableLayout } from '../model/types.js';
+import type { ReadSpec, RowKeyFormat, RowOut, RowWrite, SchemaEntry, SchemaTable, TableLayout, Timestamp } from '../model/types.js';
 
 /** The data version every instance reports, as the original's system table did (kiji-data-model.md 6.1). */
 export const DATA_VERSION = 'system-2.0';
@@ -91,7 +91,7 @@ export interface RowDelete {
   readonly rowKey: Buffer;
   readonly family?: string;
   readonly qualifier?: string;
-  readonly upToTimestamp?: number;
+  readonly upToTimestamp?: Timestamp;
 }
 
 export interface Store {

@@ -48,8 +48,8 @@ for (const revision of [1, 2, 3] as const) {
     const h = await startGateway({ revision });
     t.teardown(() => h.close());
     const cases: [string, unknown, string, RegExp][] = [
-      ['-2', { group_family: { string_qualifier: [{ value: 'a', timestamp: -2 }] } }, 'RG_ERR_BAD_TIMESTAMP', /timestamp of column group_family:string_qualifier must be a non-negative integer/],
-      ['-9223372036854775808', { group_family: { string_qualifier: [{ value: 'a', timestamp: '@min@' }] } }, 'RG_ERR_BAD_TIMESTAMP', /must be a non-negative integer/],
+      ['-2', { group_family: { string_qualifier: [{ value: 'a', timestamp: -2 }] } }, 'RG_ERR_BAD_TIMESTAMP', /timestamp of column group_family:string_qualifier must be an integer of milliseconds from 0 to 9223372036854775807, got -2/],
+      ['-9223372036854775808', { group_family: { string_qualifier: [{ value: 'a', timestamp: '@min@' }] } }, 'RG_ERR_BAD_TIMESTAMP', /must be an integer of milliseconds from 0 to 9223372036854775807, got -9223372036854775808/],
       ['-1 in an unknown column', { group_family: { nope: [{ value: 'a', timestamp: -1 }] } }, 'RG_ERR_UNKNOWN_COLUMN', /Specified column does not exist: group_family:nope/],
       ['-1 in an unknown family', { nofam: { q: [{ value: 'a', timestamp: -1 }] } }, 'RG_ERR_UNKNOWN_COLUMN', /nofam:q/],
       ['-1 with an unknown cell field', { group_family: { string_qualifier: [{ value: 'a', timestamp: -1, colour: 'red' }] } }, 'RG_ERR_BAD_BODY', /unknown field "colour"/],
