@@ -283,6 +283,16 @@ t.test('JMeter samplers against revision 3 (GET with freshen, POST of random row
   t.equal(post.status, 200, post.body);
   t.same(JSON.parse(post.body), { targets: [12, 345, 6789].map((uid) => `${LOAD_ROWS}?eid=%5B${uid}%5D`) });
 
+  // Its timestamps are random positive Java longs, mostly above 2^53: kept exactly.
+  const longs = ['8646911284551352319', '9223372036854775807', '9007199254740993'];
+  const sampled = `[${longs.map((ts, i) => `{"entityId":[${70 + i}],"cells":{"info":{"email":[{"value":"amerigo.vespucci@genoa.it","timestamp":${ts},"writer_schema":0}],"name":[{"value":"Amerigo Vespucci","timestamp":${ts},"writer_schema":0}]}}}`).join(',')}]`;
+  const big = await raw(h.base, 'POST', LOAD_ROWS, sampled, json);
+  t.equal(big.status, 200, big.body);
+  for (const [i, ts] of longs.entries()) {
+    const got = await raw(h.base, 'GET', `${LOAD_ROWS}?eid=[${70 + i}]&timerange=0..&versions=10&freshen=false`);
+    t.equal(got.body, `{"entityId":[${70 + i}],"cells":{"info":{"email":[{"timestamp":${ts},"value":"amerigo.vespucci@genoa.it","writer_schema":0}],"name":[{"timestamp":${ts},"value":"Amerigo Vespucci","writer_schema":0}]}}}\r\n`, `timestamp ${ts} exact`);
+  }
+
   // GetRequestSampler (gets and freshgets plans), brackets unencoded as java.net.URL sends them.
   for (const freshen of ['false', 'true']) {
     const get = await raw(h.base, 'GET', `${LOAD_ROWS}?eid=[345]&timerange=0..&versions=10&freshen=${freshen}`);
