@@ -83,9 +83,9 @@ export function runCli(args: readonly string[], options: { input?: string | Buff
   });
 }
 
-/** Starts the CLI without waiting for it (serve). */
-export function startCli(args: readonly string[]): ChildProcess {
-  return spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts the CLI without waiting for it (serve); `env` is added to this process's environment. */
+export function startCli(args: readonly string[], options: { env?: Record<string, string>; cwd?: string } = {}): ChildProcess {
+  return spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
 }
 
 /** A fresh temporary directory, removed when the test ends. */

@@ -134,6 +134,7 @@ async function streamScan(
   // The slot is taken only once the scan exists: a scan that fails to open must not leak it.
   const source = scanSource(ctx.store, params.instance!, params.table!, request, layout.keyFormat, ctx.config.revision);
   ctx.activeScans++;
+  info.scan = true;
   let first: RenderedChunk | undefined;
   try {
     // The first batch is read before the headers go out, so an early failure is a proper error response.
