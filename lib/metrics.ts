@@ -8,6 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { isRowgateError } from './errors.js';
+import { metricsTextToJson, type MetricFamilyJson } from './metrics-json.js';
 import { PlainCounter, PlainHistogram, type CounterSeries, type HistogramSeries } from './plain-metrics.js';
 import type { Store } from './store/store.js';
 
@@ -255,15 +256,9 @@ export class GatewayMetrics {
     return { contentType: this.registry.contentType, body: this.gather === undefined ? await this.registry.metrics() : await this.gather() };
   }
 
-  /**
-   * The same metrics as one JSON object keyed by metric name (what a Dropwizard /metrics client
-   * parses): `{name: {type, help, values: [{labels, value, metricName?}]}}`; a histogram's
-   * values carry the bucket, sum and count series names as `metricName`.
-   */
-  async json(): Promise<Record<string, { type: string; help: string; values: unknown[] }>> {
-    const out: Record<string, { type: string; help: string; values: unknown[] }> = {};
-    for (const m of await this.registry.getMetricsAsJSON()) out[m.name] = { type: String(m.type), help: m.help, values: m.values };
-    return out;
+  /** The same metrics as JSON (metrics-json.ts), made from the text, so summed over workers as it is. */
+  async json(): Promise<Record<string, MetricFamilyJson>> {
+    return metricsTextToJson((await this.text()).body);
   }
 }
 

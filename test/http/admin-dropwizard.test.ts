@@ -11,6 +11,7 @@ import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import { createAdminServer } from '../../lib/admin/admin-server.js';
 import type { AdminConfig } from '../../lib/config.js';
+import { metricsTextToJson } from '../../lib/metrics-json.js';
 import { BigtableStore } from '../../lib/store/bigtable/bigtable-store.js';
 import type { Store } from '../../lib/store/store.js';
 import { EMULATOR_MISSING, startEmulator } from '../store/bigtable-emulator.js';
@@ -51,6 +52,13 @@ t.test('ping, metrics as JSON or text, healthcheck', async (t) => {
   t.equal(metrics.rowgate_open_scans?.type, 'gauge');
   t.ok(metrics.rowgate_http_request_duration_seconds?.values.length, 'histograms too');
   t.ok(metrics.process_resident_memory_bytes, 'process metrics too');
+  const duration = metrics.rowgate_http_request_duration_seconds!;
+  t.equal(duration.type, 'histogram');
+  t.ok(duration.values.some((v) => (v as { metricName?: string }).metricName === 'rowgate_http_request_duration_seconds_bucket' && v.labels.le === '+Inf'), 'bucket series named');
+  // The same numbers as the text form (both are made from it).
+  const text = (await raw(admin, 'GET', '/metrics')).body;
+  const line = text.split('\n').find((l) => l.startsWith('rowgate_http_requests_total{') && l.includes('status="200"'))!;
+  t.ok(requests.values.some((v) => v.value === Number(line.split(' ').pop())), line);
   // Any Accept listing JSON, as the Python client's requests carry it.
   t.match((await raw(admin, 'GET', '/metrics', undefined, { accept: 'text/html, application/json;q=0.9' })).headers['content-type'], /^application\/json/);
   for (const accept of [undefined, PROMETHEUS_ACCEPT, 'application/json;q=0', 'text/plain']) {
@@ -164,4 +172,31 @@ t.test('tasks/close on Bigtable: a layout changed behind the gateway is served a
   t.equal(close.status, 200, close.body);
   const reloaded = JSON.parse((await raw(h.base, 'GET', TABLE)).body) as { description?: string };
   t.equal(reloaded.description, 'changed behind the gateway', 'the next request reads the layout again');
+});
+
+t.test('metricsTextToJson: families, escaped labels, histogram series, +Inf', async (t) => {
+  const text = [
+    '# HELP a_total Requests "quoted" \\\\ and\\nnewline',
+    '# TYPE a_total counter',
+    'a_total{route="/x",q="a\\"b\\\\c\\nd"} 3',
+    'a_total 4',
+    '# HELP h Latency',
+    '# TYPE h histogram',
+    'h_bucket{le="0.5"} 1',
+    'h_bucket{le="+Inf"} 2',
+    'h_sum 0.75',
+    'h_count 2',
+    'g NaN',
+    '',
+  ].join('\n');
+  t.same(metricsTextToJson(text), {
+    a_total: { type: 'counter', help: 'Requests "quoted" \\ and\nnewline', values: [{ labels: { route: '/x', q: 'a"b\\c\nd' }, value: 3 }, { labels: {}, value: 4 }] },
+    h: { type: 'histogram', help: 'Latency', values: [
+      { labels: { le: '0.5' }, value: 1, metricName: 'h_bucket' },
+      { labels: { le: '+Inf' }, value: 2, metricName: 'h_bucket' },
+      { labels: {}, value: 0.75, metricName: 'h_sum' },
+      { labels: {}, value: 2, metricName: 'h_count' },
+    ] },
+    g: { type: 'untyped', help: '', values: [{ labels: {}, value: null }] },
+  });
 });
