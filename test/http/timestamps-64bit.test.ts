@@ -6,7 +6,11 @@
  * timestamps up to (2^63-1)/1000 are exact and a later one is a 400 naming that largest value.
  * Bodies are compared as text: JSON.parse would round the very numbers under test.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t, { type Test } from 'tap';
+import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { BigtableStore } from '../../lib/store/bigtable/bigtable-store.js';
 import { EMULATOR_MISSING, startEmulator } from '../store/bigtable-emulator.js';
 import { json, raw, startGateway, startGatewayOver, type Harness } from './harness.js';
@@ -129,6 +133,23 @@ t.test('LMDB: a spilled row (cell entries) keeps each long exactly', async (t) =
   t.equal((await raw(h.base, 'GET', `${ROWS}?eid=[1]&versions=all&cols=strings:q&timerange=${TWO_53}..${TWO_53_1}`)).body, row([[TWO_53, 'c']]), 'timerange');
   t.equal((await raw(h.base, 'DELETE', `${ROWS}?eid=[1]&cols=strings:q&timestamp=${TWO_53}`)).status, 200);
   t.equal((await raw(h.base, 'GET', `${ROWS}?eid=[1]&versions=all&cols=strings:q`)).body, row(STAMPS.slice(3)), 'DELETE up to 2^53');
+});
+
+t.test('LMDB: a parallel export (scan threads) reads bigint bounds and cells exactly', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'rowgate-ts-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  // Tiny thresholds: any whole-table scan is split into parts rendered by the threads.
+  const store = new LmdbStore({ path: dir, scanThreads: 2, parallelScan: { minBytes: 1, partBytes: 512 } });
+  const h = await startGateway({}, { store });
+  t.teardown(() => h.close());
+  await post(t, h, `[${Array.from({ length: 40 }, (_, i) => body(`[${i}]`, STAMPS)).join(',')}]`);
+  for (const query of ['versions=all', `versions=all&timerange=${TWO_53}..${LONG_MAX}`, `versions=2&timerange=${TWO_53_1}..9223372036854775806`]) {
+    const parallel = await raw(h.base, 'GET', `${ROWS}?limit=-1&${query}`);
+    const single = await raw(h.base, 'GET', `${ROWS}?limit=1000&${query}`);
+    t.equal(parallel.status, 200);
+    t.equal(parallel.body, single.body, `${query}: the threads render what the request's thread does`);
+  }
+  t.match((await raw(h.base, 'GET', `${ROWS}?limit=-1&versions=all&timerange=${TWO_53}..${TWO_53_1}`)).body, new RegExp(`^(\\{"entityId":\\[\\d+\\],"cells":\\{"strings":\\{"q":\\[\\{"timestamp":${TWO_53},"value":"c","writer_schema":0\\}\\]\\}\\}\\}\\r\\n){40}$`));
 });
 
 const emulator = await startEmulator();
