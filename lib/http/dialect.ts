@@ -17,6 +17,8 @@ export interface Dialect {
   readonly scanParams: ReadonlySet<string>;
   /** GET rows takes the freshening parameters (revisions 2 and 3: KijiREST 0.6.0 declared them). */
   readonly freshening: boolean;
+  /** What to send instead of the other revisions' range parameters (for the 400 naming one). */
+  readonly rangeHints: ReadonlyMap<string, string>;
   /** The `eid` parameter. */
   parseEid(text: string, format: RowKeyFormat, allowWildcards: boolean): EntityIdInput;
   /** A range bound parameter, as a row key. */
@@ -42,6 +44,11 @@ const revision3: Dialect = {
   endParam: 'end_eid',
   scanParams: new Set(['eid', 'eids', 'start_eid', 'end_eid', ...READ_PARAMS, ...FRESHENING_PARAMS]),
   freshening: true,
+  // KijiREST's ScanRequestSampler still sends start_rk to revision 3 servers, which ignored it.
+  rangeHints: new Map([
+    ['start_rk', 'a hex row key bound is start_eid=rowkey_hex=<hex> in revision 3'],
+    ['end_rk', 'a hex row key bound is end_eid=rowkey_hex=<hex> in revision 3'],
+  ]),
   parseEid: (text, _format, allowWildcards) => parseEntityIdText(text, { allowWildcards }),
   // A row key bound is a byte position: it need not be a whole key of the table's format.
   parseBound: (text, format) => {
@@ -64,6 +71,10 @@ function shellDialect(revision: 1 | 2): Dialect {
     // Freshening came with REST-49/54 in 0.6.0 (revision 2); revision 1 has none.
     scanParams: new Set(['eid', 'eids', 'start_rk', 'end_rk', ...READ_PARAMS, ...(revision === 2 ? FRESHENING_PARAMS : [])]),
     freshening: revision === 2,
+    rangeHints: new Map([
+      ['start_eid', `range bounds are start_rk=<hex row key> in revision ${revision}`],
+      ['end_eid', `range bounds are end_rk=<hex row key> in revision ${revision}`],
+    ]),
     // Wildcards came with REST-32 in 0.6.0 (revision 2); revision 1 has none.
     parseEid: (text, format, allowWildcards) => {
       try {

@@ -14,7 +14,7 @@ import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import { createAdminServer } from '../../lib/admin/admin-server.js';
 import { parseLayout } from '../../lib/model/layout.js';
-import { json, raw, startGateway, type Harness } from './harness.js';
+import { json, raw, startGateway, startGatewayOver, type Harness } from './harness.js';
 
 const STRING = { storage: 'UID', type: 'INLINE', value: '"string"' };
 const INT = { storage: 'UID', type: 'INLINE', value: '"int"' };
@@ -309,7 +309,14 @@ t.test('JMeter samplers against revision 3 (GET with freshen, POST of random row
   // unknown parameter (a deliberate difference, README "Compatibility with KijiREST's clients").
   const scan = await raw(h.base, 'GET', `${LOAD_ROWS}?start_rk=0a1b2c3d4e5f&limit=150&timerange=0..&versions=10`);
   t.equal(scan.status, 400);
-  t.match(JSON.parse(scan.body), { code: 'RG_ERR_BAD_PARAMETER', exception: /unknown parameter start_rk .*start_eid/ });
+  t.match(JSON.parse(scan.body), { code: 'RG_ERR_BAD_PARAMETER', exception: /unknown parameter start_rk for this route \(the server speaks revision 3; a hex row key bound is start_eid=rowkey_hex=<hex> in revision 3; known: / });
+  // The hint is what that sampler's request means in revision 3: the same rows.
+  const hinted = await raw(h.base, 'GET', `${LOAD_ROWS}?start_eid=rowkey_hex=0a1b2c3d4e5f&limit=150&timerange=0..&versions=10`);
+  t.equal(hinted.status, 200, hinted.body);
+  // And revisions 1-2 name start_rk to a client sending start_eid.
+  const two = await startGatewayOver(h.store, { revision: 2 });
+  t.teardown(() => two.close());
+  t.match(JSON.parse((await raw(two.base, 'GET', `${LOAD_ROWS}?start_eid=[1]`)).body).exception, /unknown parameter start_eid .*range bounds are start_rk=<hex row key> in revision 2/);
   // KijiREST's resource tests sent eid on POST (Jersey ignored it): unknown here too.
   const eidPost = await raw(h.base, 'POST', `${LOAD_ROWS}?eid=%5B%22hank%22%5D`, JSON.stringify(rows[0]), json);
   t.equal(eidPost.status, 400);

@@ -24,7 +24,7 @@ import type { RenderedChunk } from '../../store/store.js';
 
 export const getRows: Handler = async (ctx, req, res, params, query, info) => {
   const dialect = dialectOf(ctx.config.revision);
-  allowOnly(query, dialect.scanParams, ctx.config.revision, dialect.freshening ? FRESH_PREFIX : undefined);
+  allowOnly(query, dialect.scanParams, ctx.config.revision, dialect.freshening ? FRESH_PREFIX : undefined, dialect.rangeHints);
   const freshening = dialect.freshening && asksForFreshening(query);
   const layout = await tableLayout(ctx, params);
   const read = parseReadSpec(layout, { cols: query.get('cols'), versions: query.get('versions'), timerange: query.get('timerange') });
