@@ -8,6 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { isRowgateError } from './errors.js';
+import { metricsTextToJson, type MetricFamilyJson } from './metrics-json.js';
 import { PlainCounter, PlainHistogram, type CounterSeries, type HistogramSeries } from './plain-metrics.js';
 import type { Store } from './store/store.js';
 
@@ -253,6 +254,11 @@ export class GatewayMetrics {
   /** The Prometheus text exposition. */
   async text(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: this.gather === undefined ? await this.registry.metrics() : await this.gather() };
+  }
+
+  /** The same metrics as JSON (metrics-json.ts), made from the text, so summed over workers as it is. */
+  async json(): Promise<Record<string, MetricFamilyJson>> {
+    return metricsTextToJson((await this.text()).body);
   }
 }
 

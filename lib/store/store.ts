@@ -5,7 +5,7 @@
  */
 import { MAX_NAME_CHARS } from '../model/layout-names.js';
 import { formatEntityIdJson, formatShellEntityId } from '../model/entity-id.js';
-import type { ReadSpec, RowKeyFormat, RowOut, RowWrite, SchemaEntry, SchemaTable, TableLayout } from '../model/types.js';
+import type { ReadSpec, RowKeyFormat, RowOut, RowWrite, SchemaEntry, SchemaTable, TableLayout, Timestamp } from '../model/types.js';
 
 /** The data version every instance reports, as the original's system table did (kiji-data-model.md 6.1). */
 export const DATA_VERSION = 'system-2.0';
@@ -91,7 +91,7 @@ export interface RowDelete {
   readonly rowKey: Buffer;
   readonly family?: string;
   readonly qualifier?: string;
-  readonly upToTimestamp?: number;
+  readonly upToTimestamp?: Timestamp;
 }
 
 export interface Store {
@@ -134,6 +134,13 @@ export interface Store {
    */
   write(instance: string, table: string, rows: readonly RowWrite[]): Promise<void>;
   delete(instance: string, table: string, deletes: readonly RowDelete[]): Promise<void>;
+
+  /**
+   * Drops what the store caches of an instance (its tables' layouts, its schema table), or of one
+   * of its tables, so that the next request reads them again from the store (the admin task
+   * /tasks/close, KijiREST's close task). Requests already running keep what they hold.
+   */
+  forget(instance: string, table?: string): void;
 
   /** Scans started and not yet finished or returned (for tests and the metrics endpoint). */
   readonly openScans: number;

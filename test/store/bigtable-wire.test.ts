@@ -82,7 +82,7 @@ t.test('wire-decoded chunks merge into the same rows as the client objects', asy
   t.same(got[0]!.cells.map((c) => c.timestamp), [1700000000123, 1, 5, 0]);
   t.same(got[1]!.cells.map((c) => c.value.toString()), ['kept'], 'a reset row keeps only what was sent again');
   // Microseconds beyond 2^53 (BigInt path), negative (floor), int64 max.
-  t.same(got[2]!.cells.map((c) => c.timestamp), [9007199254740993, -2, 9223372036854775, 9007199254740]);
+  t.same(got[2]!.cells.map((c) => c.timestamp), [9007199254740993n, -2, 9223372036854775n, 9007199254740], 'exact: bigints beyond 2^53-1');
   t.same(got[2]!.cells.map((c) => c.qualifier), ['é', 'neg', 'max', 'safe']);
 });
 

@@ -516,6 +516,15 @@ export class LmdbStore implements Store {
     return s;
   }
 
+  forget(instance: string, table?: string): void {
+    if (table !== undefined) {
+      this.tables.delete(`${instance}/${table}`);
+      return;
+    }
+    for (const id of this.tables.keys()) if (id.startsWith(`${instance}/`)) this.tables.delete(id);
+    this.schemaTables.delete(instance);
+  }
+
   /** The open table, from cache; tables are never dropped, so a cached entry stays valid. */
   private openTable(instance: string, table: string): OpenTable {
     const id = `${instance}/${table}`;
