@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
 import { sha256Hex } from '../../lib/http/auth.js';
-import { ensureBuilt, runCli, startCli, tempDir, writeFile } from './helpers.js';
+import { ensureBuilt, runCli, serveCli, startCli, tempDir, writeFile } from './helpers.js';
 
 const TOKEN_A = 'token-a-0123456789';
 const TOKEN_B = 'token-b-0123456789';
@@ -19,53 +19,6 @@ const TOKEN_B = 'token-b-0123456789';
 function configText(dir: string, extra: string, tokens: Record<string, string>): string {
   const list = Object.entries(tokens).map(([name, token]) => `    - {name: ${name}, sha256: ${sha256Hex(token)}, scopes: {'*': '*'}}\n`).join('');
   return `host: 127.0.0.1\nport: 0\nstore: {kind: lmdb, path: ${join(dir, 'data')}}\nauth:\n  tokens:\n${list}${extra}`;
-}
-
-interface Served {
-  readonly pid: number;
-  readonly port: number;
-  readonly adminPort: number;
-  stderr(): string;
-  /** Waits (bounded) until `pattern` occurs `count` times in stderr. */
-  waitLog(pattern: RegExp, count?: number): Promise<void>;
-  stop(): Promise<number | null>;
-}
-
-async function serve(t: Test, args: string[]): Promise<Served> {
-  const child = startCli(['serve', ...args]);
-  t.teardown(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
-  const [port, adminPort] = await new Promise<[number, number]>((resolve, reject) => {
-    child.stdout!.on('data', (b: Buffer) => {
-      stdout += b.toString();
-      const m = /^listening on http:\/\/127\.0\.0\.1:(\d+)\nadmin listening on http:\/\/127\.0\.0\.1:(\d+)\n/.exec(stdout);
-      if (m) resolve([Number(m[1]), Number(m[2])]);
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code} before listening:\n${stderr}`)));
-  });
-  return {
-    pid: child.pid!,
-    port,
-    adminPort,
-    stderr: () => stderr,
-    waitLog: async (pattern, count = 1) => {
-      const global = new RegExp(pattern.source, 'g');
-      for (let i = 0; i < 200; i++) {
-        if ((stderr.match(global) ?? []).length >= count) return;
-        await sleep(25);
-      }
-      throw new Error(`no ${count} x ${pattern} in the log within 5 s:\n${stderr}`);
-    },
-    stop: async () => {
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      return (await exited)[0] as number | null;
-    },
-  };
 }
 
 const POINT = '/v1/instances/default/tables/users/rows?eid=[1000]&cols=info:name';
@@ -86,7 +39,7 @@ t.before(ensureBuilt);
 t.test('tokens, read-only and log level change live; a running scan finishes; bad files and restart-only settings are reported', async (t) => {
   const dir = tempDir(t);
   const config = writeFile(dir, 'rowgate.yaml', configText(dir, '', { a: TOKEN_A }));
-  const s = await serve(t, ['--config', config]);
+  const s = await serveCli(t, ['--config', config]);
   // ~20 MB more rows than socket buffers hold, so the scan below is still running at the reload.
   const lines: string[] = [];
   const name = 'n'.repeat(4000);
@@ -145,7 +98,7 @@ t.test('tokens, read-only and log level change live; a running scan finishes; ba
 
 t.test('no configuration file: SIGHUP says so and keeps serving', async (t) => {
   const dir = tempDir(t);
-  const s = await serve(t, ['--data', join(dir, 'data'), '--port', '0', '--host', '127.0.0.1']);
+  const s = await serveCli(t, ['--data', join(dir, 'data'), '--port', '0', '--host', '127.0.0.1']);
   process.kill(s.pid, 'SIGHUP');
   await s.waitLog(/SIGHUP: there is no configuration file to reload/);
   t.equal(await status(s.port, undefined), 200);
@@ -155,7 +108,7 @@ t.test('no configuration file: SIGHUP says so and keeps serving', async (t) => {
 t.test('with --workers, every worker reloads', async (t) => {
   const dir = tempDir(t);
   const config = writeFile(dir, 'rowgate.yaml', configText(dir, '', { a: TOKEN_A }));
-  const s = await serve(t, ['--config', config, '--workers', '2']);
+  const s = await serveCli(t, ['--config', config, '--workers', '2']);
   writeFile(dir, 'rowgate.yaml', configText(dir, '', { b: TOKEN_B }));
   process.kill(s.pid, 'SIGHUP');
   await s.waitLog(/"msg":"configuration reloaded"/, 2);

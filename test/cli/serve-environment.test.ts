@@ -6,41 +6,8 @@
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import t, { type Test } from 'tap';
-import { ensureBuilt, startCli, tempDir, writeFile } from './helpers.js';
-
-interface Served {
-  readonly port: number;
-  stderr(): string;
-  stop(): Promise<number | null>;
-}
-
-async function serve(t: Test, args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<Served> {
-  const child = startCli(['serve', ...args], options);
-  t.teardown(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout!.on('data', (b: Buffer) => {
-      stdout += b.toString();
-      const m = /^listening on http:\/\/127\.0\.0\.1:(\d+)\n/.exec(stdout);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code} before listening:\n${stderr}`)));
-  });
-  return {
-    port,
-    stderr: () => stderr,
-    stop: async () => {
-      const exited = once(child, 'exit');
-      child.kill('SIGTERM');
-      return (await exited)[0] as number | null;
-    },
-  };
-}
+import t from 'tap';
+import { ensureBuilt, serveCli, startCli, tempDir, writeFile } from './helpers.js';
 
 const status = async (port: number): Promise<number> => (await fetch(`http://127.0.0.1:${port}/v1/instances/default/tables/users/rows?eid=[1000]`)).status;
 
@@ -49,14 +16,14 @@ t.before(ensureBuilt);
 t.test('the environment sets data, port and log level; flags win over it', async (t) => {
   const dir = tempDir(t);
   const env = { ROWGATE_DATA: join(dir, 'env-data'), ROWGATE_PORT: '0', ROWGATE_LOG_LEVEL: 'warn', PORT: '1' };
-  const quiet = await serve(t, ['--host', '127.0.0.1'], { env });
+  const quiet = await serveCli(t, ['--host', '127.0.0.1'], { env });
   t.ok(existsSync(join(dir, 'env-data')), 'ROWGATE_DATA names the data directory');
   t.not(quiet.port, 1, 'ROWGATE_PORT wins over PORT');
   t.equal(await status(quiet.port), 200);
   t.notMatch(quiet.stderr(), /"level":30/, 'ROWGATE_LOG_LEVEL=warn: no info lines');
   t.equal(await quiet.stop(), 0);
 
-  const loud = await serve(t, ['--host', '127.0.0.1', '--log-level', 'info', '--data', join(dir, 'flag-data')], { env });
+  const loud = await serveCli(t, ['--host', '127.0.0.1', '--log-level', 'info', '--data', join(dir, 'flag-data')], { env });
   t.ok(existsSync(join(dir, 'flag-data')), '--data wins over ROWGATE_DATA');
   t.match(loud.stderr(), /"level":30.*created a new data directory/, '--log-level info wins over ROWGATE_LOG_LEVEL');
   t.equal(await loud.stop(), 0);
@@ -66,7 +33,7 @@ t.test('ROWGATE_CONFIG names the file; its relative store.path is its folder\'s,
   const dir = tempDir(t);
   const elsewhere = tempDir(t);
   const config = writeFile(dir, 'rowgate.yaml', 'port: 1\nhost: 127.0.0.1\nlogLevel: warn\nstore: {kind: lmdb, path: ./data}\n');
-  const s = await serve(t, [], { env: { ROWGATE_CONFIG: config, ROWGATE_PORT: '0' }, cwd: elsewhere });
+  const s = await serveCli(t, [], { env: { ROWGATE_CONFIG: config, ROWGATE_PORT: '0' }, cwd: elsewhere });
   t.ok(existsSync(join(dir, 'data')), 'store.path resolved against the file\'s folder');
   t.notOk(existsSync(join(elsewhere, 'data')), 'not against the working directory');
   t.equal(await status(s.port), 200, 'ROWGATE_PORT wins over the file\'s port');

@@ -2,10 +2,9 @@
  * With `serve --workers 2`, /metrics answers for the whole server whichever worker takes the
  * scrape: every worker's counters summed (lib/metrics-cluster.ts).
  */
-import { once } from 'node:events';
 import { join } from 'node:path';
 import t from 'tap';
-import { ensureBuilt, startCli, tempDir } from './helpers.js';
+import { ensureBuilt, serveCli, tempDir } from './helpers.js';
 
 function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
   for (const line of text.split('\n')) {
@@ -21,21 +20,8 @@ t.before(ensureBuilt);
 
 t.test('one /metrics for all workers', async (t) => {
   const dir = tempDir(t);
-  const child = startCli(['serve', '--data', join(dir, 'data'), '--port', '0', '--host', '127.0.0.1', '--workers', '2', '--log-level', 'warn']);
-  t.teardown(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
-  const [port, adminPort] = await new Promise<[number, number]>((resolve, reject) => {
-    child.stdout!.on('data', (b: Buffer) => {
-      stdout += b.toString();
-      const m = /^listening on http:\/\/127\.0\.0\.1:(\d+)\nadmin listening on http:\/\/127\.0\.0\.1:(\d+)\n/.exec(stdout);
-      if (m) resolve([Number(m[1]), Number(m[2])]);
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}:\n${stderr}`)));
-  });
+  const served = await serveCli(t, ['--data', join(dir, 'data'), '--port', '0', '--host', '127.0.0.1', '--workers', '2', '--log-level', 'warn']);
+  const { port, adminPort } = served;
   // Fresh connections, so that both workers take some.
   for (let i = 0; i < 20; i++) {
     const res = await fetch(`http://127.0.0.1:${port}/v1/instances/default/tables/users/rows?eid=[${1000 + i}]`, { headers: { connection: 'close' } });
@@ -50,8 +36,6 @@ t.test('one /metrics for all workers', async (t) => {
     t.equal(sample(text, 'rowgate_table_rows_total', { instance_name: 'default', table_name: 'users', direction: 'read' }), 20, `scrape ${i}: rows per table summed`);
     t.equal(sample(text, 'rowgate_http_request_duration_seconds_count', { route: '/v1/instances/:instance/tables/:table/rows', method: 'GET' }), 20, `scrape ${i}: histograms summed`);
   }
-  const exited = once(child, 'exit');
-  child.kill('SIGTERM');
-  t.equal((await exited)[0], 0);
-  t.notMatch(stderr, /"level":50/, 'no error logged');
+  t.equal(await served.stop(), 0);
+  t.notMatch(served.stderr(), /"level":50/, 'no error logged');
 });
