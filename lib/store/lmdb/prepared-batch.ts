@@ -37,7 +37,7 @@ export interface PreparedBatch {
 /** The rows packed, sorted by key, or undefined when one of them must go through Store.write. */
 export function packRows(rows: readonly RowWrite[], layout: TableLayout, maxRowKeyBytes: number): PreparedBatch | undefined {
   const entityIdJson = entityIdText(layout.keyFormat, 'json');
-  const encoded: { prefix: Buffer; row: Buffer }[] = [];
+  const encoded: { prefix: Buffer; head: number; row: Buffer }[] = [];
   let bytes = 0;
   for (const row of rows) {
     if (row.rowKey.length > maxRowKeyBytes || row.cells.length > MAX_COMPACT_COLUMNS) return undefined;
@@ -53,10 +53,12 @@ export function packRows(rows: readonly RowWrite[], layout: TableLayout, maxRowK
     const prefix = rowPrefix(row.rowKey);
     // A row whose cells all expired at once is still written: it may change cells already stored.
     const compact = encodeCompactRow(model, entityIdJson(row.rowKey));
-    encoded.push({ prefix, row: compact });
+    encoded.push({ prefix, head: prefix.length >= 4 ? prefix.readUInt32BE(0) : -1, row: compact });
     bytes += 6 + prefix.length + compact.length;
   }
-  encoded.sort((a, b) => Buffer.compare(a.prefix, b.prefix));
+  // Most pairs differ in their first four bytes (salted keys: nearly all): compared as numbers,
+  // without a call into Buffer.compare, which was 7% of a parsing thread (50,000-row batches).
+  encoded.sort((a, b) => (a.head !== b.head && a.head >= 0 && b.head >= 0 ? a.head - b.head : Buffer.compare(a.prefix, b.prefix)));
   // A buffer of its own (not a slice of Node's pool), so the batch can be transferred.
   const own = new Uint8Array(bytes);
   const out = Buffer.from(own.buffer, 0, bytes);

@@ -1,0 +1,38 @@
+/**
+ * packRows (lib/store/lmdb/prepared-batch.ts) hands a batch over sorted by row prefix in unsigned
+ * byte order, whatever the prefixes' lengths (under 4 bytes, sharing their first 4 bytes or not:
+ * the sort compares the first 4 bytes as a number and falls back to Buffer.compare), and stably:
+ * two writes of one row keep their order in the batch.
+ */
+import t from 'tap';
+import { parseLayout } from '../../lib/model/layout.js';
+import type { RowWrite } from '../../lib/model/types.js';
+import { packRows, preparedRows } from '../../lib/store/lmdb/prepared-batch.js';
+import { rowPrefix } from '../../lib/store/lmdb/cell-key.js';
+import { decodeCompactRow } from '../../lib/store/lmdb/compact-row.js';
+import { RAW_LAYOUT } from './conformance.js';
+
+const layout = parseLayout(RAW_LAYOUT);
+
+t.test('rows come out in byte order of their prefixes, equal keys in batch order', async (t) => {
+  let seed = 42;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  // Keys of 1-7 bytes over a 3-byte alphabet (0x00, 0x7f, 0xff: escapes, sign-sensitive bytes): many
+  // share their first bytes, some are prefixes of others, some repeat.
+  const alphabet = [0x00, 0x7f, 0xff];
+  for (let round = 0; round < 20; round++) {
+    const rows: RowWrite[] = [];
+    for (let i = 0; i < 500; i++) {
+      const key = Buffer.from(Array.from({ length: 1 + Math.floor(next() * 7) }, () => alphabet[Math.floor(next() * 3)]!));
+      rows.push({ rowKey: key, cells: [{ kind: 'value', family: 'info', qualifier: 'age', timestamp: 1, schemaId: 2, json: String(i) }] });
+    }
+    const batch = packRows(rows, layout, Infinity)!;
+    const out = [...preparedRows(batch)].map(({ prefix, encoded }) => ({ prefix: Buffer.from(prefix), order: Number([...decodeCompactRow(Buffer.from(encoded)).cells()][0]!.json) }));
+    const expected = rows.map((r, order) => ({ prefix: rowPrefix(r.rowKey), order })).sort((a, b) => Buffer.compare(a.prefix, b.prefix) || a.order - b.order);
+    t.same(
+      out.map((o) => `${o.prefix.toString('hex')}/${o.order}`),
+      expected.map((o) => `${o.prefix.toString('hex')}/${o.order}`),
+      `round ${round}: sorted by prefix bytes, stable`,
+    );
+  }
+});
