@@ -11,7 +11,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import type { ChildProcess } from 'node:child_process';
-import { ensureBuilt, runCli, startCli, tempDir, writeFile } from './helpers.js';
+import { ensureBuilt, runCli, serveCli, startCli, tempDir, writeFile } from './helpers.js';
 
 const LISTENING = /^listening on http:\/\/127\.0\.0\.1:(\d+)$/;
 
@@ -170,4 +170,26 @@ t.test('startup errors print the message and exit 2, without a stack trace', asy
   const usage = await runCli(['serve', '--bogus']);
   t.equal(usage.code, 2);
   t.match(usage.stderr, /unknown option '--bogus'/);
+});
+
+t.test('request log lines written just before SIGTERM are in the log when serve exits; each names the X-Request-Id its response carried', async (t) => {
+  const dir = tempDir(t);
+  const served = await serveCli(t, ['--data', join(dir, 'data'), '--port', '0', '--host', '127.0.0.1', '--log-level', 'info']);
+  const ids: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    const res = await fetch(`http://127.0.0.1:${served.port}/v1/instances/default/tables/users/rows?eid=[${1000 + i}]`, { headers: i === 0 ? { 'x-request-id': 'client-chosen-1' } : {} });
+    t.equal(res.status, 200);
+    await res.arrayBuffer();
+    ids.push(res.headers.get('x-request-id') ?? '');
+  }
+  // Request lines wait up to 50 ms to be written together: stop at once, before that.
+  t.equal(await served.stop(), 0);
+  const logged = served
+    .stderr()
+    .split('\n')
+    .filter((l) => l.includes('"msg":"request"'))
+    .map((l) => JSON.parse(l) as { reqId: string; status: number; instance: string; table: string; client: string });
+  t.same(logged.map((l) => l.reqId), ids, 'one line per request, in order, with the id its response carried');
+  t.equal(ids[0], 'client-chosen-1');
+  t.match(logged[1], { status: 200, instance: 'default', table: 'users', client: '127.0.0.1' });
 });
