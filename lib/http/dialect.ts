@@ -6,7 +6,7 @@
 import type { Revision } from '../config.js';
 import { isRowgateError, rgError } from '../errors.js';
 import { fromHex, toHex } from '../model/binary-text.js';
-import { entityIdFromBody, parseEntityIdText, parseShellEntityId, resolveEntityId } from '../model/entity-id.js';
+import { entityIdFromBody, formatShellEntityId, parseEntityIdText, parseShellEntityId, resolveEntityId } from '../model/entity-id.js';
 import type { EntityIdInput, JsonValue, RowKeyFormat } from '../model/types.js';
 import { FRESHENING_PARAMS } from './freshening.js';
 
@@ -27,8 +27,10 @@ export interface Dialect {
   bulkItem(item: JsonValue, format: RowKeyFormat): EntityIdInput;
   /** `entityId` of a POSTed row. */
   bodyEntityId(value: JsonValue | undefined, format: RowKeyFormat): EntityIdInput;
+  /** What a POSTed row may carry beyond entityId and cells (model/row-input.ts options). */
+  readonly rowInput: { readonly writerSchemas: boolean; readonly rowKeyField: boolean };
   /** The POST response's reference to a written row. */
-  target(instance: string, table: string, input: EntityIdInput, rowKey: Buffer, shell: string): string;
+  target(instance: string, table: string, input: EntityIdInput, rowKey: Buffer, format: RowKeyFormat): string;
 }
 
 const READ_PARAMS = ['limit', 'cols', 'versions', 'timerange'];
@@ -60,6 +62,7 @@ const revision3: Dialect = {
     if (value === undefined) throw rgError('RG_ERR_BAD_ENTITY_ID', 'EntityId was not specified: every row needs an entityId');
     return entityIdFromBody(value);
   },
+  rowInput: { writerSchemas: true, rowKeyField: false },
   target: (instance, table, input) => `${rowsPath(instance, table)}?eid=${encodeURIComponent(input.text)}`,
 };
 
@@ -95,8 +98,10 @@ function shellDialect(revision: 1 | 2): Dialect {
       }
       return parseShellEntityId(value, format);
     },
-    target: (instance, table, _input, rowKey, shell) =>
-      revision === 1 ? `${rowsPath(instance, table)}/${toHex(rowKey)}` : `${rowsPath(instance, table)}?eid=${shell}`,
+    // Revision 1 has no writer_schema; its rows (KijiREST 0.4.0) carried the hex rowKey.
+    rowInput: { writerSchemas: revision !== 1, rowKeyField: revision === 1 },
+    target: (instance, table, _input, rowKey, format) =>
+      revision === 1 ? `${rowsPath(instance, table)}/${toHex(rowKey)}` : `${rowsPath(instance, table)}?eid=${formatShellEntityId(format, rowKey)}`,
   };
 }
 

@@ -30,7 +30,12 @@ export interface EncodeCellArgs {
   readonly value: JsonValue;
   readonly writerSchema?: JsonValue;
   readonly schemas: SchemaTable;
-  readonly revision: 1 | 2 | 3;
+  /**
+   * Whether the cell's writer_schema is read (revisions 2 and 3). false (revision 1, which has no
+   * writer_schema): the value is always in the column's layout schema, and a counter's
+   * writer_schema is not checked.
+   */
+  readonly writerSchemas: boolean;
 }
 
 export async function encodeCell(args: EncodeCellArgs): Promise<EncodedCell> {
@@ -42,8 +47,7 @@ export async function encodeCell(args: EncodeCellArgs): Promise<EncodedCell> {
   const column = `${family}:${qualifier}`;
   const timestamp = parseTimestamp(args.timestamp, column);
   const plan = cachedColumnPlan(spec, schemas) ?? (await columnPlanOf(spec, schemas, column));
-  // Revision 1 has no writer_schema: values are always in the layout schema.
-  const writer = args.revision === 1 || args.writerSchema == null ? plan.reader : await writerSchemaOf(args.writerSchema, schemas, column);
+  const writer = !args.writerSchemas || args.writerSchema == null ? plan.reader : await writerSchemaOf(args.writerSchema, schemas, column);
   const { schema, json } = encodeValue(plan, writer, args.value, column, spec.type);
   const schemaId = cachedIds(schemas).get(schema) ?? (await schemaIdOf(schemas, schema));
   return timestamp === undefined
@@ -61,7 +65,7 @@ export function encodeCellCached(args: EncodeCellArgs): EncodedCell | undefined 
   const { layout, family, qualifier, schemas } = args;
   const spec = columnSpecOf(layout, family, qualifier);
   if (spec.type === 'COUNTER') {
-    if (args.revision !== 1) checkCounterWriterSchema(args.writerSchema, `${family}:${qualifier}`);
+    if (args.writerSchemas) checkCounterWriterSchema(args.writerSchema, `${family}:${qualifier}`);
     return encodeCounter(family, qualifier, args.value, args.timestamp);
   }
 
@@ -70,7 +74,7 @@ export function encodeCellCached(args: EncodeCellArgs): EncodedCell | undefined 
   const plan = cachedColumnPlan(spec, schemas);
   if (plan === undefined) return undefined;
   let writer: string | undefined;
-  if (args.revision === 1 || args.writerSchema == null) writer = plan.reader;
+  if (!args.writerSchemas || args.writerSchema == null) writer = plan.reader;
   else {
     const ws = args.writerSchema;
     if (typeof ws === 'number' && Number.isInteger(ws)) {

@@ -7,7 +7,6 @@
  * Entity ids are read in the revision 3 body forms by default (a JSON array of components or a
  * rowkey= / rowkey_hex= / hbase= / hbase_hex= string); revisions 1 and 2 pass their own reader.
  */
-import type { Revision } from '../config.js';
 import { rgError } from '../errors.js';
 import { encodeCell, encodeCellCached, type EncodeCellArgs } from './cell-codec.js';
 import { entityIdFromBody, resolveEntityId } from './entity-id.js';
@@ -20,8 +19,10 @@ export interface RowInputContext {
   readonly layout: TableLayout;
   /** The schema table of the instance the row is written to. */
   readonly schemas: SchemaTable;
-  /** 3 unless given; under revision 1 a writer_schema is refused and the layout schema used. */
-  readonly revision?: Revision;
+  /** Cells may carry writer_schema (default true; false: one is refused and the layout schema used). */
+  readonly writerSchemas?: boolean;
+  /** A row may carry `rowKey` naming the same row as its entityId (default false). */
+  readonly rowKeyField?: boolean;
   /** How `entityId` is read; default: the revision 3 body forms. */
   readonly readEntityId?: EntityIdReader;
   /** When given, a longer row key is refused here (RG_ERR_ROW_KEY_TOO_LONG) rather than by the store. */
@@ -109,9 +110,10 @@ class ColdCell {
 
 function encodeRowCore(item: JsonValue, ctx: RowInputContext, awaited: ReadonlyMap<number, EncodedCell> | undefined): EncodedRowInput | ColdCell {
   if (!isJsonObject(item)) throw rgError('RG_ERR_BAD_BODY', 'a row must be a JSON object with entityId and cells');
-  const revision = ctx.revision ?? 3;
+  const writerSchemas = ctx.writerSchemas ?? true;
+  const rowKeyField = ctx.rowKeyField ?? false;
   for (const key of Object.keys(item)) {
-    if (!ROW_FIELDS.has(key) && !(revision === 1 && key === 'rowKey')) {
+    if (!ROW_FIELDS.has(key) && !(rowKeyField && key === 'rowKey')) {
       throw rgError('RG_ERR_BAD_BODY', `unknown row field ${JSON.stringify(key)} (a row has entityId and cells)`);
     }
   }
@@ -148,7 +150,7 @@ function encodeRowCore(item: JsonValue, ctx: RowInputContext, awaited: ReadonlyM
             throw rgError('RG_ERR_BAD_BODY', `unknown field ${JSON.stringify(key)} in cell ${i} of column ${family}:${qualifier} (a cell has value, timestamp, writer_schema)`);
           }
         }
-        if (revision === 1 && cell.writer_schema !== undefined) {
+        if (!writerSchemas && cell.writer_schema !== undefined) {
           throw rgError('RG_ERR_BAD_PARAMETER', 'writer_schema is not part of revision 1 (the column\'s layout schema is used)');
         }
         if (cell.timestamp === SKIPPED_TIMESTAMP) {
@@ -157,7 +159,7 @@ function encodeRowCore(item: JsonValue, ctx: RowInputContext, awaited: ReadonlyM
           continue;
         }
         const index = cells.length;
-        const args: EncodeCellArgs = { layout, family, qualifier, timestamp: cell.timestamp, value: cell.value!, writerSchema: cell.writer_schema, schemas, revision };
+        const args: EncodeCellArgs = { layout, family, qualifier, timestamp: cell.timestamp, value: cell.value!, writerSchema: cell.writer_schema, schemas, writerSchemas };
         const encoded = awaited?.get(index) ?? encodeCellCached(args);
         if (encoded === undefined) return new ColdCell(index, args);
         cells.push(encoded);

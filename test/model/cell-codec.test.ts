@@ -52,7 +52,7 @@ const layout = handLayout('t', {
 
 function args(column: string, value: JsonValue, extra: Partial<EncodeCellArgs> = {}): EncodeCellArgs {
   const colon = column.indexOf(':');
-  return { layout, family: column.slice(0, colon), qualifier: column.slice(colon + 1), value, schemas: new MemorySchemaTable(), revision: 3, ...extra };
+  return { layout, family: column.slice(0, colon), qualifier: column.slice(colon + 1), value, schemas: new MemorySchemaTable(), writerSchemas: true, ...extra };
 }
 
 async function encode(column: string, value: JsonValue, extra: Partial<EncodeCellArgs> = {}): Promise<EncodedCell> {
@@ -265,9 +265,9 @@ t.test('incompatible writer schemas are RG_ERR_BAD_SCHEMA naming both schemas an
 });
 
 t.test('revision 1 ignores writer_schema: values are always in the layout schema', async (t) => {
-  t.same(await stored('info:name', 'hello', { writerSchema: 'int', revision: 1 }), ['"hello"', 0]);
-  await t.rejects(encode('info:name', 5, { writerSchema: 'int', revision: 1 }), { code: 'RG_ERR_BAD_VALUE' });
-  t.same(await stored('info:big', 5, { writerSchema: 'int', revision: 2 }), ['5', 3]);
+  t.same(await stored('info:name', 'hello', { writerSchema: 'int', writerSchemas: false }), ['"hello"', 0]);
+  await t.rejects(encode('info:name', 5, { writerSchema: 'int', writerSchemas: false }), { code: 'RG_ERR_BAD_VALUE' });
+  t.same(await stored('info:big', 5, { writerSchema: 'int', writerSchemas: true }), ['5', 3]);
 });
 
 t.test('AVRO columns: default reader by json or uid, no default reader stores the writer schema', async (t) => {
@@ -318,7 +318,7 @@ t.test('a counter\'s writer_schema is "long" (id 3, as reads serve it), or absen
     }, JSON.stringify(writerSchema));
   }
   // Revision 1 has no writer_schema (row-input refuses one there); PUT's schema.<column> comes as revision 2.
-  t.same(await encode('counters:any', 7, { writerSchema: 'string', revision: 1 }), { kind: 'counter-set', family: 'counters', qualifier: 'any', value: 7n });
+  t.same(await encode('counters:any', 7, { writerSchema: 'string', writerSchemas: false }), { kind: 'counter-set', family: 'counters', qualifier: 'any', value: 7n });
 });
 
 t.test('counter errors are RG_ERR_BAD_COUNTER naming the column and value', async (t) => {
@@ -384,7 +384,7 @@ t.test('random values of random schemas: encode -> parse json back -> equal (and
       // Through binary once so floats are float32 values, as a stored value would be.
       const value = type.fromBuffer(type.toBuffer(type.random()));
       const posted = parseExactJson(avroToJson(type, value), 'posted');
-      const cell = await encodeCell({ layout: col, family: 'f', qualifier: 'c', value: posted, schemas, revision: 3 });
+      const cell = await encodeCell({ layout: col, family: 'f', qualifier: 'c', value: posted, schemas, writerSchemas: true });
       if (cell.kind !== 'value') throw new Error('value cell expected');
       const back = parseExactJson(cell.json, 'stored');
       t.same(back, parseExactJson(avroToJson(type, value, true), 'expected'), canonical);

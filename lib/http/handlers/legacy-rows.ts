@@ -107,7 +107,7 @@ function writerSchemaOf(text: string, column: string): JsonValue {
  * took a string column's value as raw text, text that is not JSON at all is tried as a string.
  */
 async function encodePutCell(layout: TableLayout, schemas: SchemaTable, col: PutColumn, timestamp: Timestamp, writerSchema: JsonValue | undefined): Promise<EncodedCell> {
-  const args = { layout, family: col.family, qualifier: col.qualifier, timestamp, schemas, writerSchema, revision: writerSchema === undefined ? (1 as const) : (2 as const) };
+  const args = { layout, family: col.family, qualifier: col.qualifier, timestamp, schemas, writerSchema, writerSchemas: writerSchema !== undefined };
   const value = parseJsonText(col.text, `${col.family}:${col.qualifier}`);
   if (value !== undefined) return encodeCell({ ...args, value });
   try {

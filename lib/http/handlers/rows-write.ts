@@ -8,7 +8,7 @@ import { isRowgateError, rgError, RowgateError } from '../../errors.js';
 import { parseColumns } from '../../model/columns-param.js';
 import { RowBatch } from '../../model/row-batch.js';
 import { encodeRowInput, encodeRowInputCached, type RowInputContext } from '../../model/row-input.js';
-import { formatShellEntityId, resolveEntityId } from '../../model/entity-id.js';
+import { resolveEntityId } from '../../model/entity-id.js';
 import type { EntityIdInput, RowWrite, TableLayout, Timestamp } from '../../model/types.js';
 import { MAX_TIMESTAMP, timestampFromText } from '../../model/timestamp.js';
 import type { RowDelete } from '../../store/store.js';
@@ -42,7 +42,7 @@ export const postRows: Handler = async (ctx, req, res, params, query, info) => {
   const input: RowInputContext = {
     layout,
     schemas: await ctx.store.schemaTable(instance),
-    revision: dialect.revision,
+    ...dialect.rowInput,
     readEntityId: dialect.bodyEntityId,
     maxRowKeyBytes: ctx.store.maxRowKeyBytes,
   };
@@ -86,8 +86,7 @@ export const postRows: Handler = async (ctx, req, res, params, query, info) => {
 };
 
 function targetOf(dialect: Dialect, layout: TableLayout, instance: string, entityId: EntityIdInput, row: RowWrite): string {
-  const shell = dialect.revision === 3 ? '' : formatShellEntityId(layout.keyFormat, row.rowKey);
-  return dialect.target(instance, layout.name, entityId, row.rowKey, shell);
+  return dialect.target(instance, layout.name, entityId, row.rowKey, layout.keyFormat);
 }
 
 export const deleteRows: Handler = async (ctx, req, res, params, query, info) => {
