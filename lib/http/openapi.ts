@@ -15,6 +15,7 @@ import { REST_VERSION } from '../version.js';
 import { dialectOf } from './dialect.js';
 import { ENTITY_ID_PARAMS, ROW_PARAMS } from './handlers/legacy-rows.js';
 import { DELETE_PARAMS } from './handlers/rows-write.js';
+import { SPLITS_PARAMS, SPLITS_SCHEMA } from './handlers/splits.js';
 import { routesFor, type Route } from './routes.js';
 import { schemas, type Schema } from './serializers.js';
 
@@ -34,6 +35,7 @@ const QUERY_PARAMS: Record<string, { description: string; schema: Json }> = {
   cols: { description: 'Columns: * (all), or comma-separated family and family:qualifier names (trimmed; family: is the family; refused for a map family on DELETE), or a JSON array of exact names such as ["logins:a,b","logins:"] (no trimming, commas allowed, family: is the empty qualifier)', schema: { type: 'string' } },
   versions: { description: 'Versions per column: a positive integer or all', schema: { type: 'string', pattern: '^([1-9][0-9]*|all)$' } },
   timerange: { description: 'min..max in milliseconds, min < max; one side may be empty', schema: { type: 'string', pattern: '^[0-9]*\\.\\.[0-9]*$' } },
+  n: { description: 'Ranges wanted at most (1 to 1024; default 1)', schema: { type: 'string', pattern: '^[0-9]+$' } },
   timestamp: { description: 'Milliseconds: on DELETE, remove versions up to this timestamp; on PUT (revision 1), the timestamp of the written cells', schema: { type: 'string', pattern: '^[0-9]+$' } },
 };
 
@@ -85,6 +87,7 @@ function componentSchemas(revision: Revision): Record<string, Schema> {
     Targets: schemas.targets,
     Deleted: schemas.deleted,
     EntityIdConversion: schemas.entityIdConversion,
+    TableSplits: SPLITS_SCHEMA as unknown as Schema,
     Error: schemas.error,
     OpenApiDocument: { type: 'object', properties: { openapi: { type: 'string', pattern: '^3\\.1\\.' } }, required: ['openapi', 'info', 'paths'] },
   };
@@ -124,6 +127,12 @@ const OPERATIONS: Record<string, Operation> = {
     errors: [503],
   },
   [`POST ${TABLE}/rows`]: { operationId: 'postRows', summary: 'Write one row or an array of rows, validated completely first', result: 'Targets', body: true, errors: [413, 415] },
+  [`GET ${TABLE}/splits`]: {
+    operationId: 'getSplits',
+    summary: 'Split points: up to n contiguous row-key ranges covering the table, balanced by estimated size, as start/end values of the revision\'s range parameters (null = open), for parallel exports',
+    result: 'TableSplits',
+    query: () => [...SPLITS_PARAMS],
+  },
   [`DELETE ${TABLE}/rows`]: { operationId: 'deleteRows', summary: 'Delete rows, families, columns, or versions up to a timestamp', result: 'Deleted', query: () => [...DELETE_PARAMS] },
   [`GET ${TABLE}/entityId`]: { operationId: 'getEntityId', summary: 'The hex row key of an entity id in the shell form', result: 'EntityIdConversion', query: () => [...ENTITY_ID_PARAMS] },
   [`GET ${TABLE}/rows/:hexEntityId`]: { operationId: 'getRow', summary: 'One row as a plain JSON document', result: 'Row', query: () => [...ROW_PARAMS] },
