@@ -18,6 +18,7 @@ import { sendJson } from '../respond.js';
 import { compressor, encodingHeaders, negotiateEncoding } from '../compression.js';
 import { rowRenderSpec, rowSerializer, ROW_TERMINATOR } from '../row-format.js';
 import { RowStream, scanSource } from '../row-stream.js';
+import { scanTrailers } from '../scan-trailers.js';
 import { dropWhenStalled } from '../stall.js';
 import type { RenderedChunk } from '../../store/store.js';
 
@@ -127,7 +128,9 @@ async function streamScan(
     throw rgError('RG_ERR_TOO_MANY_SCANS', `${ctx.activeScans} scans are running, the configured maximum; retry shortly`);
   }
   // The slot is taken only once the scan exists: a scan that fails to open must not leak it.
-  const source = scanSource(ctx.store, params.instance!, params.table!, request, layout.keyFormat, ctx.config.revision);
+  // One row past a limit tells whether a next page exists and where (scan-trailers.ts); it is never sent.
+  const asked = request.limit < 0 ? request : { ...request, limit: request.limit + 1 };
+  const source = scanSource(ctx.store, params.instance!, params.table!, asked, layout.keyFormat, ctx.config.revision);
   ctx.activeScans++;
   let first: RenderedChunk | undefined;
   try {
@@ -140,7 +143,7 @@ async function streamScan(
   }
   const stream = new RowStream(source, first, (n) => {
     info.rows = n;
-  });
+  }, { limit: request.limit, onEnd: (rows, nextRow) => res.addTrailers(scanTrailers(rows, nextRow, layout.keyFormat, ctx.config.revision)) });
   res.writeHead(200, headers);
   dropWhenStalled(res, ctx.config.limits.stallTimeoutMs, () => {
     ctx.log.warn({ url: req.url, rowsSent: stream.rowsSent, stallTimeoutMs: ctx.config.limits.stallTimeoutMs }, 'scan client read nothing; dropped');

@@ -1,7 +1,8 @@
 /**
- * GET .../splits on the Bigtable store (SampleRowKeys on a cbtemulator this file starts; skipped,
- * saying what is missing, without it): ranges cover the table with no gap or overlap, for random
- * RAW keys and salted FORMATTED keys.
+ * Exports on the Bigtable store, over a cbtemulator this file starts (skipped, saying what is
+ * missing, without it): GET .../splits (SampleRowKeys) ranges cover the table with no gap or
+ * overlap, for random RAW keys and salted FORMATTED keys; paging by the scan trailers visits
+ * every row once.
  */
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
@@ -12,6 +13,8 @@ import { BigtableStore } from '../../lib/store/bigtable/bigtable-store.js';
 import { EMULATOR_MISSING, startEmulator } from '../store/bigtable-emulator.js';
 import { RAW_TABLE_LAYOUT, SAMPLE_LAYOUT, startGateway } from './harness.js';
 import { checkSplitsCover } from './suites/splits-check.js';
+import { pageThrough } from './suites/trailers-check.js';
+import { raw } from './harness.js';
 
 const ROWS = 3000;
 
@@ -40,6 +43,9 @@ if (!emulator) {
       const ranges = await checkSplitsCover(t, h.base, `/v1/instances/default/tables/${table}`, [1, 4, 9], table);
       t.ok(ranges.every((r) => r.estimated_rows === null && r.estimated_bytes >= 0), `${table}: bytes estimated, rows not (Bigtable samples hold bytes only)`);
       t.comment(`${table}: ${ranges.length} ranges, bytes ${ranges.map((r) => r.estimated_bytes).join(' ')}`);
+      const path = `/v1/instances/default/tables/${table}/rows`;
+      const full = await raw(h.base, 'GET', `${path}?limit=-1`);
+      t.equal(await pageThrough(t, h.base, path, 700, 'start_eid', full.body.split('\r\n').length - 1), full.body, `${table}: pages by the next-start trailer are the full scan`);
     }
   });
 }
