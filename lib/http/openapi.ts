@@ -120,11 +120,12 @@ const OPERATIONS: Record<string, Operation> = {
   [`GET ${TABLE}`]: { operationId: 'getTable', summary: 'A table\'s layout (Avro JSON TableLayoutDesc)', result: 'TableLayout' },
   [`GET ${TABLE}/rows`]: {
     operationId: 'getRows',
-    summary: 'Rows: a point get (eid), a bulk get (eids), a wildcard scan, or a range scan; CR LF framed row documents',
+    summary: 'Rows: a point get (eid), a bulk get (eids), a wildcard scan, or a range scan; CR LF framed row documents (Accept: application/x-ndjson for LF framing, application/avro for an Avro object container file); a complete scan ends with the trailers X-Rowgate-Rows and, when limit stopped it early, X-Rowgate-Next-Start',
     result: 'Row',
     query: (revision) => [...dialectOf(revision).scanParams],
     stream: true,
-    errors: [503],
+    // 406: an Accept naming none of application/json, application/x-ndjson, application/avro.
+    errors: [406, 503],
   },
   [`POST ${TABLE}/rows`]: { operationId: 'postRows', summary: 'Write one row or an array of rows, validated completely first', result: 'Targets', body: true, errors: [413, 415] },
   [`GET ${TABLE}/splits`]: {

@@ -4,6 +4,8 @@
  * kept when an export stops early, so `--resume` can continue it: the torn last line, if any, is
  * cut off, and the export goes on after the last complete row.
  */
+import { once } from 'node:events';
+import type { Transform } from 'node:stream';
 import { createWriteStream, existsSync, ftruncateSync, fstatSync, openSync, readSync, renameSync } from 'node:fs';
 import { CliError, EXIT_USAGE } from './cli-error.js';
 import { Output } from './output.js';
@@ -36,11 +38,29 @@ export function partialPath(out: string): string {
   return `${out}.partial`;
 }
 
-export function openTarget(out: string | undefined, resume: boolean): ExportTarget {
+/**
+ * Opens the target; with a `stage` (a format other than json, lib/http/row-formats.ts) rows are
+ * written into the stage and it writes the file.
+ */
+export function openTarget(out: string | undefined, resume: boolean, stage?: Transform): ExportTarget {
   if (out === undefined) {
     if (resume) throw new CliError('--resume needs --out FILE (standard output cannot be continued)', EXIT_USAGE);
-    const output = new Output(process.stdout);
-    return { output, complete: () => output.flush(), abandon: async () => undefined };
+    if (stage === undefined) {
+      const output = new Output(process.stdout);
+      return { output, complete: () => output.flush(), abandon: async () => undefined };
+    }
+    stage.pipe(process.stdout, { end: false });
+    const output = new Output(stage);
+    const ended = new Promise<void>((resolve) => stage.on('end', resolve));
+    return {
+      output,
+      complete: async () => {
+        await output.end();
+        await ended;
+        await new Output(process.stdout).flush();
+      },
+      abandon: async () => undefined,
+    };
   }
   const partial = partialPath(out);
   let fd: number;
@@ -55,13 +75,15 @@ export function openTarget(out: string | undefined, resume: boolean): ExportTarg
     fd = openOut(out, partial);
   }
   const stream = createWriteStream(partial, { fd, start: resumed?.bytes ?? 0, flags: 'r+' });
-  const output = new Output(stream);
+  stage?.pipe(stream);
+  const output = new Output(stage ?? stream);
   return {
     output,
     partial,
     resumed,
     complete: async () => {
       await output.end();
+      if (stage !== undefined && !stream.writableFinished) await once(stream, 'finish');
       renameSync(partial, out);
     },
     abandon: async () => {
