@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { raw } from '../http/harness.js';
-import { filledGateway } from './export-remote.test.js';
+import { filledGateway } from './export-fixtures.js';
 import { CLI, ensureBuilt, ROOT, runCli, tempDir } from './helpers.js';
 
 t.before(ensureBuilt);
