@@ -1,5 +1,7 @@
 /** Shared by the export command tests: a gateway over a store the CLI can also read locally. */
+import { createServer, connect, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseLayout } from '../../lib/model/layout.js';
 import { encodeRowKey } from '../../lib/model/row-key.js';
 import type { RowWrite } from '../../lib/model/types.js';
@@ -25,4 +27,34 @@ export async function filledGateway(t: { teardown(fn: () => unknown): void }, di
   }
   await h.store.write('default', 'sample_table', rows);
   return h;
+}
+
+/** A proxy to `target` passing at most `bytesPerTick` (16 KiB) of response every 10 ms: an export through it takes a while. */
+export async function slowProxy(t: { teardown(fn: () => unknown): void }, target: string, bytesPerTick = 16384): Promise<string> {
+  const port = Number(new URL(target).port);
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(port, '127.0.0.1');
+    sockets.add(client).add(upstream);
+    client.pipe(upstream);
+    upstream.on('data', (data: Buffer) => {
+      upstream.pause();
+      void (async () => {
+        for (let i = 0; i < data.length && !client.destroyed; i += bytesPerTick) {
+          client.write(data.subarray(i, i + bytesPerTick));
+          await sleep(10);
+        }
+        upstream.resume();
+      })();
+    });
+    upstream.on('end', () => client.end());
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    for (const s of sockets) s.destroy();
+    server.close();
+  });
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 }

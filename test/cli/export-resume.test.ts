@@ -7,12 +7,11 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { raw } from '../http/harness.js';
-import { filledGateway } from './export-fixtures.js';
+import { filledGateway, slowProxy } from './export-fixtures.js';
 import { CLI, ensureBuilt, ROOT, runCli, tempDir } from './helpers.js';
 
 t.before(ensureBuilt);
@@ -68,36 +67,6 @@ t.test('--resume after a cut anywhere finishes the exact export, locally and wit
   writeFileSync(`${wildcard}.partial`, full.subarray(0, 2000));
   t.equal((await runCli(['export', '--url', h.base, ...TABLE, '--eid', '[[]]', '--out', wildcard, '--resume'])).code, 2, '--resume of a wildcard export is refused');
 });
-
-/** A proxy to `target` passing at most 16 KiB of response every 10 ms: an export through it takes a while. */
-async function slowProxy(t: { teardown(fn: () => unknown): void }, target: string): Promise<string> {
-  const port = Number(new URL(target).port);
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = connect(port, '127.0.0.1');
-    sockets.add(client).add(upstream);
-    client.pipe(upstream);
-    upstream.on('data', (data: Buffer) => {
-      upstream.pause();
-      void (async () => {
-        for (let i = 0; i < data.length && !client.destroyed; i += 16384) {
-          client.write(data.subarray(i, i + 16384));
-          await sleep(10);
-        }
-        upstream.resume();
-      })();
-    });
-    upstream.on('end', () => client.end());
-    upstream.on('error', () => client.destroy());
-    client.on('error', () => upstream.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => {
-    for (const s of sockets) s.destroy();
-    server.close();
-  });
-  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-}
 
 /** Starts an export, sends `signal` once FILE.partial holds at least `bytes`, and waits for the process. */
 async function interrupt(args: string[], partial: string, bytes: number, signal: NodeJS.Signals): Promise<{ code: number | null; stderr: string }> {
