@@ -46,7 +46,8 @@ export async function writeInOrder(sources: readonly (() => ChunkSource)[], outp
     const source = sources[i]!();
     try {
       for (let chunk = await source.next(); chunk !== undefined; chunk = await source.next()) {
-        if (failed !== undefined) return;
+        // Another range failed: stop, and fail this one too, so no range after a gap is ever written.
+        if (failed !== undefined) throw failed;
         if (options.signal?.aborted) throw options.signal.reason;
         options.onChunk?.(chunk.rows, chunk.bytes.length);
         slot.rows += chunk.rows;
