@@ -14,6 +14,7 @@ import { Bigtable } from '@google-cloud/bigtable';
 import { buildConfig } from '../lib/config.js';
 import { createGateway } from '../lib/http/server.js';
 import { parseLayout } from '../lib/model/layout.js';
+import { END_OF_TIME } from '../lib/model/read-request.js';
 import { BigtableStore, bigtableTableId } from '../lib/store/bigtable/bigtable-store.js';
 
 const ROWS = Number(process.argv[2] ?? 50_000);
@@ -90,7 +91,7 @@ async function createReadStream(): Promise<number> {
 async function storeScan(): Promise<number> {
   let rows = 0;
   let batches = 0;
-  for await (const batch of store.scan('default', 'scan', { limit: -1, read: { maxVersions: 1, minTimestamp: 0, maxTimestamp: Number.MAX_SAFE_INTEGER } })) {
+  for await (const batch of store.scan('default', 'scan', { limit: -1, read: { maxVersions: 1, minTimestamp: 0, maxTimestamp: END_OF_TIME } })) {
     rows += batch.length;
     batches++;
   }

@@ -1,9 +1,15 @@
 /**
- * Server configuration: defaults, the YAML file, and command-line flags (flags win). Every value
- * is checked at startup; an invalid one is refused with a message naming its key.
+ * Server configuration: defaults, the YAML file, the environment (config-env.ts) and command-line
+ * flags; flags > environment > file > defaults. Every value is checked at startup; an invalid one
+ * is refused with a message naming its key. Relative paths in the file (store.path, data,
+ * tls.cert, tls.key) are relative to the file's folder, so a configuration means the same files
+ * from whichever directory the server starts; paths given as flags or in the environment are
+ * relative to the working directory, as command-line paths are.
  */
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { LOG_LEVELS, withEnvironment, type Environment } from './config-env.js';
 import { rgError } from './errors.js';
 
 export type Revision = 1 | 2 | 3;
@@ -144,6 +150,7 @@ export interface ConfigFlags {
   readonly port?: string | number;
   readonly host?: string;
   readonly revision?: string | number;
+  readonly logLevel?: string;
 }
 
 const TOP_KEYS = new Set(['host', 'port', 'revision', 'instances', 'cors', 'store', 'limits', 'logLevel', 'data', 'auth', 'tls', 'readOnly', 'admin', 'compression']);
@@ -163,7 +170,12 @@ function text(key: string, value: unknown): string {
   return value;
 }
 
-function parseStore(raw: unknown, dataFlag: string | undefined): StoreConfig {
+/** A path written in the configuration file, relative to the file's folder (when there is a file). */
+function filePath(baseDir: string | undefined, path: string): string {
+  return baseDir === undefined ? path : resolve(baseDir, path);
+}
+
+function parseStore(raw: unknown, dataFlag: string | undefined, baseDir: string | undefined): StoreConfig {
   if (raw === undefined) return { kind: 'lmdb', path: dataFlag ?? DEFAULT_DATA_DIR };
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) bad('store', 'must be a mapping with kind: lmdb or kind: bigtable');
   const s = raw as Record<string, unknown>;
@@ -174,7 +186,7 @@ function parseStore(raw: unknown, dataFlag: string | undefined): StoreConfig {
     }
     return {
       kind: 'lmdb',
-      path: dataFlag ?? (s.path === undefined ? DEFAULT_DATA_DIR : text('store.path', s.path)),
+      path: dataFlag ?? (s.path === undefined ? DEFAULT_DATA_DIR : filePath(baseDir, text('store.path', s.path))),
       ...(s.scanThreads === undefined ? {} : { scanThreads: s.scanThreads as number }),
     };
   }
@@ -287,11 +299,11 @@ function parseCors(raw: unknown): CorsConfig {
   return { origins, credentials };
 }
 
-function parseTls(raw: unknown): TlsConfig | undefined {
+function parseTls(raw: unknown, baseDir: string | undefined): TlsConfig | undefined {
   if (raw === undefined || raw === null || raw === false) return undefined;
   const t = mapping('tls', raw);
   onlyKeys('tls', t, ['cert', 'key']);
-  const out = { cert: text('tls.cert', t.cert), key: text('tls.key', t.key) };
+  const out = { cert: filePath(baseDir, text('tls.cert', t.cert)), key: filePath(baseDir, text('tls.key', t.key)) };
   for (const k of ['cert', 'key'] as const) {
     try {
       readFileSync(out[k]);
@@ -327,8 +339,12 @@ function parseAdmin(raw: unknown, host: string, port: number): AdminConfig | fal
   return { host: adminHost, port: adminPort, readyTimeoutMs };
 }
 
-/** Builds the configuration from the YAML file named by `flags.config` (if any) and the flags. */
-export function loadConfig(flags: ConfigFlags = {}): Config {
+/**
+ * Builds the configuration from the flags, the environment and the YAML file named by
+ * `--config` or ROWGATE_CONFIG (if any).
+ */
+export function loadConfig(givenFlags: ConfigFlags = {}, env: Environment = process.env): Config {
+  const flags = withEnvironment(givenFlags, env);
   let file: Record<string, unknown> = {};
   if (flags.config !== undefined) {
     let textContent: string;
@@ -348,10 +364,11 @@ export function loadConfig(flags: ConfigFlags = {}): Config {
       file = parsed as Record<string, unknown>;
     }
   }
-  return buildConfig(file, flags);
+  return buildConfig(file, flags, flags.config === undefined ? undefined : dirname(resolve(flags.config)));
 }
 
-export function buildConfig(file: Record<string, unknown>, flags: ConfigFlags = {}): Config {
+/** `baseDir`: the configuration file's folder, against which relative paths in `file` resolve. */
+export function buildConfig(file: Record<string, unknown>, flags: ConfigFlags = {}, baseDir?: string): Config {
   for (const k of Object.keys(file)) if (!TOP_KEYS.has(k)) bad(k, `unknown key (known: ${[...TOP_KEYS].join(', ')})`);
   const d = DEFAULT_CONFIG;
   const host = flags.host ?? (file.host === undefined ? d.host : text('host', file.host));
@@ -364,10 +381,9 @@ export function buildConfig(file: Record<string, unknown>, flags: ConfigFlags = 
   }
   if (file.readOnly !== undefined && typeof file.readOnly !== 'boolean') bad('readOnly', 'must be true or false');
   if (file.compression !== undefined && typeof file.compression !== 'boolean') bad('compression', 'must be true or false');
-  if (file.logLevel !== undefined && !['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(String(file.logLevel))) {
-    bad('logLevel', 'must be one of fatal, error, warn, info, debug, trace, silent');
-  }
-  const dataFlag = flags.data ?? (file.data === undefined ? undefined : text('data', file.data));
+  if (file.logLevel !== undefined && !LOG_LEVELS.includes(String(file.logLevel))) bad('logLevel', `must be one of ${LOG_LEVELS.join(', ')}`);
+  if (flags.logLevel !== undefined && !LOG_LEVELS.includes(flags.logLevel)) bad('--log-level', `must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(flags.logLevel)}`);
+  const dataFlag = flags.data ?? (file.data === undefined ? undefined : filePath(baseDir, text('data', file.data)));
   return {
     host,
     port,
@@ -375,12 +391,12 @@ export function buildConfig(file: Record<string, unknown>, flags: ConfigFlags = 
     instances,
     cors: parseCors(file.cors),
     auth: parseAuth(file.auth),
-    tls: parseTls(file.tls),
+    tls: parseTls(file.tls, baseDir),
     readOnly: (file.readOnly as boolean | undefined) ?? d.readOnly,
     admin: parseAdmin(file.admin, host, port),
-    store: parseStore(file.store, dataFlag),
+    store: parseStore(file.store, dataFlag, baseDir),
     limits: parseLimits(file.limits),
-    logLevel: (file.logLevel as string | undefined) ?? d.logLevel,
+    logLevel: flags.logLevel ?? (file.logLevel as string | undefined) ?? d.logLevel,
     compression: (file.compression as boolean | undefined) ?? d.compression,
   };
 }

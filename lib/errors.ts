@@ -36,7 +36,7 @@ export const ERRORS = {
   RG_ERR_BAD_VERSIONS: { status: 400, exceptionName: 'IllegalArgumentException', when: 'versions is not a positive integer or "all"' },
   RG_ERR_BAD_TIMERANGE: { status: 400, exceptionName: 'IllegalArgumentException', when: 'timerange is not min..max with min < max' },
   RG_ERR_BAD_LIMIT: { status: 400, exceptionName: 'IllegalArgumentException', when: 'limit is not an integer >= -1, or exceeds the configured maximum' },
-  RG_ERR_BAD_TIMESTAMP: { status: 400, exceptionName: 'IllegalArgumentException', when: 'a timestamp is not a non-negative integer of milliseconds' },
+  RG_ERR_BAD_TIMESTAMP: { status: 400, exceptionName: 'IllegalArgumentException', when: 'a timestamp is not an integer of milliseconds from 0 to 2^63-1 (on Bigtable: to 9223372036854775); a POST cell at -1 is skipped, not refused' },
   RG_ERR_BAD_PARAMETER: { status: 400, exceptionName: 'IllegalArgumentException', when: 'a query parameter is unknown to the served revision, repeated, or malformed' },
   RG_ERR_AMBIGUOUS_REQUEST: { status: 400, exceptionName: 'IllegalArgumentException', when: 'more than one of eid, eids and start_eid/end_eid is given, or none where one is required' },
   RG_ERR_BAD_BODY: { status: 400, exceptionName: 'JsonParseException', when: 'the request body is not valid JSON or not the expected shape' },

@@ -1,9 +1,15 @@
 /**
  * Prometheus metrics (prom-client), one registry per gateway so several gateways in one process
- * (tests) never share counters. Served by the admin listener at /metrics.
+ * (tests) never share counters. Served by the admin listener at /metrics (with --workers, summed
+ * over every worker: metrics-cluster.ts). What a request records costs a few map lookups and
+ * additions (plain-metrics.ts); label sets are bounded (route templates, methods, statuses, at
+ * most MAX_TABLES instance/table pairs, store operations, auth failure reasons).
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { performance } from 'node:perf_hooks';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { isRowgateError } from './errors.js';
+import { metricsTextToJson, type MetricFamilyJson } from './metrics-json.js';
+import { PlainCounter, PlainHistogram, type CounterSeries, type HistogramSeries } from './plain-metrics.js';
 import type { Store } from './store/store.js';
 
 /** Label of requests no route matched (the raw path would be unbounded cardinality). */
@@ -17,6 +23,34 @@ export interface RequestSample {
   readonly rows: number;
   readonly bytes: number;
   readonly aborted: boolean;
+  /** Request body bytes read (jsonBodyItems; 0 or absent for a body refused or not read). */
+  readonly bodyBytes?: number;
+  /** The route's instance and table, when it has them. */
+  readonly instance?: string;
+  readonly table?: string;
+  /** A streamed scan (it held a maxScans slot). */
+  readonly scan?: boolean;
+}
+
+/**
+ * Instance/table pairs with series of their own (labels instance_name and table_name: Prometheus
+ * gives `instance` to the scrape target). A pair gets them once a request on it succeeds
+ * (so it exists: names in failed requests are whatever a client typed); past this many, and
+ * before that, its requests count under instance and table "-".
+ */
+export const MAX_TABLES = 1000;
+
+/** Why a request was refused by access control (label `reason` of rowgate_auth_failures_total). */
+export type AuthFailureReason = 'missing' | 'malformed' | 'unknown_token' | 'scope';
+
+/** Series of one instance/table pair, made as they are first needed. */
+interface TableSeries {
+  readonly instance: string;
+  readonly table: string;
+  /** By access (read 0-3, write 4-7) and status class (2xx..5xx). */
+  readonly requests: (CounterSeries | undefined)[];
+  rowsRead?: CounterSeries;
+  rowsWritten?: CounterSeries;
 }
 
 /** Counts of one route, method and status since the counters were last brought up to date. */
@@ -28,32 +62,46 @@ interface PendingCounts {
   rows: number;
   bytes: number;
   aborted: number;
+  received: number;
 }
 
 export class GatewayMetrics {
   readonly registry = new Registry();
   private readonly requests: Counter<'route' | 'method' | 'status'>;
-  private readonly duration: Histogram<'route' | 'method'>;
+  private readonly duration: PlainHistogram;
   private readonly rowsStreamed: Counter<'route'>;
   private readonly rowsWritten: Counter<'route' | 'method'>;
   private readonly bytes: Counter<'route' | 'method'>;
   private readonly aborted: Counter<'route' | 'method'>;
+  private readonly received: Counter<'route' | 'method'>;
   private readonly storeErrors: Counter<'operation'>;
+  private readonly storeSeconds: PlainHistogram;
+  private readonly tableRequests: PlainCounter;
+  private readonly tableRows: PlainCounter;
+  private readonly tables = new Map<string, Map<string, TableSeries>>();
+  private tableCount = 0;
+  private readonly otherTable: TableSeries;
+  private readonly scanSeconds: HistogramSeries;
+  private readonly scanBytes: HistogramSeries;
+  private readonly authFailures: PlainCounter;
+  /** With --workers: where /metrics gets the text summed over every worker (metrics-cluster.ts). */
+  private gather: (() => Promise<string>) | undefined;
   /**
    * Request counts not yet added to the Prometheus counters: prom-client hashes a labels object on
    * every inc (and validates it), four counters a request; the counts are added once per series
    * when the counters are read instead (their `collect`). The duration histogram is observed per
-   * request, through its series looked up once.
+   * request, through its series looked up once (a plain-metrics histogram: no hashing).
    */
-  private readonly pending = new Map<string, PendingCounts>();
-  private readonly durations = new Map<string, { observe(v: number): void }>();
+  private readonly pending: PendingCounts[] = [];
+  /** route -> method -> its duration series and its counts by status. */
+  private readonly series = new Map<string, Map<string, { readonly duration: HistogramSeries; readonly byStatus: Map<number, PendingCounts> }>>();
 
   constructor(openScans: () => number, storeOpenScans: () => number) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     const flush = (): void => this.flush();
     this.requests = new Counter({ name: 'rowgate_http_requests_total', help: 'HTTP requests answered, by route template, method and status', labelNames: ['route', 'method', 'status'], registers, collect: flush });
-    this.duration = new Histogram({
+    this.duration = new PlainHistogram({
       name: 'rowgate_http_request_duration_seconds',
       help: 'Time from request to the end of the response (streamed scans included), by route template and method',
       labelNames: ['route', 'method'],
@@ -64,7 +112,35 @@ export class GatewayMetrics {
     this.rowsWritten = new Counter({ name: 'rowgate_rows_written_total', help: 'Rows written or deleted by POST, PUT and DELETE requests', labelNames: ['route', 'method'], registers, collect: flush });
     this.bytes = new Counter({ name: 'rowgate_response_bytes_total', help: 'Bytes sent on the wire in responses (headers included)', labelNames: ['route', 'method'], registers, collect: flush });
     this.aborted = new Counter({ name: 'rowgate_http_responses_aborted_total', help: 'Responses that did not complete (client gone, or a stream cut by an error)', labelNames: ['route', 'method'], registers, collect: flush });
+    this.received = new Counter({ name: 'rowgate_request_body_bytes_total', help: 'Request body bytes read (POST and PUT rows; a body refused before it is read counts none), by route template and method', labelNames: ['route', 'method'], registers, collect: flush });
     this.storeErrors = new Counter({ name: 'rowgate_store_errors_total', help: 'Store operations that failed for a reason other than a client error, by operation', labelNames: ['operation'], registers });
+    this.storeSeconds = new PlainHistogram({
+      name: 'rowgate_store_operation_seconds',
+      help: 'Time a store operation took, by operation (a scan: each batch it yields)',
+      labelNames: ['operation'],
+      buckets: [0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
+      registers,
+    });
+    this.tableRequests = new PlainCounter({ name: 'rowgate_table_requests_total', help: `Requests on a table, by instance, table, access (read, write) and status class; "-" for tables without series of their own (at most ${MAX_TABLES})`, labelNames: ['instance_name', 'table_name', 'access', 'status_class'], registers });
+    this.tableRows = new PlainCounter({ name: 'rowgate_table_rows_total', help: 'Rows read (sent) or written (written or deleted) on a table, by instance, table and direction', labelNames: ['instance_name', 'table_name', 'direction'], registers });
+    this.otherTable = { instance: '-', table: '-', requests: [] };
+    const scanSeconds = new PlainHistogram({
+      name: 'rowgate_scan_duration_seconds',
+      help: 'Time from request to the last byte of a streamed scan',
+      labelNames: [],
+      buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 1800],
+      registers,
+    });
+    this.scanSeconds = scanSeconds.labels();
+    const scanBytes = new PlainHistogram({
+      name: 'rowgate_scan_response_bytes',
+      help: 'Bytes a streamed scan sent (on the wire, headers included)',
+      labelNames: [],
+      buckets: [1024, 16384, 131072, 1048576, 8388608, 67108864, 536870912, 4294967296],
+      registers,
+    });
+    this.scanBytes = scanBytes.labels();
+    this.authFailures = new PlainCounter({ name: 'rowgate_auth_failures_total', help: 'Requests refused by access control, by reason: missing, malformed or unknown_token (401), scope (403)', labelNames: ['reason'], registers });
     new Gauge({
       name: 'rowgate_open_scans',
       help: 'Streaming scans in flight (bounded by limits.maxScans)',
@@ -84,28 +160,79 @@ export class GatewayMetrics {
   }
 
   request(s: RequestSample): void {
-    const key = `${s.route} ${s.method} ${s.status}`;
-    let p = this.pending.get(key);
+    // Two map levels of the strings as they come (route templates and methods are the same string
+    // objects each time, their hashes cached) instead of keys concatenated and hashed anew each
+    // request: 810 -> 16 ns a request (bench/request-costs.ts, before the per-table series).
+    let byMethod = this.series.get(s.route);
+    if (byMethod === undefined) {
+      byMethod = new Map();
+      this.series.set(s.route, byMethod);
+    }
+    let series = byMethod.get(s.method);
+    if (series === undefined) {
+      series = { duration: this.duration.labels(s.route, s.method), byStatus: new Map() };
+      byMethod.set(s.method, series);
+    }
+    let p = series.byStatus.get(s.status);
     if (p === undefined) {
-      p = { route: s.route, method: s.method, status: String(s.status), requests: 0, rows: 0, bytes: 0, aborted: 0 };
-      this.pending.set(key, p);
+      p = { route: s.route, method: s.method, status: String(s.status), requests: 0, rows: 0, bytes: 0, aborted: 0, received: 0 };
+      series.byStatus.set(s.status, p);
+      this.pending.push(p);
     }
     p.requests++;
     p.rows += s.rows;
     p.bytes += s.bytes;
+    p.received += s.bodyBytes ?? 0;
     if (s.aborted) p.aborted++;
-    const dkey = `${s.route} ${s.method}`;
-    let duration = this.durations.get(dkey);
-    if (duration === undefined) {
-      duration = this.duration.labels(s.route, s.method);
-      this.durations.set(dkey, duration);
+    series.duration.observe(s.seconds);
+    if (s.scan) {
+      this.scanSeconds.observe(s.seconds);
+      this.scanBytes.observe(s.bytes);
     }
-    duration.observe(s.seconds);
+    if (s.table !== undefined && s.instance !== undefined) this.tableRequest(s, s.instance, s.table);
+  }
+
+  private tableRequest(s: RequestSample, instance: string, table: string): void {
+    const t = this.tables.get(instance)?.get(table) ?? this.newTable(instance, table, s.status);
+    const write = s.method !== 'GET' && s.method !== 'HEAD';
+    const cls = Math.min(5, Math.max(2, Math.floor(s.status / 100)));
+    const i = (write ? 4 : 0) + cls - 2;
+    const series = (t.requests[i] ??= this.tableRequests.labels(t.instance, t.table, write ? 'write' : 'read', `${cls}xx`));
+    series.value++;
+    if (s.rows > 0) {
+      if (write) (t.rowsWritten ??= this.tableRows.labels(t.instance, t.table, 'written')).value += s.rows;
+      else (t.rowsRead ??= this.tableRows.labels(t.instance, t.table, 'read')).value += s.rows;
+    }
+  }
+
+  /** The series of a pair not seen succeeding yet (see MAX_TABLES). */
+  private newTable(instance: string, table: string, status: number): TableSeries {
+    if (status >= 400 || this.tableCount >= MAX_TABLES) return this.otherTable;
+    let byTable = this.tables.get(instance);
+    if (byTable === undefined) this.tables.set(instance, (byTable = new Map()));
+    const t: TableSeries = { instance, table, requests: [] };
+    byTable.set(table, t);
+    this.tableCount++;
+    return t;
+  }
+
+  authFailure(reason: AuthFailureReason): void {
+    this.authFailures.labels(reason).value++;
+  }
+
+  /** The series timing one store operation (look it up once per operation). */
+  storeTimer(operation: string): HistogramSeries {
+    return this.storeSeconds.labels(operation);
+  }
+
+  /** With --workers: /metrics answers with what `gather` returns (every worker's metrics summed). */
+  gatherWith(gather: () => Promise<string>): void {
+    this.gather = gather;
   }
 
   /** Adds the pending request counts to the counters (run before any of them is read). */
   private flush(): void {
-    for (const p of this.pending.values()) {
+    for (const p of this.pending) {
       if (p.requests === 0) continue;
       const { route, method } = p;
       this.requests.inc({ route, method, status: p.status }, p.requests);
@@ -115,7 +242,8 @@ export class GatewayMetrics {
       }
       if (p.bytes > 0) this.bytes.inc({ route, method }, p.bytes);
       if (p.aborted > 0) this.aborted.inc({ route, method }, p.aborted);
-      p.requests = p.rows = p.bytes = p.aborted = 0;
+      if (p.received > 0) this.received.inc({ route, method }, p.received);
+      p.requests = p.rows = p.bytes = p.aborted = p.received = 0;
     }
   }
 
@@ -125,7 +253,12 @@ export class GatewayMetrics {
 
   /** The Prometheus text exposition. */
   async text(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    return { contentType: this.registry.contentType, body: this.gather === undefined ? await this.registry.metrics() : await this.gather() };
+  }
+
+  /** The same metrics as JSON (metrics-json.ts), made from the text, so summed over workers as it is. */
+  async json(): Promise<Record<string, MetricFamilyJson>> {
+    return metricsTextToJson((await this.text()).body);
   }
 }
 
@@ -145,6 +278,23 @@ export function instrumentStore(store: Store, metrics: GatewayMetrics): Store {
     if (isStoreFailure(e)) metrics.storeError(operation);
     throw e;
   };
+  /** Settles like `result`, recording its time (a promise: until it settles) and counting a failure. */
+  const timed = (operation: string, timer: HistogramSeries, started: number, result: unknown): unknown => {
+    if (!(result instanceof Promise)) {
+      timer.observe((performance.now() - started) / 1000);
+      return result;
+    }
+    return result.then(
+      (value: unknown) => {
+        timer.observe((performance.now() - started) / 1000);
+        return value;
+      },
+      (e: unknown) => {
+        timer.observe((performance.now() - started) / 1000);
+        return count(operation)(e);
+      },
+    );
+  };
   return new Proxy(store, {
     get(target, prop) {
       const value: unknown = Reflect.get(target, prop, target);
@@ -152,6 +302,7 @@ export function instrumentStore(store: Store, metrics: GatewayMetrics): Store {
       let fn = wrapped.get(prop);
       if (fn === undefined) {
         const method = value as (...args: unknown[]) => unknown;
+        const timer = metrics.storeTimer(prop);
         fn =
           prop === 'scan' || prop === 'scanChunks'
             ? (...args: unknown[]) => {
@@ -162,17 +313,19 @@ export function instrumentStore(store: Store, metrics: GatewayMetrics): Store {
                   return count(prop)(e);
                 }
                 const next = scan.next.bind(scan);
-                scan.next = () => next().catch(count(prop));
+                scan.next = () => timed(prop, timer, performance.now(), next()) as Promise<unknown>;
                 return scan;
               }
             : (...args: unknown[]) => {
+                const started = performance.now();
                 let result: unknown;
                 try {
                   result = method.apply(target, args);
                 } catch (e) {
+                  timer.observe((performance.now() - started) / 1000);
                   return count(prop)(e);
                 }
-                return result instanceof Promise ? result.catch(count(prop)) : result;
+                return timed(prop, timer, started, result);
               };
         wrapped.set(prop, fn);
       }

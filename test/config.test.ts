@@ -1,10 +1,11 @@
 /**
- * Configuration: defaults, flags over the file, and every invalid value refused at startup with
- * a message naming its key.
+ * Configuration: defaults, flags over the environment over the file, relative paths in the file
+ * resolved against its folder, and every invalid value refused at startup with a message naming
+ * its key (or its environment variable).
  */
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import t from 'tap';
 import { buildConfig, DEFAULT_LIMITS, loadConfig } from '../lib/config.js';
 import { sha256Hex } from '../lib/http/auth.js';
@@ -172,4 +173,51 @@ t.test('a YAML file is read and checked the same way', async (t) => {
   writeFileSync(bad, 'limits:\n  maxScans: many\n');
   t.throws(() => loadConfig({ config: bad }), /configuration limits\.maxScans: must be an integer/);
   t.throws(() => loadConfig({ config: join(dir, 'missing.yaml') }), /configuration file: cannot read/);
+});
+
+t.test('precedence: flags > environment > file > defaults, for every setting the environment gives', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'rowgate-config-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const fileA = join(dir, 'a.yaml');
+  const fileB = join(dir, 'b.yaml');
+  writeFileSync(fileA, 'host: 127.0.0.3\nport: 7000\nlogLevel: error\nstore: {kind: lmdb, path: /file/data}\n');
+  writeFileSync(fileB, 'port: 7100\n');
+  const noEnv = loadConfig({}, {});
+  t.same([noEnv.host, noEnv.port, noEnv.logLevel, noEnv.store], ['127.0.0.1', 8080, 'info', { kind: 'lmdb', path: './rowgate-data' }], 'defaults');
+  const file = loadConfig({ config: fileA }, {});
+  t.same([file.host, file.port, file.logLevel, file.store], ['127.0.0.3', 7000, 'error', { kind: 'lmdb', path: '/file/data' }], 'the file over the defaults');
+  const env = { ROWGATE_HOST: '127.0.0.4', ROWGATE_PORT: '7001', ROWGATE_LOG_LEVEL: 'debug', ROWGATE_DATA: '/env/data' };
+  const fromEnv = loadConfig({ config: fileA }, env);
+  t.same([fromEnv.host, fromEnv.port, fromEnv.logLevel, fromEnv.store], ['127.0.0.4', 7001, 'debug', { kind: 'lmdb', path: '/env/data' }], 'the environment over the file');
+  const flags = loadConfig({ config: fileA, host: '127.0.0.5', port: '7002', logLevel: 'warn', data: '/flag/data' }, env);
+  t.same([flags.host, flags.port, flags.logLevel, flags.store], ['127.0.0.5', 7002, 'warn', { kind: 'lmdb', path: '/flag/data' }], 'flags over the environment');
+  t.equal(loadConfig({}, { ROWGATE_CONFIG: fileB }).port, 7100, 'ROWGATE_CONFIG names the file');
+  t.equal(loadConfig({ config: fileA }, { ROWGATE_CONFIG: fileB }).port, 7000, '--config wins over ROWGATE_CONFIG');
+  t.equal(loadConfig({}, { PORT: '7003' }).port, 7003, 'PORT, as platforms set it');
+  t.equal(loadConfig({}, { PORT: '7003', ROWGATE_PORT: '7004' }).port, 7004, 'ROWGATE_PORT wins over PORT');
+  t.equal(loadConfig({}, { PORT: '', ROWGATE_LOG_LEVEL: '' }).port, 8080, 'an empty variable is unset');
+  t.equal(loadConfig({}, { PORT: '0' }).admin && (loadConfig({}, { PORT: '0' }).admin as { port: number }).port, 0, 'the admin port follows a port from the environment');
+  t.throws(() => loadConfig({}, { ROWGATE_PORT: 'http' }), { code: 'RG_ERR_BAD_CONFIG', message: /^environment ROWGATE_PORT: must be an integer from 0 to 65535, got "http"$/ });
+  t.throws(() => loadConfig({}, { PORT: '70000' }), /^environment PORT: must be an integer/);
+  t.throws(() => loadConfig({}, { ROWGATE_LOG_LEVEL: 'verbose' }), /^environment ROWGATE_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent/);
+  t.throws(() => loadConfig({ logLevel: 'loud' }, {}), /configuration --log-level: must be one of/);
+});
+
+t.test('relative paths in the file resolve against its folder; flags and environment against the working directory', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'rowgate-config-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'rowgate.yaml');
+  writeFileSync(join(dir, 'cert.pem'), 'x');
+  writeFileSync(file, 'store: {kind: lmdb, path: data}\ntls: {cert: cert.pem, key: ./cert.pem}\n');
+  const c = loadConfig({ config: file }, {});
+  t.same(c.store, { kind: 'lmdb', path: join(dir, 'data') }, 'store.path');
+  t.same(c.tls, { cert: join(dir, 'cert.pem'), key: join(dir, 'cert.pem') }, 'tls files');
+  writeFileSync(file, 'data: ../elsewhere\n');
+  t.same(loadConfig({ config: file }, {}).store, { kind: 'lmdb', path: resolve(dir, '../elsewhere') }, 'the data key');
+  writeFileSync(file, 'store: {kind: lmdb, path: /abs/data}\n');
+  t.same(loadConfig({ config: file }, {}).store, { kind: 'lmdb', path: '/abs/data' }, 'an absolute path stays');
+  t.same(loadConfig({ config: file, data: 'rel' }, {}).store, { kind: 'lmdb', path: 'rel' }, '--data is the working directory\'s');
+  t.same(loadConfig({ config: file }, { ROWGATE_DATA: 'rel' }).store, { kind: 'lmdb', path: 'rel' }, 'ROWGATE_DATA too');
+  writeFileSync(file, 'port: 1\n');
+  t.same(loadConfig({ config: file }, {}).store, { kind: 'lmdb', path: './rowgate-data' }, 'the default data directory is the working directory\'s');
 });

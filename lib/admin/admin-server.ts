@@ -2,9 +2,12 @@
  * The admin listener (configuration `admin`, default port 8081 like the original's admin port):
  * plain HTTP, no tokens, meant for probes and scrapers on a private network.
  *
- *   GET /healthz  200 while the process is up
- *   GET /readyz   200 when the store answers listInstances() within admin.readyTimeoutMs, else 503
- *   GET /metrics  Prometheus text format (prom-client)
+ *   GET /healthz      200 while the process is up
+ *   GET /readyz       200 when the store answers listInstances() within admin.readyTimeoutMs, else 503
+ *   GET /metrics      Prometheus text format (prom-client); JSON for a client accepting application/json
+ *
+ * and KijiREST's Dropwizard endpoints (dropwizard.ts): GET /ping, GET /healthcheck,
+ * POST /tasks/close?instance=I[&table=T].
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +15,7 @@ import type { Logger } from 'pino';
 import type { AdminConfig } from '../config.js';
 import type { GatewayMetrics } from '../metrics.js';
 import type { Store } from '../store/store.js';
+import { acceptsJson, closeTask, healthcheckReply, PONG, type AdminReply } from './dropwizard.js';
 
 export interface AdminServer {
   readonly server: Server;
@@ -31,6 +35,17 @@ function send(res: ServerResponse, status: number, contentType: string, body: st
 }
 
 const sendJson = (res: ServerResponse, status: number, body: unknown): void => send(res, status, 'application/json', JSON.stringify(body));
+const reply = (res: ServerResponse, r: AdminReply): void => send(res, r.status, r.contentType, r.body);
+
+/** The admin resources and their methods (HEAD wherever GET is). */
+const METHODS: Record<string, readonly string[]> = {
+  '/healthz': ['GET', 'HEAD'],
+  '/readyz': ['GET', 'HEAD'],
+  '/metrics': ['GET', 'HEAD'],
+  '/ping': ['GET', 'HEAD'],
+  '/healthcheck': ['GET', 'HEAD'],
+  '/tasks/close': ['POST'],
+};
 
 /** Resolves with the store's answer or rejects after `ms`. */
 async function probeStore(store: Store, ms: number): Promise<void> {
@@ -47,11 +62,13 @@ async function probeStore(store: Store, ms: number): Promise<void> {
 
 export function createAdminServer(config: AdminConfig, targets: AdminTargets, log: Logger): AdminServer {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const path = (req.url ?? '/').split('?')[0]!.replace(/\/+$/, '') || '/';
-    const known = path === '/healthz' || path === '/readyz' || path === '/metrics';
-    if (!known) return sendJson(res, 404, { status: 404, error: `no admin resource ${path} (try /healthz, /readyz, /metrics)` });
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.setHeader('allow', 'GET, HEAD');
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = (q < 0 ? url : url.slice(0, q)).replace(/\/+$/, '') || '/';
+    const methods = METHODS[path];
+    if (methods === undefined) return sendJson(res, 404, { status: 404, error: `no admin resource ${path} (try ${Object.keys(METHODS).join(', ')})` });
+    if (!methods.includes(req.method ?? '')) {
+      res.setHeader('allow', methods.join(', '));
       return sendJson(res, 405, { status: 405, error: `method ${req.method} is not allowed on ${path}` });
     }
     if (path === '/healthz') return sendJson(res, 200, { status: 'ok', uptimeSeconds: Math.round(process.uptime()) });
@@ -64,6 +81,24 @@ export function createAdminServer(config: AdminConfig, targets: AdminTargets, lo
         return sendJson(res, 503, { status: 'unavailable', store: targets.store.kind, error: (e as Error).message });
       }
     }
+    if (path === '/ping') return reply(res, PONG);
+    if (path === '/healthcheck') {
+      // The readiness probe under Dropwizard's name for it: the store answers in time.
+      let store: { healthy: boolean; message?: string } = { healthy: true };
+      try {
+        await probeStore(targets.store, config.readyTimeoutMs);
+      } catch (e) {
+        log.warn({ err: e }, 'health check failed');
+        store = { healthy: false, message: (e as Error).message };
+      }
+      return reply(res, healthcheckReply({ store }, acceptsJson(req)));
+    }
+    if (path === '/tasks/close') {
+      const result = await closeTask(targets.store, q < 0 ? '' : url.slice(q + 1));
+      if (result.status === 200) log.info({ url }, 'admin task close: store caches dropped');
+      return reply(res, result);
+    }
+    if (acceptsJson(req)) return sendJson(res, 200, await targets.metrics.json());
     const { contentType, body } = await targets.metrics.text();
     send(res, 200, contentType, body);
   };

@@ -11,6 +11,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AuthConfig, Scope } from '../config.js';
 import { rgError } from '../errors.js';
+import type { AuthFailureReason } from '../metrics.js';
 
 export type Access = 'read' | 'write';
 
@@ -34,10 +35,10 @@ function allows(scope: Scope | undefined, access: Access): boolean {
   return scope === '*' || scope === access;
 }
 
-/** Thrown for a missing or unknown token; carries the challenge header. */
-function unauthorized(message: string, invalid: boolean) {
-  const challenge = invalid ? 'Bearer realm="rowgate", error="invalid_token"' : 'Bearer realm="rowgate"';
-  return Object.assign(rgError('RG_ERR_UNAUTHORIZED', message), { headers: { 'www-authenticate': challenge } });
+/** Thrown for a missing or unknown token; carries the challenge header, and the reason for metrics. */
+function unauthorized(message: string, authFailure: Exclude<AuthFailureReason, 'scope'>) {
+  const challenge = authFailure !== 'missing' ? 'Bearer realm="rowgate", error="invalid_token"' : 'Bearer realm="rowgate"';
+  return Object.assign(rgError('RG_ERR_UNAUTHORIZED', message), { headers: { 'www-authenticate': challenge }, authFailure });
 }
 
 export class Authenticator {
@@ -53,16 +54,16 @@ export class Authenticator {
 
   /** The token's principal, or RG_ERR_UNAUTHORIZED (401) when the header is missing, malformed or unknown. */
   authenticate(authorization: string | undefined): Principal {
-    if (authorization === undefined || authorization === '') throw unauthorized('a bearer token is required (Authorization: Bearer <token>)', false);
+    if (authorization === undefined || authorization === '') throw unauthorized('a bearer token is required (Authorization: Bearer <token>)', 'missing');
     const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization);
-    if (!m) throw unauthorized('the Authorization header must be "Bearer <token>"', true);
+    if (!m) throw unauthorized('the Authorization header must be "Bearer <token>"', 'malformed');
     const digest = createHash('sha256').update(m[1]!, 'utf8').digest();
     let found: CompiledToken | undefined;
     for (const t of this.tokens) {
       // Every digest is compared, whatever matched before.
       if (timingSafeEqual(t.digest, digest) && found === undefined) found = t;
     }
-    if (found === undefined) throw unauthorized('the bearer token is not valid', true);
+    if (found === undefined) throw unauthorized('the bearer token is not valid', 'unknown_token');
     const token = found;
     return {
       name: token.name,
@@ -79,6 +80,6 @@ export function accessOf(method: string): Access {
 /** RG_ERR_FORBIDDEN (403) unless the principal may do `access` on `instance`. */
 export function requireScope(principal: Principal, instance: string, access: Access): void {
   if (!principal.can(instance, access)) {
-    throw rgError('RG_ERR_FORBIDDEN', `token ${principal.name} has no ${access} scope on instance ${instance}`);
+    throw Object.assign(rgError('RG_ERR_FORBIDDEN', `token ${principal.name} has no ${access} scope on instance ${instance}`), { authFailure: 'scope' as const });
   }
 }

@@ -57,6 +57,10 @@ function declaredLength(req: IncomingMessage): number {
  * bytes that are not UTF-8 and on malformed JSON (naming the position). The head (content type,
  * declared length) was checked by the handler before any store call: checkBodyHead.
  */
+/** Where jsonBodyItems leaves the bytes of the body it has read (metrics of body bytes). */
+export const BODY_BYTES = Symbol('rowgate.bodyBytes');
+export type BodyCounted = { [BODY_BYTES]?: number };
+
 export async function* jsonBodyItems(req: IncomingMessage, limit: number): AsyncGenerator<JsonValue> {
   const text = new Utf8Pieces('request body');
   const rows = new JsonElementSplitter('request body');
@@ -64,6 +68,7 @@ export async function* jsonBodyItems(req: IncomingMessage, limit: number): Async
   // for...of rather than yield*, which wraps each array in an async iterator (~4 us a body).
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
+    (req as BodyCounted)[BODY_BYTES] = size;
     if (size > limit) throw tooLarge(limit);
     for (const row of rows.push(text.decode(chunk))) yield row;
   }

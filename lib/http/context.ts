@@ -9,7 +9,8 @@ import type { Principal } from './auth.js';
 import type { Query } from './query.js';
 
 export interface AppContext {
-  readonly config: Config;
+  /** Replaced by a reload (SIGHUP); a request keeps the one it started with. */
+  config: Config;
   readonly store: Store;
   readonly log: Logger;
   /** Streaming responses in flight (bounded by limits.maxScans). */
@@ -22,6 +23,13 @@ export interface AppContext {
 export interface RequestInfo {
   route: string;
   rows: number;
+  /** The caller's token name, once authenticated. */
+  token: string | undefined;
+  /** The instance and table the route names, when it names them. */
+  instance: string | undefined;
+  table: string | undefined;
+  /** Set by a streamed scan (metrics of scans). */
+  scan?: boolean;
 }
 
 export type Params = Record<string, string | undefined>;

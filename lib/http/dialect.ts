@@ -8,12 +8,17 @@ import { isRowgateError, rgError } from '../errors.js';
 import { fromHex, toHex } from '../model/binary-text.js';
 import { entityIdFromBody, parseEntityIdText, parseShellEntityId, resolveEntityId } from '../model/entity-id.js';
 import type { EntityIdInput, JsonValue, RowKeyFormat } from '../model/types.js';
+import { FRESHENING_PARAMS } from './freshening.js';
 
 export interface Dialect {
   readonly revision: Revision;
   readonly startParam: string;
   readonly endParam: string;
   readonly scanParams: ReadonlySet<string>;
+  /** GET rows takes the freshening parameters (revisions 2 and 3: KijiREST 0.6.0 declared them). */
+  readonly freshening: boolean;
+  /** What to send instead of the other revisions' range parameters (for the 400 naming one). */
+  readonly rangeHints: ReadonlyMap<string, string>;
   /** The `eid` parameter. */
   parseEid(text: string, format: RowKeyFormat, allowWildcards: boolean): EntityIdInput;
   /** A range bound parameter, as a row key. */
@@ -37,7 +42,13 @@ const revision3: Dialect = {
   revision: 3,
   startParam: 'start_eid',
   endParam: 'end_eid',
-  scanParams: new Set(['eid', 'eids', 'start_eid', 'end_eid', ...READ_PARAMS]),
+  scanParams: new Set(['eid', 'eids', 'start_eid', 'end_eid', ...READ_PARAMS, ...FRESHENING_PARAMS]),
+  freshening: true,
+  // KijiREST's ScanRequestSampler still sends start_rk to revision 3 servers, which ignored it.
+  rangeHints: new Map([
+    ['start_rk', 'a hex row key bound is start_eid=rowkey_hex=<hex> in revision 3'],
+    ['end_rk', 'a hex row key bound is end_eid=rowkey_hex=<hex> in revision 3'],
+  ]),
   parseEid: (text, _format, allowWildcards) => parseEntityIdText(text, { allowWildcards }),
   // A row key bound is a byte position: it need not be a whole key of the table's format.
   parseBound: (text, format) => {
@@ -57,7 +68,13 @@ function shellDialect(revision: 1 | 2): Dialect {
     revision,
     startParam: 'start_rk',
     endParam: 'end_rk',
-    scanParams: new Set(['eid', 'eids', 'start_rk', 'end_rk', ...READ_PARAMS]),
+    // Freshening came with REST-49/54 in 0.6.0 (revision 2); revision 1 has none.
+    scanParams: new Set(['eid', 'eids', 'start_rk', 'end_rk', ...READ_PARAMS, ...(revision === 2 ? FRESHENING_PARAMS : [])]),
+    freshening: revision === 2,
+    rangeHints: new Map([
+      ['start_eid', `range bounds are start_rk=<hex row key> in revision ${revision}`],
+      ['end_eid', `range bounds are end_rk=<hex row key> in revision ${revision}`],
+    ]),
     // Wildcards came with REST-32 in 0.6.0 (revision 2); revision 1 has none.
     parseEid: (text, format, allowWildcards) => {
       try {

@@ -35,6 +35,8 @@ const QUERY_PARAMS: Record<string, { description: string; schema: Json }> = {
   cols: { description: 'Columns: * (all), or comma-separated family and family:qualifier names (trimmed; family: is the family; refused for a map family on DELETE), or a JSON array of exact names such as ["logins:a,b","logins:"] (no trimming, commas allowed, family: is the empty qualifier)', schema: { type: 'string' } },
   versions: { description: 'Versions per column: a positive integer or all', schema: { type: 'string', pattern: '^([1-9][0-9]*|all)$' } },
   timerange: { description: 'min..max in milliseconds, min < max; one side may be empty', schema: { type: 'string', pattern: '^[0-9]*\\.\\.[0-9]*$' } },
+  freshen: { description: 'Accepted for KijiREST clients (revisions 2-3): true or false. rowgate runs no fresheners and returns the stored cells; a request asking for freshening gets the response header X-Rowgate-Freshening', schema: { type: 'string', pattern: '^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$' } },
+  timeout: { description: 'Accepted for KijiREST clients (revisions 2-3): the freshening wait in ms, a non-negative integer; ignored, as no freshener runs', schema: { type: 'string', pattern: '^[0-9]{1,19}$' } },
   n: { description: 'Ranges wanted at most (1 to 1024; default 1)', schema: { type: 'string', pattern: '^[0-9]+$' } },
   timestamp: { description: 'Milliseconds: on DELETE, remove versions up to this timestamp; on PUT (revision 1), the timestamp of the written cells', schema: { type: 'string', pattern: '^[0-9]+$' } },
 };
@@ -54,7 +56,7 @@ function rowInput(revision: Revision): Schema {
     type: 'object',
     properties: {
       value: { description: 'The value in Avro JSON; on a counter column an integer sets it and {"incr": n} adds n' },
-      timestamp: { type: 'integer', minimum: 0 },
+      timestamp: { type: 'integer', minimum: -1, description: 'Milliseconds; -1 skips the cell (as KijiREST did), the rest of the row is written' },
       ...(revision === 1 ? {} : { writer_schema: { description: 'A schema id, a type name, or an Avro schema', type: ['integer', 'string', 'object', 'array'] } }),
     },
     required: ['value'],
@@ -64,6 +66,7 @@ function rowInput(revision: Revision): Schema {
     type: 'object',
     properties: {
       entityId,
+      ...(revision === 1 ? { rowKey: { type: 'string', pattern: '^([0-9a-fA-F]{2})*$', description: 'The hex row key, as KijiREST 0.4.0 rows had it: accepted when it names the row entityId names' } } : {}),
       cells: { type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'array', items: cell } } },
     },
     required: ['entityId'],
@@ -99,8 +102,8 @@ interface Operation {
   /** Component schema of the 200 body. */
   readonly result: string;
   readonly query?: (revision: Revision) => readonly string[];
-  /** Free-form query parameters beyond the named ones (revision 1 PUT). */
-  readonly extraQuery?: string;
+  /** Free-form query parameters beyond the named ones (revision 1 PUT, fresh.<key> of GET rows). */
+  readonly extraQuery?: string | ((revision: Revision) => string | undefined);
   readonly body?: boolean;
   readonly stream?: boolean;
   /** Statuses beyond the common 400/401/403/404/405/414/500. */
@@ -123,6 +126,7 @@ const OPERATIONS: Record<string, Operation> = {
     summary: 'Rows: a point get (eid), a bulk get (eids), a wildcard scan, or a range scan; CR LF framed row documents (Accept: application/x-ndjson for LF framing, application/avro for an Avro object container file); a complete scan ends with the trailers X-Rowgate-Rows and, when limit stopped it early, X-Rowgate-Next-Start',
     result: 'Row',
     query: (revision) => [...dialectOf(revision).scanParams],
+    extraQuery: (revision) => (dialectOf(revision).freshening ? 'fresh.<key>=<value> (freshener parameters of KijiREST 0.6.0+; accepted and unused, as no freshener runs)' : undefined),
     stream: true,
     // 406: an Accept naming none of application/json, application/x-ndjson, application/avro.
     errors: [406, 503],
@@ -185,7 +189,8 @@ function operationOf(route: Route, revision: Revision): Json {
   }
   responses.default = { description: 'Any other error', content: { 'application/json': { schema: ref('Error') } } };
   const operation: Json = { operationId: op.operationId, summary: op.summary, parameters, responses };
-  if (op.extraQuery) operation.description = `Further query parameters: ${op.extraQuery}`;
+  const extraQuery = typeof op.extraQuery === 'function' ? op.extraQuery(revision) : op.extraQuery;
+  if (extraQuery) operation.description = `Further query parameters: ${extraQuery}`;
   if (op.body) operation.requestBody = { required: true, content: { 'application/json': { schema: ref('RowInput') } } };
   return operation;
 }

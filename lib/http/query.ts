@@ -31,11 +31,17 @@ function decode(text: string, what: string): string {
   }
 }
 
-/** Rejects parameters the route does not know, naming them (a typo should not be silently ignored). */
-export function allowOnly(query: Query, allowed: ReadonlySet<string>, revision: number): void {
+/**
+ * Rejects parameters the route does not know, naming them (a typo should not be silently ignored).
+ * `prefix` admits a family of names (`fresh.<key>`), each with something after the prefix;
+ * `hints` says what to send instead of a parameter of another revision.
+ */
+export function allowOnly(query: Query, allowed: ReadonlySet<string>, revision: number, prefix?: string, hints?: ReadonlyMap<string, string>): void {
   for (const name of query.keys()) {
-    if (!allowed.has(name)) {
-      throw rgError('RG_ERR_BAD_PARAMETER', `unknown parameter ${name} for this route (the server speaks revision ${revision}; known: ${[...allowed].join(', ') || 'none'})`);
-    }
+    if (allowed.has(name)) continue;
+    if (prefix !== undefined && name.length > prefix.length && name.startsWith(prefix)) continue;
+    const known = [...allowed, ...(prefix === undefined ? [] : [`${prefix}<key>`])];
+    const hint = hints?.get(name);
+    throw rgError('RG_ERR_BAD_PARAMETER', `unknown parameter ${name} for this route (the server speaks revision ${revision}; ${hint === undefined ? '' : `${hint}; `}known: ${known.join(', ') || 'none'})`);
   }
 }

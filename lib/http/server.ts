@@ -13,14 +13,16 @@ import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { rgError, type RowgateError } from '../errors.js';
-import { GatewayMetrics, instrumentStore, UNMATCHED_ROUTE } from '../metrics.js';
+import { GatewayMetrics, instrumentStore, UNMATCHED_ROUTE, type AuthFailureReason } from '../metrics.js';
 import type { Store } from '../store/store.js';
 import { accessOf, Authenticator, requireScope, type Principal } from './auth.js';
 import type { AppContext, Handler, RequestInfo } from './context.js';
 import { createCors } from './cors.js';
 import { parseQuery } from './query.js';
 import { answerClientError, answerConnect, type ParserError } from './client-error.js';
+import { BODY_BYTES, type BodyCounted } from './body.js';
 import { asRowgateError, sendError } from './respond.js';
+import { requestIdOf, RequestLog } from './request-log.js';
 import { routesFor } from './routes.js';
 
 export interface Gateway {
@@ -33,6 +35,12 @@ export interface Gateway {
   listen(): Promise<AddressInfo>;
   /** Stops accepting, lets running requests finish for `limits.shutdownGraceMs`, then closes the rest. */
   close(): Promise<void>;
+  /**
+   * Runs with `next` from now on (config-reload.ts planReload keeps its restart-only settings
+   * those of the running gateway): tokens, read-only, CORS, limits, log level. Requests running
+   * finish under the configuration they started with; no connection is closed.
+   */
+  reload(next: Config): void;
 }
 
 interface RouteStore {
@@ -41,6 +49,7 @@ interface RouteStore {
 }
 
 const ROUTED_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'];
+
 
 /**
  * How often node checks headersTimeout/requestTimeout: they act only at these checks (default
@@ -64,8 +73,9 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
   // Handlers see the store through the proxy that counts store errors.
   const store = instrumentStore(rawStore, metrics);
   const context: AppContext = { config, store, log, activeScans: 0 };
-  const authenticator = config.auth === undefined ? undefined : new Authenticator(config.auth);
-  const cors = createCors(config.cors, config.readOnly);
+  const requestLog = new RequestLog(log);
+  let authenticator = config.auth === undefined ? undefined : new Authenticator(config.auth);
+  let cors = createCors(config.cors, config.readOnly);
   const router = FindMyWay<FindMyWay.HTTPVersion.V1>({ ignoreTrailingSlash: true, maxParamLength: 4096 });
   for (const route of routesFor(config.revision)) {
     const storeData: RouteStore = { template: route.path, handler: route.handler };
@@ -109,9 +119,14 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
       cors.apply(req, res);
     }
     const found = router.find(method as HTTPMethod, path);
-    if (found) info.route = (found.store as RouteStore).template;
+    if (found) {
+      info.route = (found.store as RouteStore).template;
+      info.instance = found.params.instance;
+      info.table = found.params.table;
+    }
     // Authentication comes first: without a valid token not even the route table is revealed.
     const principal = authenticator?.authenticate(req.headers.authorization);
+    info.token = principal?.name;
     if (!found) {
       const allowed = allowedMethods(path);
       if (allowed.length > 0) {
@@ -139,14 +154,30 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
     if (closing) res.shouldKeepAlive = false;
     const socket = req.socket;
     const bytesBefore = socket.bytesWritten;
-    const info: RequestInfo = { route: '-', rows: 0 };
+    const reqId = requestIdOf(req);
+    res.setHeader('x-request-id', reqId);
+    const info: RequestInfo = { route: '-', rows: 0, token: undefined, instance: undefined, table: undefined, scan: false };
     res.on('close', () => {
       // A response that was running when close() began leaves a kept-alive socket behind: close it
       // once idle, or shutdown waits the whole shutdownGraceMs for a client that will not hang up.
       if (closing) setImmediate(() => server.closeIdleConnections());
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const aborted = !res.writableFinished;
-      log.info({ method: req.method, route: info.route, status: res.statusCode, ms: Math.round(seconds * 1e5) / 100, rows: info.rows, aborted }, 'request');
+      if (requestLog.enabled) {
+        requestLog.write({
+          reqId,
+          method: req.method ?? '-',
+          route: info.route,
+          status: res.statusCode,
+          ms: Math.round(seconds * 1e5) / 100,
+          rows: info.rows,
+          aborted,
+          client: socket.remoteAddress,
+          token: info.token,
+          instance: info.instance,
+          table: info.table,
+        });
+      }
       metrics.request({
         route: info.route === '-' ? UNMATCHED_ROUTE : info.route,
         method: ROUTED_METHODS.includes(req.method as HTTPMethod) || req.method === 'OPTIONS' ? req.method! : 'other',
@@ -155,10 +186,16 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
         rows: info.rows,
         bytes: Math.max(0, socket.bytesWritten - bytesBefore),
         aborted,
+        bodyBytes: (req as BodyCounted)[BODY_BYTES] ?? 0,
+        instance: info.instance,
+        table: info.table,
+        scan: info.scan === true,
       });
     });
     handle(req, res, info).catch((e: unknown) => {
       const err: RowgateError = asRowgateError(e);
+      const authFailure = (e as { authFailure?: AuthFailureReason } | null | undefined)?.authFailure;
+      if (authFailure !== undefined) metrics.authFailure(authFailure);
       if (err.code === 'RG_ERR_INTERNAL') log.error({ err: e, url: req.url }, 'internal error');
       // Headers the error implies (Retry-After of a 503, a 401's challenge) come with it: respond.errorHeaders.
       sendError(context, req, res, err);
@@ -189,7 +226,7 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
   }
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   // Requests node's parser refuses (malformed, too slow, head too large): the coded JSON error too.
-  server.on('clientError', (err: ParserError, socket: Duplex) => answerClientError(err, socket, limits, log));
+  server.on('clientError', (err: ParserError, socket: Duplex) => answerClientError(err, socket, config.limits, log));
   // Requests node would answer itself with an empty body (417) or drop unanswered (CONNECT).
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     log.info({ method: req.method, status: 417, expect: req.headers.expect }, 'request refused');
@@ -216,7 +253,7 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
     close: () =>
       new Promise<void>((resolve) => {
         closing = true;
-        const force = setTimeout(() => server.closeAllConnections(), limits.shutdownGraceMs);
+        const force = setTimeout(() => server.closeAllConnections(), config.limits.shutdownGraceMs);
         force.unref();
         server.close(() => {
           clearTimeout(force);
@@ -224,5 +261,17 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
         });
         server.closeIdleConnections();
       }),
+    reload: (next: Config) => {
+      // `config` is read by every request (handle, contextFor) and by close().
+      config = next;
+      context.config = next;
+      authenticator = next.auth === undefined ? undefined : new Authenticator(next.auth);
+      cors = createCors(next.cors, next.readOnly);
+      // node reads these at its periodic checks and for each idle connection.
+      server.headersTimeout = next.limits.headersTimeoutMs;
+      server.requestTimeout = next.limits.requestTimeoutMs;
+      server.keepAliveTimeout = next.limits.keepAliveTimeoutMs;
+      log.level = next.logLevel;
+    },
   };
 }

@@ -6,7 +6,8 @@
  */
 
 import { rgError, isRowgateError } from '../errors.js';
-import type { EncodedCell, JsonValue, SchemaTable, TableLayout } from './types.js';
+import type { EncodedCell, JsonValue, SchemaTable, TableLayout, Timestamp } from './types.js';
+import { MAX_TIMESTAMP, timestampFromJson } from './timestamp.js';
 import { stringifyExactJson } from './exact-json.js';
 import { avroResolver, avroTypeOf, isInt64, type AvroType } from './avro-types.js';
 import { AvroValueMismatch, avroFromJson, avroToJson } from './avro-json.js';
@@ -107,15 +108,16 @@ function encodeValue(plan: { readonly reader?: string; readonly allowedWriters?:
 }
 
 /**
- * absent/null -> undefined (server time). Otherwise a non-negative safe integer. Unlike the
- * original, which silently skipped cells with a negative timestamp, we reject them with a 400:
- * DESIGN.md 4 makes every client error a 4xx and validates a body completely before writing,
- * and a silently dropped cell would look like a successful write.
+ * absent/null -> undefined (server time). Otherwise a Java long 0..2^63-1, exact (a bigint above
+ * 2^53-1). A negative timestamp is a 400 here: DESIGN.md 4 makes every client error a 4xx, and a
+ * silently dropped cell would look like a successful write; only -1, which KijiREST's clients
+ * send to mean "skip this cell", is skipped before a cell gets here (row-input.ts).
  */
-function parseTimestamp(ts: JsonValue | undefined, column: string): number | undefined {
+function parseTimestamp(ts: JsonValue | undefined, column: string): Timestamp | undefined {
   if (ts === undefined || ts === null) return undefined;
-  if (typeof ts === 'number' && Number.isSafeInteger(ts) && ts >= 0) return ts;
-  throw rgError('RG_ERR_BAD_TIMESTAMP', `timestamp of column ${column} must be a non-negative integer of milliseconds, got ${shorten(stringifyExactJson(ts))}`);
+  const timestamp = timestampFromJson(ts);
+  if (timestamp !== undefined) return timestamp;
+  throw rgError('RG_ERR_BAD_TIMESTAMP', `timestamp of column ${column} must be an integer of milliseconds from 0 to ${MAX_TIMESTAMP}, got ${shorten(stringifyExactJson(ts))}`);
 }
 
 function int64Of(v: JsonValue | undefined): bigint | undefined {

@@ -5,23 +5,17 @@
 
 import { rgError } from '../errors.js';
 import { parseColumns } from './columns-param.js';
-import { FOREVER, type ReadSpec, type TableLayout } from './types.js';
+import { MAX_TIMESTAMP, timestampOf } from './timestamp.js';
+import { FOREVER, type ReadSpec, type TableLayout, type Timestamp } from './types.js';
 
 export const DEFAULT_LIMIT = 100;
 
 /**
- * The time-range bound meaning "no upper bound" (the original's Long.MAX_VALUE): the largest
- * timestamp a cell can have, since every write path takes only safe integers (cell-codec's
- * parseTimestamp, the legacy PUT's timestamp parameters). As with Kiji's END_OF_TIME, a max of
- * END_OF_TIME still reads a cell at END_OF_TIME.
+ * The time-range bound meaning "no upper bound": what a max of Kiji's END_OF_TIME (Long.MAX_VALUE,
+ * the largest timestamp) or beyond becomes, so that, as in Kiji, a cell at Long.MAX_VALUE is
+ * still read. Infinity: every timestamp, number or bigint, compares below it.
  */
-export const END_OF_TIME = Number.MAX_SAFE_INTEGER;
-
-/** A min later than every storable timestamp (2^53, exact as a double): selects no cell. */
-const AFTER_END_OF_TIME = END_OF_TIME + 1;
-const END_OF_TIME_BIG = BigInt(END_OF_TIME);
-/** Kiji's END_OF_TIME, Long.MAX_VALUE: what an empty max means when min and max are compared. */
-const LONG_MAX = 2n ** 63n - 1n;
+export const END_OF_TIME = Infinity;
 
 export interface ReadParams {
   readonly cols?: string;
@@ -49,25 +43,23 @@ export function parseVersions(text: string | undefined): number {
 /**
  * `timerange`: `min..max`, half-open [min, max); either side may be empty (0, and Kiji's
  * END_OF_TIME Long.MAX_VALUE); both non-negative integers with min < max, compared exactly
- * (as BigInt, so bounds beyond 2^53 are neither rounded nor refused). The original ignored
- * malformed ranges and failed with a 500 on min >= max; both are a 400 here.
+ * (as BigInt). The original ignored malformed ranges and failed with a 500 on min >= max; both
+ * are a 400 here.
  *
- * What the stores get is clamped to timestamps a cell can have (0 .. END_OF_TIME), which selects
- * exactly the same stored cells: a max at or beyond END_OF_TIME (2^53 - 1, Long.MAX_VALUE, or
- * larger) is END_OF_TIME, i.e. no upper bound; a min beyond END_OF_TIME is 2^53, which no cell
- * reaches (the range is valid but empty). Only cells written by another Bigtable client could
- * have later timestamps, and those are not exact as numbers anyway.
+ * The bounds are timestamps (lib/model/timestamp.ts: exact, a bigint above 2^53-1), clamped to
+ * what a cell can have: a max at or beyond Long.MAX_VALUE is END_OF_TIME (no upper bound), a min
+ * beyond it is Infinity (the range is valid but selects no cell).
  */
-export function parseTimerange(text: string | undefined): [number, number] {
+export function parseTimerange(text: string | undefined): [Timestamp, Timestamp] {
   if (text === undefined) return [0, END_OF_TIME];
   const m = /^([0-9]*)\.\.([0-9]*)$/.exec(text);
   if (m === null) {
     throw rgError('RG_ERR_BAD_TIMERANGE', `timerange must be min..max with non-negative integer bounds (one side may be empty), got ${JSON.stringify(text)}`);
   }
   const min = m[1] === '' ? 0n : BigInt(m[1]!);
-  const max = m[2] === '' ? LONG_MAX : BigInt(m[2]!);
+  const max = m[2] === '' ? MAX_TIMESTAMP : BigInt(m[2]!);
   if (!(min < max)) throw rgError('RG_ERR_BAD_TIMERANGE', `timerange min must be less than max, got ${JSON.stringify(text)}`);
-  return [min > END_OF_TIME_BIG ? AFTER_END_OF_TIME : Number(min), max >= END_OF_TIME_BIG ? END_OF_TIME : Number(max)];
+  return [min > MAX_TIMESTAMP ? Infinity : timestampOf(min), max >= MAX_TIMESTAMP ? END_OF_TIME : timestampOf(max)];
 }
 
 /** `limit`: an integer >= -1 (-1 = all rows), default 100; with `max`, at most max (and not -1). */
@@ -119,7 +111,7 @@ export function selectedFamilies(spec: ReadSpec): ReadonlySet<string> | undefine
   return spec.columns === undefined ? undefined : new Set(spec.columns.map((c) => c.family));
 }
 
-/** [min, max), except that max END_OF_TIME is unbounded (so a cell at END_OF_TIME is kept). */
-export function timestampInRange(spec: ReadSpec, ts: number): boolean {
-  return ts >= spec.minTimestamp && (ts < spec.maxTimestamp || spec.maxTimestamp === END_OF_TIME);
+/** [min, max); max END_OF_TIME is unbounded. */
+export function timestampInRange(spec: ReadSpec, ts: Timestamp): boolean {
+  return ts >= spec.minTimestamp && ts < spec.maxTimestamp;
 }

@@ -7,12 +7,13 @@
  *
  * Per row:  varint key length | key | varint cells
  * Per cell: u8 kind (+4 when it has a timestamp) | varint family | varint qualifier length |
- *           qualifier (UTF-8) | [f64 timestamp] | value
+ *           qualifier (UTF-8) | [u32 ts high, u32 ts low] | value
  * Values:   kind 0: varint schema id | varint json length | json (UTF-8);
  *           kinds 1 and 2 (counter set, increment): i64.
  * Families are numbered in the order they first appear (a batch holds a handful).
  */
-import type { EncodedCell, RowWrite } from './types.js';
+import { readTimestampLE, writeTimestampLE } from './timestamp.js';
+import type { EncodedCell, RowWrite, Timestamp } from './types.js';
 
 const VALUE = 0;
 const COUNTER_SET = 1;
@@ -144,7 +145,10 @@ export class RowBatch {
     out[pos++] = kind | (timestamp === undefined ? 0 : HAS_TIMESTAMP);
     pos = writeVarint(out, pos, this.familyIds.get(cell.family)!);
     pos = writeString(out, pos, cell.qualifier);
-    if (timestamp !== undefined) pos = out.writeDoubleLE(timestamp, pos);
+    if (timestamp !== undefined) {
+      writeTimestampLE(out, pos, timestamp);
+      pos += 8;
+    }
     if (cell.kind === 'value') {
       pos = writeVarint(out, pos, cell.schemaId);
       return writeString(out, pos, cell.json);
@@ -178,9 +182,9 @@ class ChunkReader {
       const tag = buf[this.pos++]!;
       const family = this.families[this.varint()]!;
       const qualifier = this.string();
-      let timestamp: number | undefined;
+      let timestamp: Timestamp | undefined;
       if (tag & HAS_TIMESTAMP) {
-        timestamp = buf.readDoubleLE(this.pos);
+        timestamp = readTimestampLE(buf, this.pos);
         this.pos += 8;
       }
       const kind = tag & 3;

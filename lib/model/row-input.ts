@@ -11,6 +11,7 @@ import type { Revision } from '../config.js';
 import { rgError } from '../errors.js';
 import { encodeCell, encodeCellCached, type EncodeCellArgs } from './cell-codec.js';
 import { entityIdFromBody, resolveEntityId } from './entity-id.js';
+import { fromHex, toHex } from './binary-text.js';
 import type { EncodedCell, EntityIdInput, FamilyLayout, JsonValue, RowKeyFormat, RowWrite, SchemaTable, TableLayout } from './types.js';
 
 export type EntityIdReader = (value: JsonValue | undefined, format: RowKeyFormat) => EntityIdInput;
@@ -34,6 +35,14 @@ export interface EncodedRowInput {
 }
 
 const ROW_FIELDS = new Set(['entityId', 'cells']);
+
+/**
+ * A cell with this timestamp is skipped, the rest of its row written. KijiREST skipped cells with a
+ * negative timestamp on POST (0.4.0 through 1.4.0) and wrote -1 on cells it could not decode on
+ * GET; the Ruby client keeps -1 when it strips timestamps, so that a row read and written back
+ * round-trips (kijirest-clients.md). Other negative timestamps are a 400: only -1 has a meaning.
+ */
+export const SKIPPED_TIMESTAMP = -1;
 const CELL_FIELDS = new Set(['value', 'timestamp', 'writer_schema']);
 
 type JsonObject = { [key: string]: JsonValue };
@@ -52,6 +61,19 @@ export const readEntityIdRevision3: EntityIdReader = (value) => {
   if (value === undefined) throw rgError('RG_ERR_BAD_ENTITY_ID', 'entityId is missing: every row needs an entityId');
   return entityIdFromBody(value);
 };
+
+/**
+ * Revision 1 rows of KijiREST 0.4.0 carried `rowKey` (the hex row key) beside `entityId`, and
+ * clients of that time post them back: it is accepted when it names the row `entityId` names
+ * (hex of either case), since a row cannot be written under two keys.
+ */
+function checkRowKeyField(given: JsonValue, rowKey: Buffer, entityId: EntityIdInput): void {
+  if (typeof given !== 'string') throw rgError('RG_ERR_BAD_BODY', 'rowKey must be a string: the row key in hex');
+  const named = fromHex(given, 'rowKey');
+  if (!named.equals(rowKey)) {
+    throw rgError('RG_ERR_BAD_ENTITY_ID', `rowKey ${given.slice(0, 200)} and entityId ${entityId.text.slice(0, 200)} name different rows (the row key of that entityId is ${toHex(rowKey)})`);
+  }
+}
 
 /**
  * Validates and encodes one row object. Throws a coded error naming the bad part (the field, the
@@ -87,13 +109,16 @@ class ColdCell {
 
 function encodeRowCore(item: JsonValue, ctx: RowInputContext, awaited: ReadonlyMap<number, EncodedCell> | undefined): EncodedRowInput | ColdCell {
   if (!isJsonObject(item)) throw rgError('RG_ERR_BAD_BODY', 'a row must be a JSON object with entityId and cells');
-  for (const key of Object.keys(item)) {
-    if (!ROW_FIELDS.has(key)) throw rgError('RG_ERR_BAD_BODY', `unknown row field ${JSON.stringify(key)} (a row has entityId and cells)`);
-  }
   const revision = ctx.revision ?? 3;
+  for (const key of Object.keys(item)) {
+    if (!ROW_FIELDS.has(key) && !(revision === 1 && key === 'rowKey')) {
+      throw rgError('RG_ERR_BAD_BODY', `unknown row field ${JSON.stringify(key)} (a row has entityId and cells)`);
+    }
+  }
   const { layout, schemas } = ctx;
   const entityId = (ctx.readEntityId ?? readEntityIdRevision3)(item.entityId, layout.keyFormat);
   const rowKey = resolveEntityId(layout.keyFormat, entityId);
+  if (item.rowKey !== undefined) checkRowKeyField(item.rowKey, rowKey, entityId);
   if (ctx.maxRowKeyBytes !== undefined && rowKey.length > ctx.maxRowKeyBytes) {
     throw rgError('RG_ERR_ROW_KEY_TOO_LONG', `row key of entity id ${entityId.text.slice(0, 80)} has ${rowKey.length} bytes; the store accepts at most ${ctx.maxRowKeyBytes}`);
   }
@@ -125,6 +150,11 @@ function encodeRowCore(item: JsonValue, ctx: RowInputContext, awaited: ReadonlyM
         }
         if (revision === 1 && cell.writer_schema !== undefined) {
           throw rgError('RG_ERR_BAD_PARAMETER', 'writer_schema is not part of revision 1 (the column\'s layout schema is used)');
+        }
+        if (cell.timestamp === SKIPPED_TIMESTAMP) {
+          // Its column must still exist (a typo is not skipped silently); its value is not read.
+          if (!hasColumn(familyLayout, qualifier)) throw rgError('RG_ERR_UNKNOWN_COLUMN', `Specified column does not exist: ${family}:${qualifier}`);
+          continue;
         }
         const index = cells.length;
         const args: EncodeCellArgs = { layout, family, qualifier, timestamp: cell.timestamp, value: cell.value!, writerSchema: cell.writer_schema, schemas, revision };

@@ -123,6 +123,12 @@ export interface ColumnSelector {
 }
 
 /**
+ * A cell timestamp in ms, 0..2^63-1 exact: a number when it is a safe integer, a bigint only
+ * above 2^53-1 (lib/model/timestamp.ts). Read bounds may also be Infinity (no bound).
+ */
+export type Timestamp = number | bigint;
+
+/**
  * What to return of each row: which columns, how many versions per column, and which
  * timestamps. Stores push all three down so unselected cells are never decoded.
  */
@@ -131,9 +137,9 @@ export interface ReadSpec {
   readonly columns?: readonly ColumnSelector[];
   /** Versions per column (per qualifier), >= 1. */
   readonly maxVersions: number;
-  /** Half-open [minTimestamp, maxTimestamp) in ms. */
-  readonly minTimestamp: number;
-  readonly maxTimestamp: number;
+  /** Half-open [minTimestamp, maxTimestamp) in ms; maxTimestamp END_OF_TIME (Infinity) = no upper bound. */
+  readonly minTimestamp: Timestamp;
+  readonly maxTimestamp: Timestamp;
 }
 
 /** `limit`: -1 = all rows. */
@@ -145,7 +151,7 @@ export type RowLimit = number;
 export interface CellOut {
   readonly family: string;
   readonly qualifier: string;
-  readonly timestamp: number;
+  readonly timestamp: Timestamp;
   /** Schema-table id of the schema the value is written in (the long id for counters). */
   readonly schemaId: number;
   /** The value as compact JSON text (Avro JSON encoding; counters as a number). */
@@ -192,8 +198,8 @@ export interface SchemaTable {
 
 /** A cell ready for the store: validated against the layout, value already in wire JSON. */
 export type EncodedCell =
-  | { readonly kind: 'value'; readonly family: string; readonly qualifier: string; readonly timestamp?: number; readonly schemaId: number; readonly json: string }
-  | { readonly kind: 'counter-set'; readonly family: string; readonly qualifier: string; readonly timestamp?: number; readonly value: bigint }
+  | { readonly kind: 'value'; readonly family: string; readonly qualifier: string; readonly timestamp?: Timestamp; readonly schemaId: number; readonly json: string }
+  | { readonly kind: 'counter-set'; readonly family: string; readonly qualifier: string; readonly timestamp?: Timestamp; readonly value: bigint }
   | { readonly kind: 'counter-increment'; readonly family: string; readonly qualifier: string; readonly delta: bigint };
 
 /** All cells written to one row in one request. Cells without timestamp get the row's server time. */

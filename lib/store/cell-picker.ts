@@ -5,7 +5,7 @@
  * Stores run it before decoding a value, so unselected cells cost only their key.
  */
 import { END_OF_TIME } from '../model/read-request.js';
-import { FOREVER, type FamilyLayout, type ReadSpec, type TableLayout } from '../model/types.js';
+import { FOREVER, type FamilyLayout, type ReadSpec, type TableLayout, type Timestamp } from '../model/types.js';
 
 interface FamilyPlan {
   readonly family: FamilyLayout;
@@ -66,7 +66,7 @@ export class CellPicker {
   }
 
   /** True when the cell belongs in the result. Must be called in stored order within a row. */
-  keep(family: string, qualifier: string, timestamp: number): boolean {
+  keep(family: string, qualifier: string, timestamp: Timestamp): boolean {
     if (family !== this.curFamily) {
       this.curFamily = family;
       this.curPlan = this.plans.get(family) ?? null;

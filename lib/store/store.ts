@@ -5,7 +5,7 @@
  */
 import { MAX_NAME_CHARS } from '../model/layout-names.js';
 import { formatEntityIdJson, formatShellEntityId } from '../model/entity-id.js';
-import type { ReadSpec, RowKeyFormat, RowOut, RowWrite, SchemaEntry, SchemaTable, TableLayout } from '../model/types.js';
+import type { ReadSpec, RowKeyFormat, RowOut, RowWrite, SchemaEntry, SchemaTable, TableLayout, Timestamp } from '../model/types.js';
 import type { KeySplit } from './key-splits.js';
 
 /** The data version every instance reports, as the original's system table did (kiji-data-model.md 6.1). */
@@ -92,7 +92,7 @@ export interface RowDelete {
   readonly rowKey: Buffer;
   readonly family?: string;
   readonly qualifier?: string;
-  readonly upToTimestamp?: number;
+  readonly upToTimestamp?: Timestamp;
 }
 
 export interface Store {
@@ -135,6 +135,13 @@ export interface Store {
    */
   write(instance: string, table: string, rows: readonly RowWrite[]): Promise<void>;
   delete(instance: string, table: string, deletes: readonly RowDelete[]): Promise<void>;
+
+  /**
+   * Drops what the store caches of an instance (its tables' layouts, its schema table), or of one
+   * of its tables, so that the next request reads them again from the store (the admin task
+   * /tasks/close, KijiREST's close task). Requests already running keep what they hold.
+   */
+  forget(instance: string, table?: string): void;
 
   /**
    * Split points for exports: at most `parts` contiguous row-key ranges, in key order, covering

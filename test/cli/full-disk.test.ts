@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { USERS_LAYOUT_JSON } from '../../lib/model/demo-layouts.js';
 import { ballast, CANNOT_MOUNT, smallDisk } from '../support/small-disk.js';
-import { ensureBuilt, runCli, startCli, tempDir, writeFile } from './helpers.js';
+import { ensureBuilt, runCli, serveCli, tempDir, writeFile } from './helpers.js';
 
 t.before(ensureBuilt);
 
@@ -24,22 +24,8 @@ function rowJson(uid: number): string {
 }
 
 async function serve(t: Test, data: string): Promise<{ child: ChildProcess; base: string; stderr: () => string }> {
-  const child = startCli(['serve', '--data', data, '--port', '0', '--host', '127.0.0.1']);
-  let stdout = '';
-  let stderr = '';
-  child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
-  t.teardown(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout!.on('data', (b: Buffer) => {
-      stdout += b.toString();
-      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stdout);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code} before listening:\n${stderr}`)));
-  });
-  return { child, base: `http://127.0.0.1:${port}/v1/instances/default/tables/users/rows`, stderr: () => stderr };
+  const served = await serveCli(t, ['--data', data, '--port', '0', '--host', '127.0.0.1']);
+  return { child: served.child, base: `http://127.0.0.1:${served.port}/v1/instances/default/tables/users/rows`, stderr: served.stderr };
 }
 
 const post = (url: string, body: string): Promise<Response> => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });

@@ -83,9 +83,74 @@ export function runCli(args: readonly string[], options: { input?: string | Buff
   });
 }
 
-/** Starts the CLI without waiting for it (serve). */
-export function startCli(args: readonly string[]): ChildProcess {
-  return spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts the CLI without waiting for it (serve); `env` is added to this process's environment. */
+export function startCli(args: readonly string[], options: { env?: Record<string, string>; cwd?: string } = {}): ChildProcess {
+  return spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
+}
+
+/** A running `rowgate serve`, started by serveCli. */
+export interface ServedCli {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  readonly port: number;
+  /** The admin listener's port, when serve printed one. */
+  readonly adminPort: number | undefined;
+  stdout(): string;
+  stderr(): string;
+  /** Waits until `pattern` occurs `count` times in stderr (5 s at most). */
+  waitLog(pattern: RegExp, count?: number): Promise<void>;
+  /** SIGTERM; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Starts `rowgate serve ARGS` and resolves once it printed its `listening on` line and the admin
+ * listener's line after it (`admin: false`: a configuration without the admin listener, the first
+ * line only); rejects with its stderr when it exits first. Killed when the test ends.
+ */
+export async function serveCli(
+  t: { teardown(fn: () => void): void },
+  args: readonly string[],
+  options: { env?: Record<string, string>; cwd?: string; admin?: boolean } = {},
+): Promise<ServedCli> {
+  const child = startCli(['serve', ...args], options);
+  t.teardown(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
+  // serve prints its admin line right after the first unless the admin listener is off (admin: false).
+  const listening = options.admin === false ? /^listening on http:\/\/[^\n]+:(\d+)\n/ : /^listening on http:\/\/[^\n]+:(\d+)\nadmin listening on http:\/\/[^\n]+:(\d+)\n/;
+  const [port, adminPort] = await new Promise<[number, number | undefined]>((resolve, reject) => {
+    child.stdout!.on('data', (b: Buffer) => {
+      stdout += b.toString();
+      const m = listening.exec(stdout);
+      if (m) resolve([Number(m[1]), m[2] === undefined ? undefined : Number(m[2])]);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code} before listening:\n${stderr}`)));
+  });
+  return {
+    child,
+    pid: child.pid!,
+    port,
+    adminPort,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    waitLog: async (pattern, count = 1) => {
+      const global = new RegExp(pattern.source, 'g');
+      for (let i = 0; i < 200; i++) {
+        if ((stderr.match(global) ?? []).length >= count) return;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new Error(`no ${count} x ${pattern} in the log within 5 s:\n${stderr}`);
+    },
+    stop: async () => {
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
 }
 
 /** A fresh temporary directory, removed when the test ends. */

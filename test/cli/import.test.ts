@@ -99,7 +99,7 @@ t.test('each kind of bad line is named with its line number and what is wrong', 
     ['{"entityId":[5],"cells":{"info":{"nope":[{"value":1}]}}}', /line 2: Specified column does not exist: info:nope/],
     ['{"entityId":[5],"cells":{"info":{"age":{"value":1}}}}', /line 2: cells of column info:age must be a list of cells/],
     ['{"entityId":[5],"cells":{"info":{"age":[{"value":1,"ts":5}]}}}', /line 2: unknown field "ts" in cell 0 of column info:age/],
-    ['{"entityId":[5],"cells":{"info":{"age":[{"value":1,"timestamp":-4}]}}}', /line 2: timestamp of column info:age must be a non-negative integer/],
+    ['{"entityId":[5],"cells":{"info":{"age":[{"value":1,"timestamp":-4}]}}}', /line 2: timestamp of column info:age must be an integer of milliseconds from 0 to 9223372036854775807, got -4/],
     ['{"entityId":[5],"cells":{"info":{"age":[{"value":1,"writer_schema":999}]}}}', /line 2: writer_schema 999 of column info:age is not in the schema table/],
     ['{"entityId":[5],"cells":{"logins":{"web":[{"value":"many"}]}}}', /line 2: counter value of column logins:web must be a 64-bit integer/],
   ];

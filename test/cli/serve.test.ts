@@ -165,6 +165,7 @@ t.test('startup errors print the message and exit 2, without a stack trace', asy
   t.equal(busy.code, 2);
   t.match(busy.stderr, /EADDRINUSE/);
   t.notMatch(busy.stderr, /\n\s+at /, 'no stack trace');
+  t.same(readdirSync(dir).filter((name) => name !== 'bad.yaml'), [], 'the port is checked first: no demo data directory (or staging directory) left behind');
 
   const usage = await runCli(['serve', '--bogus']);
   t.equal(usage.code, 2);

@@ -106,7 +106,7 @@ const CORPUS: readonly Case[] = [
   { name: 'a string as a row', rows: ['"row"'], expect: 'RG_ERR_BAD_BODY' },
   { name: 'a bad entity id', rows: ['{"entityId":["x"],"cells":{}}'], expect: 'RG_ERR_BAD_ENTITY_ID' },
   { name: 'a value of the wrong type', rows: [row(64, '{"group_family":{"long_qualifier":[{"value":"seven","timestamp":5}]}}')], expect: 'RG_ERR_BAD_VALUE' },
-  { name: 'a negative timestamp', rows: [row(65, str('"a"', -1))], expect: 'RG_ERR_BAD_TIMESTAMP' },
+  { name: 'a negative timestamp', rows: [row(65, str('"a"', -2))], expect: 'RG_ERR_BAD_TIMESTAMP' },
 ];
 
 /** The HTTP body of a case: its one row as it is, or its rows as an array. */

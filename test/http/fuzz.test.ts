@@ -237,7 +237,7 @@ class Gen {
       () => (players ? { ...row, cells: { info: { email: [{ value: 42, timestamp: 1 }] } } } : { ...row, cells: { group_family: { long_qualifier: [{ value: 'not a long', timestamp: 1 }] } } }),
       () => (players ? { ...row, cells: { info: { logins: [{ value: '5' }] } } } : { ...row, cells: { group_family: { counter: [{ value: { incr: 1 }, timestamp: 5 }] } } }),
       () => (players ? { ...row, cells: { info: { nocolumn: [{ value: 'x' }] } } } : { ...row, cells: { group_family: { nocolumn: [{ value: 'x' }] } } }),
-      () => ({ ...row, cells: { [players ? 'info' : 'strings']: { [players ? 'email' : 'q']: [{ value: 'v', timestamp: this.pick([-1, 1.5, 'now', 2 ** 64]) }] } } }),
+      () => ({ ...row, cells: { [players ? 'info' : 'strings']: { [players ? 'email' : 'q']: [{ value: 'v', timestamp: this.pick([-2, 1.5, 'now', 2 ** 64]) }] } } }),
       () => ({ ...row, cells: { [players ? 'info' : 'strings']: { [players ? 'email' : 'q']: [{ value: 'v', colour: 'red' }] } } }),
       () => ({ ...row, cells: { [players ? 'info' : 'strings']: { [players ? 'email' : 'q']: [{ timestamp: 1 }] } } }),
       () => ({ ...row, cells: { [players ? 'info' : 'strings']: { [players ? 'email' : 'q']: { value: 'not a list' } } } }),

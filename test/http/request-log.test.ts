@@ -1,8 +1,10 @@
 /**
- * The per-request pino log line (lib/http/server.ts): exactly one `request` line per request with
+ * The per-request log line (lib/http/request-log.ts, written by lib/http/server.ts): exactly one
+ * `request` line per request, shaped as pino's, with the request id (echoed in X-Request-Id),
  * method, the route template (`-` when no route matched), status, duration in ms (a number), rows
- * (rows sent for a read, rows written for a POST, rows addressed by a DELETE) and `aborted` for a
- * client that went away before the response was complete.
+ * (rows sent for a read, rows written for a POST, rows addressed by a DELETE), `aborted` for a
+ * client that went away before the response was complete, the client address, the token's name
+ * and the instance and table the route names.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -12,6 +14,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import { buildConfig } from '../../lib/config.js';
+import { sha256Hex } from '../../lib/http/auth.js';
 import { createGateway, type Gateway } from '../../lib/http/server.js';
 import { parseLayout } from '../../lib/model/layout.js';
 import { encodeRowKey } from '../../lib/model/row-key.js';
@@ -25,7 +28,9 @@ const q = (v: unknown) => encodeURIComponent(JSON.stringify(v));
 
 interface RequestLine {
   level: number;
+  time: number;
   msg: string;
+  reqId: string;
   method: string;
   route: string;
   status: number;
@@ -73,10 +78,10 @@ async function nextLine(before: number): Promise<RequestLine> {
 }
 
 /** Sends a request and returns its response and its log line, checking that it wrote exactly one. */
-async function logged(t: Test, method: string, path: string, body?: string) {
+async function logged(t: Test, method: string, path: string, body?: string, headers: Record<string, string> = {}, at = base) {
   const before = requestLines().length;
   const started = performance.now();
-  const res = await raw(base, method, path, body, body === undefined ? {} : json);
+  const res = await raw(at, method, path, body, body === undefined ? headers : { ...json, ...headers });
   const line = await nextLine(before);
   const elapsed = performance.now() - started;
   await new Promise((r) => setTimeout(r, 30));
@@ -94,8 +99,11 @@ function checkDuration(t: Test, line: RequestLine, min: number, elapsed: number)
 
 function checkCommon(t: Test, line: RequestLine, method: string): void {
   t.equal(line.level, 30, 'logged at info');
+  t.equal(typeof line.time, 'number', 'pino time field');
   t.equal(line.method, method);
   t.equal(typeof line.aborted, 'boolean');
+  t.match(line.reqId, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'a generated request id (UUID)');
+  t.equal((line as unknown as Record<string, unknown>).client, '127.0.0.1', 'the client address');
 }
 
 t.test('a plain GET logs its route template, status 200, no rows, not aborted', async (t) => {
@@ -198,4 +206,49 @@ t.test('a client that disconnects mid-scan is logged as aborted, with the rows s
   checkDuration(t, line, 295, elapsed);
   t.match(line, { route: ROWS_ROUTE, status: 200, aborted: true });
   t.ok(line.rows > 0 && line.rows < TOTAL, `rows ${line.rows}: some rows were sent before the disconnect, not all ${TOTAL}`);
+});
+
+t.test('a sane X-Request-Id is kept in the line and echoed; a missing or unsafe one is replaced by a new UUID, also echoed', async (t) => {
+  const given = await logged(t, 'GET', '/v1/instances/default', undefined, { 'x-request-id': 'trace-7f3a:span/01+=@.x' });
+  t.equal(given.res.headers['x-request-id'], 'trace-7f3a:span/01+=@.x', 'echoed as sent');
+  t.equal(given.line.reqId, 'trace-7f3a:span/01+=@.x', 'logged as sent');
+  const ids = new Set<string>();
+  for (const unsafe of [undefined, '', 'with space', 'quote"d', 'x'.repeat(129), 'é']) {
+    const headers: Record<string, string> = unsafe === undefined ? {} : { 'x-request-id': unsafe };
+    const r = await logged(t, 'GET', '/v1/instances/default', undefined, headers);
+    t.match(r.line.reqId, /^[0-9a-f-]{36}$/, `${JSON.stringify(unsafe)}: replaced by a UUID`);
+    t.equal(r.res.headers['x-request-id'], r.line.reqId, 'the response carries the id logged');
+    ids.add(r.line.reqId);
+  }
+  t.equal(ids.size, 6, 'every generated id differs');
+  // An error answer carries it too.
+  const error = await logged(t, 'GET', `${ROWS}?limit=ten`, undefined, { 'x-request-id': 'bad-limit-1' });
+  t.equal(error.res.status, 400);
+  t.equal(error.res.headers['x-request-id'], 'bad-limit-1');
+});
+
+t.test('the line names the instance and table of its route (none on routes without them), and escapes what needs it', async (t) => {
+  const rows = await logged(t, 'GET', `${ROWS}?limit=1`);
+  t.match(rows.line, { instance: 'default', table: 'sample_table' });
+  const instance = await logged(t, 'GET', '/v1/instances/default');
+  t.match(instance.line, { instance: 'default' });
+  t.notOk('table' in instance.line, 'no table on an instance route');
+  const top = await logged(t, 'GET', '/v1/instances');
+  t.notOk('instance' in top.line || 'table' in top.line, 'neither on the instance list');
+  const odd = await logged(t, 'GET', `/v1/instances/${encodeURIComponent('we"ird\\')}/tables/t%C3%A9/rows`);
+  t.equal(odd.res.status, 404);
+  t.match(odd.line, { instance: 'we"ird\\', table: 'té' }, 'quotes, backslashes and non-ASCII survive as JSON');
+});
+
+t.test('with bearer tokens the line names the token; a refused request names none', async (t) => {
+  const auth = { tokens: [{ name: 'reporting "job"', sha256: sha256Hex('secret-token-1'), scopes: { '*': 'read' } }] };
+  const secured = createGateway(buildConfig({ port: 0, host: '127.0.0.1', auth }), store, pino({ level: 'info' }, sink));
+  const at = `http://127.0.0.1:${(await secured.listen()).port}`;
+  t.teardown(() => secured.close());
+  const ok = await logged(t, 'GET', `${ROWS}?limit=1`, undefined, { authorization: 'Bearer secret-token-1' }, at);
+  t.equal(ok.res.status, 200);
+  t.match(ok.line, { token: 'reporting "job"', instance: 'default', table: 'sample_table', status: 200 });
+  const refused = await logged(t, 'GET', `${ROWS}?limit=1`, undefined, { authorization: 'Bearer wrong' }, at);
+  t.equal(refused.res.status, 401);
+  t.notOk('token' in refused.line, 'no token name for a token that was not accepted');
 });

@@ -8,6 +8,7 @@
 import { createRequire } from 'node:module';
 import t from 'tap';
 import { parseLayout } from '../../lib/model/layout.js';
+import { END_OF_TIME } from '../../lib/model/read-request.js';
 import { FOREVER } from '../../lib/model/types.js';
 import { buildReadFilter } from '../../lib/store/bigtable/read-filter.js';
 import { forEachChunk, newFlatChunk } from '../../lib/store/bigtable/read-rows-wire.js';
@@ -82,7 +83,7 @@ t.test('wire-decoded chunks merge into the same rows as the client objects', asy
   t.same(got[0]!.cells.map((c) => c.timestamp), [1700000000123, 1, 5, 0]);
   t.same(got[1]!.cells.map((c) => c.value.toString()), ['kept'], 'a reset row keeps only what was sent again');
   // Microseconds beyond 2^53 (BigInt path), negative (floor), int64 max.
-  t.same(got[2]!.cells.map((c) => c.timestamp), [9007199254740993, -2, 9223372036854775, 9007199254740]);
+  t.same(got[2]!.cells.map((c) => c.timestamp), [9007199254740993n, -2, 9223372036854775n, 9007199254740], 'exact: bigints beyond 2^53-1');
   t.same(got[2]!.cells.map((c) => c.qualifier), ['é', 'neg', 'max', 'safe']);
 });
 
@@ -98,7 +99,7 @@ t.test('one row split over several messages; a malformed message throws instead 
 
 t.test('read filters: as small as the same result allows', async (t) => {
   const layout = parseLayout(RAW_LAYOUT);
-  const all = { maxVersions: 1, minTimestamp: 0, maxTimestamp: Number.MAX_SAFE_INTEGER };
+  const all = { maxVersions: 1, minTimestamp: 0, maxTimestamp: END_OF_TIME };
   const now = 1_700_000_000_000;
   // Families with different max_versions / TTL: one branch each, selected by column range.
   t.same(buildReadFilter(layout, all, now), {

@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { startGatewayOver, type Harness } from '../http/harness.js';
-import { ensureBuilt, startCli } from '../cli/helpers.js';
+import { ensureBuilt, serveCli } from '../cli/helpers.js';
 import { legacyRequests } from '../fixtures/legacy/legacy-spec.mjs';
 import { rowForms } from './row-forms.js';
 
@@ -150,29 +150,15 @@ t.test('writes to legacy rows turn them compact and answer as the same writes af
 t.test('rowgate serve upgrades the directory at start-up, says so, then serves the same bytes', async (t) => {
   await ensureBuilt();
   const dir = legacyCopy(t);
-  const child = startCli(['serve', '--data', dir, '--port', '0']);
-  t.teardown(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout!.on('data', (b: Buffer) => {
-      stdout += b.toString();
-      const m = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(stdout);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${stderr}`)));
-  });
-  const upgradedTables = (): string[] => stderr.split('\n').filter((l) => l.includes('"table upgraded"')).map((l) => (JSON.parse(l) as { table: string }).table);
+  const served = await serveCli(t, ['--data', dir, '--port', '0']);
+  const upgradedTables = (): string[] => served.stderr().split('\n').filter((l) => l.includes('"table upgraded"')).map((l) => (JSON.parse(l) as { table: string }).table);
   // Log lines reach the pipe asynchronously: wait for them a little (at most 5 s).
   for (let waited = 0; upgradedTables().length < TABLES.length && waited < 5000; waited += 50) await sleep(50);
   const upgraded = upgradedTables();
   t.same(upgraded.sort(), [...TABLES].sort(), 'one log line per upgraded table');
   // serve runs one revision (3): its responses are compared.
-  const got = await responses(() => `http://127.0.0.1:${port}`, [3]);
+  const got = await responses(() => `http://127.0.0.1:${served.port}`, [3]);
   const mismatched = [...got.entries()].filter(([k, v]) => createHash('sha256').update(v.slice(4)).digest('hex') !== RECORDED[k]!.sha256 || !v.startsWith('200 '));
   t.same(mismatched.map(([k]) => k), [], 'revision 3 responses byte-identical to the earlier release');
-  child.kill('SIGTERM');
+  await served.stop();
 });

@@ -14,16 +14,20 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
-import { loadConfig, type Config } from '../../lib/config.js';
+import { loadConfig, type Config, type ConfigFlags } from '../../lib/config.js';
+import { LOG_LEVELS } from '../../lib/config-env.js';
+import { planReload } from '../../lib/config-reload.js';
 import { createDemoData, DEMO_INSTANCE, DEMO_TABLE } from '../../lib/demo/demo-data.js';
 import { createAdminServer } from '../../lib/admin/admin-server.js';
 import { createGateway } from '../../lib/http/server.js';
 import { createLogger } from '../../lib/logger.js';
+import { joinClusterMetrics, serveClusterMetrics } from '../../lib/metrics-cluster.js';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { openStore } from '../../lib/store/open-store.js';
 import type { Store } from '../../lib/store/store.js';
 import { isRowgateError } from '../../lib/errors.js';
 import { CliError, EXIT_USAGE, systemErrorMessage } from '../support/cli-error.js';
+import { checkPortsFree } from '../support/port-check.js';
 import { startProgress } from '../support/progress.js';
 import { withStoreOptions } from '../support/store-options.js';
 
@@ -34,6 +38,7 @@ interface ServeFlags {
   readonly host?: string;
   readonly revision?: string;
   readonly workers?: string;
+  readonly logLevel?: string;
 }
 
 export function registerServe(program: Command): void {
@@ -42,6 +47,7 @@ export function registerServe(program: Command): void {
     .option('--host <host>', 'address to listen on (default 127.0.0.1)')
     .option('--revision <1|2|3>', 'interface revision served (default 3)')
     .option('--workers <n>', 'gateway processes sharing the port (node:cluster; default 1, e.g. one per core)')
+    .option('--log-level <level>', `log level: ${LOG_LEVELS.join(', ')} (default info)`)
     .action(async (flags: ServeFlags) => {
       const workers = parseWorkers(flags.workers);
       if (workers > 1 && cluster.isPrimary) await servePrimary(flags, workers);
@@ -56,17 +62,44 @@ function parseWorkers(text: string | undefined): number {
   return n;
 }
 
-/** Reads the configuration, makes the logger and seeds a new data directory (both modes start so). */
+function configFlags(flags: ServeFlags): ConfigFlags {
+  return { config: flags.config, data: flags.data, port: flags.port, host: flags.host, revision: flags.revision, logLevel: flags.logLevel };
+}
+
+/**
+ * Reads the configuration, makes the logger, checks the ports and seeds a new data directory (both
+ * modes start so; a cluster worker's ports were checked by the primary).
+ */
 async function prepare(flags: ServeFlags): Promise<{ config: Config; log: Logger }> {
   try {
-    const config = loadConfig({ config: flags.config, data: flags.data, port: flags.port, host: flags.host, revision: flags.revision });
+    const config = loadConfig(configFlags(flags));
     const log = createLogger(config.logLevel);
+    holdSighup(log);
+    if (!cluster.isWorker) await checkPortsFree(config);
     await seedDemoIfNew(config, log);
     await upgradeLegacyTables(config, log);
     return { config, log };
   } catch (e) {
     throw startupError(e);
   }
+}
+
+let heldSighup: (() => void) | undefined;
+
+/**
+ * Until the gateway listens and takes SIGHUP for reloads, a SIGHUP (node's default: the process
+ * ends) is only logged: the configuration is being read anyway.
+ */
+function holdSighup(log: Logger): void {
+  heldSighup = () => log.warn('SIGHUP while starting: ignored (the configuration file is read at startup)');
+  process.on('SIGHUP', heldSighup);
+}
+
+/** Replaces the starting-up SIGHUP handler with `reload`. */
+function onSighup(reload: () => void): void {
+  if (heldSighup !== undefined) process.off('SIGHUP', heldSighup);
+  heldSighup = undefined;
+  process.on('SIGHUP', reload);
 }
 
 /** The cluster primary: seeds, forks `count` workers running serve(), prints one listening line. */
@@ -80,8 +113,13 @@ async function servePrimary(flags: ServeFlags, count: number): Promise<void> {
   };
   // Workers report their gateway port by message: cluster's 'listening' event also fires for the
   // admin listener, whose port must not be announced as the gateway's.
-  cluster.on('message', (_worker, message: { rowgateListening?: number; adminPort?: number }) => {
+  // Workers that listen (and reload on SIGHUP); a SIGHUP for one still starting waits until it does.
+  const serving = new Set<number>();
+  const hupWhenServing = new Set<number>();
+  cluster.on('message', (worker, message: { rowgateListening?: number; adminPort?: number }) => {
     if (typeof message?.rowgateListening !== 'number') return;
+    serving.add(worker.id);
+    if (hupWhenServing.delete(worker.id)) worker.process.kill('SIGHUP');
     listening++;
     if (!announced && listening >= count) {
       announced = true;
@@ -89,8 +127,10 @@ async function servePrimary(flags: ServeFlags, count: number): Promise<void> {
     }
   });
   cluster.on('exit', (worker, code, signal) => {
+    serving.delete(worker.id);
+    hupWhenServing.delete(worker.id);
     if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(); // process.exitCode: 2 when a worker failed to start
       return;
     }
     if (!announced) {
@@ -115,7 +155,32 @@ async function servePrimary(flags: ServeFlags, count: number): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  // Every worker re-reads the file itself (and logs what it did); the primary only takes the log level.
+  onSighup(() => {
+    const next = readForReload(flags, log);
+    if (next !== undefined) log.level = next.logLevel;
+    for (const w of Object.values(cluster.workers ?? {})) {
+      if (w === undefined) continue;
+      if (serving.has(w.id)) w.process.kill('SIGHUP');
+      else hupWhenServing.add(w.id);
+    }
+  });
+  serveClusterMetrics();
   for (let i = 0; i < count; i++) fork();
+}
+
+/** The configuration as it reads now, or undefined (and why, logged) when it cannot be used. */
+function readForReload(flags: ServeFlags, log: Logger): Config | undefined {
+  if (configFlags(flags).config === undefined && !process.env.ROWGATE_CONFIG) {
+    log.warn('SIGHUP: there is no configuration file to reload (--config or ROWGATE_CONFIG); nothing changed');
+    return undefined;
+  }
+  try {
+    return loadConfig(configFlags(flags));
+  } catch (e) {
+    log.error({ error: (e as Error).message }, 'SIGHUP: the configuration file was refused; the running configuration stays');
+    return undefined;
+  }
 }
 
 async function serve(flags: ServeFlags): Promise<void> {
@@ -128,11 +193,13 @@ async function serve(flags: ServeFlags): Promise<void> {
   }
   let gateway;
   let address;
-  // The admin listener (/healthz, /readyz, /metrics); with --workers each worker serves its own.
+  // The admin listener (/healthz, /readyz, /metrics); with --workers each worker serves one on the
+  // shared port, and /metrics sums every worker's (metrics-cluster.ts).
   let admin;
   let adminAddress;
   try {
     gateway = createGateway(config, store, log);
+    if (cluster.isWorker) joinClusterMetrics(gateway.metrics);
     admin = config.admin === false ? undefined : createAdminServer(config.admin, { store: gateway.context.store, metrics: gateway.metrics }, log);
     address = await gateway.listen();
     adminAddress = await admin?.listen();
@@ -164,6 +231,18 @@ async function serve(flags: ServeFlags): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  let running = config;
+  onSighup(() => {
+    const next = readForReload(flags, log);
+    if (next === undefined) return;
+    const before = running;
+    const plan = planReload(before, next);
+    running = plan.config;
+    gateway.reload(plan.config);
+    if (plan.ignored.length > 0) log.warn({ pid: process.pid, ignored: plan.ignored }, 'SIGHUP: these settings changed but need a restart; ignored until then');
+    log.info({ pid: process.pid, changed: plan.changed, ...(plan.config.auth === undefined ? {} : { tokens: plan.config.auth.tokens.map((t) => t.name) }) }, 'configuration reloaded');
+    if (plan.config.auth === undefined && before.auth !== undefined) log.warn('no auth tokens configured: the gateway is open to every client that can reach it');
+  });
 
   if (cluster.isWorker) {
     // The primary prints the listening lines once every worker listens.

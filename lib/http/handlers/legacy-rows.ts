@@ -14,7 +14,8 @@ import { encodeCell } from '../../model/cell-codec.js';
 import { parseShellEntityId, resolveEntityId } from '../../model/entity-id.js';
 import { parseExactJson } from '../../model/exact-json.js';
 import { END_OF_TIME, parseReadSpec } from '../../model/read-request.js';
-import type { ColumnSelector, EncodedCell, JsonValue, ReadSpec, SchemaTable, TableLayout } from '../../model/types.js';
+import type { ColumnSelector, EncodedCell, JsonValue, ReadSpec, SchemaTable, TableLayout, Timestamp } from '../../model/types.js';
+import { MAX_TIMESTAMP, timestampFromText } from '../../model/timestamp.js';
 import { tableLayout, type AppContext, type Handler, type Params } from '../context.js';
 import { storableKey } from '../dialect.js';
 import { allowOnly, type Query } from '../query.js';
@@ -77,11 +78,10 @@ function columnOf(name: string, param: string): { family: string; qualifier: str
   return { family: name.slice(0, colon), qualifier: name.slice(colon + 1) };
 }
 
-function parseMillis(text: string, param: string): number {
-  if (!/^[0-9]{1,16}$/.test(text) || !Number.isSafeInteger(Number(text))) {
-    throw rgError('RG_ERR_BAD_TIMESTAMP', `${param} must be a non-negative integer of milliseconds, got ${JSON.stringify(text)}`);
-  }
-  return Number(text);
+function parseMillis(text: string, param: string): Timestamp {
+  const timestamp = timestampFromText(text);
+  if (timestamp === undefined) throw rgError('RG_ERR_BAD_TIMESTAMP', `${param} must be an integer of milliseconds from 0 to ${MAX_TIMESTAMP}, got ${JSON.stringify(text)}`);
+  return timestamp;
 }
 
 /** JSON text, exact for 64-bit integers (undefined when the text is not JSON). */
@@ -106,7 +106,7 @@ function writerSchemaOf(text: string, column: string): JsonValue {
  * One PUT cell. The value is JSON (a string column takes a JSON string literal). As the original
  * took a string column's value as raw text, text that is not JSON at all is tried as a string.
  */
-async function encodePutCell(layout: TableLayout, schemas: SchemaTable, col: PutColumn, timestamp: number, writerSchema: JsonValue | undefined): Promise<EncodedCell> {
+async function encodePutCell(layout: TableLayout, schemas: SchemaTable, col: PutColumn, timestamp: Timestamp, writerSchema: JsonValue | undefined): Promise<EncodedCell> {
   const args = { layout, family: col.family, qualifier: col.qualifier, timestamp, schemas, writerSchema, revision: writerSchema === undefined ? (1 as const) : (2 as const) };
   const value = parseJsonText(col.text, `${col.family}:${col.qualifier}`);
   if (value !== undefined) return encodeCell({ ...args, value });
@@ -161,11 +161,11 @@ export const putRow: Handler = async (ctx, req, res, params, query, info) => {
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-function parsePutQuery(query: Query): { columns: PutColumn[]; timestamp: number; timestamps: Map<string, number>; schemas: Map<string, string> } {
+function parsePutQuery(query: Query): { columns: PutColumn[]; timestamp: Timestamp; timestamps: Map<string, Timestamp>; schemas: Map<string, string> } {
   const columns: PutColumn[] = [];
-  const timestamps = new Map<string, number>();
+  const timestamps = new Map<string, Timestamp>();
   const schemas = new Map<string, string>();
-  let timestamp: number | undefined;
+  let timestamp: Timestamp | undefined;
   for (const [name, text] of query) {
     if (name === 'timestamp') {
       timestamp = parseMillis(text, 'timestamp');

@@ -14,6 +14,7 @@ import type { ScanRequest } from '../../store/store.js';
 import { tableLayout, type AppContext, type Handler, type Params, type RequestInfo } from '../context.js';
 import { dialectOf, storableKey } from '../dialect.js';
 import { allowOnly, type Query } from '../query.js';
+import { asksForFreshening, FRESH_PREFIX, FRESHENING_HEADER, FRESHENING_STORED } from '../freshening.js';
 import { sendJson } from '../respond.js';
 import { compressor, encodingHeaders, negotiateEncoding } from '../compression.js';
 import { rowRenderSpec, rowSerializer, ROW_TERMINATOR } from '../row-format.js';
@@ -25,13 +26,17 @@ import type { RenderedChunk } from '../../store/store.js';
 
 export const getRows: Handler = async (ctx, req, res, params, query, info) => {
   const dialect = dialectOf(ctx.config.revision);
-  allowOnly(query, dialect.scanParams, ctx.config.revision);
+  allowOnly(query, dialect.scanParams, ctx.config.revision, dialect.freshening ? FRESH_PREFIX : undefined, dialect.rangeHints);
+  const freshening = dialect.freshening && asksForFreshening(query);
   const layout = await tableLayout(ctx, params);
   const read = parseReadSpec(layout, { cols: query.get('cols'), versions: query.get('versions'), timerange: query.get('timerange') });
   const limit = parseLimit(query.get('limit'));
   // -1 (everything) stays allowed: bulk export is what scans are for; maxLimit bounds explicit counts.
   if (limit > ctx.config.limits.maxLimit) throw rgError('RG_ERR_BAD_LIMIT', `limit ${limit} exceeds the configured maximum of ${ctx.config.limits.maxLimit} rows (use -1 for all rows)`);
   const format = negotiateRowFormat(req.headers.accept);
+
+  // Set once the parameters every mode shares are checked (an error about those goes out without it).
+  if (freshening) res.setHeader(FRESHENING_HEADER, FRESHENING_STORED);
 
   const eid = query.get('eid');
   const eids = query.get('eids');
@@ -147,6 +152,7 @@ async function streamScan(
   const asked = request.limit < 0 ? request : { ...request, limit: request.limit + 1 };
   const source = scanSource(ctx.store, params.instance!, params.table!, asked, layout.keyFormat, ctx.config.revision);
   ctx.activeScans++;
+  info.scan = true;
   let first: RenderedChunk | undefined;
   try {
     // The first batch is read before the headers go out, so an early failure is a proper error response.

@@ -9,7 +9,8 @@ import { parseColumns } from '../../model/columns-param.js';
 import { RowBatch } from '../../model/row-batch.js';
 import { encodeRowInput, encodeRowInputCached, type RowInputContext } from '../../model/row-input.js';
 import { formatShellEntityId, resolveEntityId } from '../../model/entity-id.js';
-import type { EntityIdInput, RowWrite, TableLayout } from '../../model/types.js';
+import type { EntityIdInput, RowWrite, TableLayout, Timestamp } from '../../model/types.js';
+import { MAX_TIMESTAMP, timestampFromText } from '../../model/timestamp.js';
 import type { RowDelete } from '../../store/store.js';
 import { checkBodyHead, jsonBodyItems } from '../body.js';
 import { bulkKeys } from './rows-read.js';
@@ -117,10 +118,9 @@ export const deleteRows: Handler = async (ctx, req, res, params, query, info) =>
   sendJson(ctx, req, res, 200, 'true');
 };
 
-function parseDeleteTimestamp(text: string | undefined): number | undefined {
+function parseDeleteTimestamp(text: string | undefined): Timestamp | undefined {
   if (text === undefined) return undefined;
-  if (!/^\d{1,16}$/.test(text) || !Number.isSafeInteger(Number(text))) {
-    throw rgError('RG_ERR_BAD_TIMESTAMP', `timestamp must be a non-negative integer of milliseconds, got ${JSON.stringify(text)}`);
-  }
-  return Number(text);
+  const timestamp = timestampFromText(text);
+  if (timestamp === undefined) throw rgError('RG_ERR_BAD_TIMESTAMP', `timestamp must be an integer of milliseconds from 0 to ${MAX_TIMESTAMP}, got ${JSON.stringify(text)}`);
+  return timestamp;
 }

@@ -32,7 +32,7 @@ import { BigtableClient, type BigtableConnection, type EntryStatus, type MutateE
 import { grpcCode, mapBigtableError, mutateFailureError, RETRYABLE, type EntryFailure } from './bigtable-errors.js';
 import { BigtableSchemaTable } from './bigtable-schema-table.js';
 import { MetaTable } from './meta-table.js';
-import { buildReadFilter, micros } from './read-filter.js';
+import { buildReadFilter, MAX_BIGTABLE_TIMESTAMP, micros } from './read-filter.js';
 import { forEachChunk, newFlatChunk, type FlatChunk } from './read-rows-wire.js';
 import { ChunkMerger, CounterColumns, pickRow, type RawRow } from './row-assembler.js';
 
@@ -367,7 +367,8 @@ export class BigtableStore implements Store {
         continue;
       }
       // Versions up to a timestamp: a time-ranged delete per column (Bigtable has it for columns only).
-      const timeRange = { endTimestampMicros: micros(d.upToTimestamp + 1) };
+      // Every cell Bigtable can hold is at or before a later timestamp: then all versions go.
+      const timeRange = d.upToTimestamp >= MAX_BIGTABLE_TIMESTAMP ? undefined : { endTimestampMicros: micros(BigInt(d.upToTimestamp) + 1n) };
       let columns: { family: string; qualifier: string }[];
       if (d.family !== undefined && d.qualifier !== undefined) {
         columns = [{ family: d.family, qualifier: d.qualifier }];
@@ -465,8 +466,8 @@ export class BigtableStore implements Store {
       if (Buffer.byteLength(cell.qualifier) > MAX_QUALIFIER) {
         throw rgError('RG_ERR_UNKNOWN_COLUMN', `qualifier ${cell.qualifier.slice(0, 64)}... exceeds Bigtable's limit of ${MAX_QUALIFIER} bytes`);
       }
-      if (cell.kind !== 'counter-increment' && cell.timestamp !== undefined && BigInt(cell.timestamp) * 1000n > INT64_MAX) {
-        throw rgError('RG_ERR_BAD_TIMESTAMP', `timestamp ${cell.timestamp} is too large for Bigtable (microseconds in 64 bits)`);
+      if (cell.kind !== 'counter-increment' && cell.timestamp !== undefined && cell.timestamp > MAX_BIGTABLE_TIMESTAMP) {
+        throw rgError('RG_ERR_BAD_TIMESTAMP', `timestamp ${cell.timestamp} of column ${cell.family}:${cell.qualifier} is too large for Bigtable, which keeps microseconds in 64 bits: the largest timestamp it accepts is ${MAX_BIGTABLE_TIMESTAMP} ms`);
       }
     }
   }
@@ -517,6 +518,16 @@ export class BigtableStore implements Store {
       this.schemaTables.set(instance, s);
     }
     return s;
+  }
+
+  forget(instance: string, table?: string): void {
+    if (table !== undefined) {
+      this.tables.delete(`${instance}/${table}`);
+      return;
+    }
+    for (const id of this.tables.keys()) if (id.startsWith(`${instance}/`)) this.tables.delete(id);
+    this.instances.delete(instance);
+    this.schemaTables.delete(instance);
   }
 
   /**

@@ -18,15 +18,22 @@
  * (a plain full scan of the benchmark table sends just cellsPerColumnLimit(1)).
  */
 import { END_OF_TIME } from '../../model/read-request.js';
-import { FOREVER, type FamilyLayout, type ReadSpec, type TableLayout } from '../../model/types.js';
+import { laterOf } from '../../model/timestamp.js';
+import { FOREVER, type FamilyLayout, type ReadSpec, type TableLayout, type Timestamp } from '../../model/types.js';
 import { expiryOf } from '../cell-picker.js';
 
 export type ProtoFilter = Record<string, unknown>;
 
 const INT64_MAX = 2n ** 63n - 1n;
 
+/**
+ * The largest timestamp Bigtable can hold: it keeps microseconds in 64 bits, so ms up to
+ * (2^63 - 1) / 1000. A write of a later one is refused naming this value.
+ */
+export const MAX_BIGTABLE_TIMESTAMP = 9223372036854775n;
+
 /** Microseconds of a millisecond timestamp, as the int64 decimal string the proto takes. */
-export function micros(ms: number): string {
+export function micros(ms: Timestamp): string {
   return (BigInt(ms) * 1000n).toString();
 }
 
@@ -65,7 +72,9 @@ export function buildReadFilter(layout: TableLayout, read: ReadSpec, now: number
 
 function versionsAndTime(family: FamilyLayout, read: ReadSpec, now: number): ProtoFilter[] {
   const maxVersions = family.maxVersions;
-  const start = Math.max(read.minTimestamp, expiryOf(family.ttlSeconds, now));
+  const start = laterOf(read.minTimestamp, expiryOf(family.ttlSeconds, now));
+  // No cell is later than Bigtable can hold: such a start selects nothing.
+  if (start > MAX_BIGTABLE_TIMESTAMP) return [{ blockAllFilter: true }];
   const range: Record<string, string> = {};
   if (start > 0) range.startTimestampMicros = micros(start);
   if (read.maxTimestamp !== END_OF_TIME && BigInt(read.maxTimestamp) * 1000n <= INT64_MAX) range.endTimestampMicros = micros(read.maxTimestamp);

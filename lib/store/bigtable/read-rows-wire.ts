@@ -14,6 +14,8 @@
  *
  * Unknown fields are skipped by wire type, as protobuf requires.
  */
+import { timestampOf } from '../../model/timestamp.js';
+import type { Timestamp } from '../../model/types.js';
 
 /** One CellChunk; fields that were absent on the wire are undefined (row key, family, qualifier) or 0/false. */
 export interface FlatChunk {
@@ -22,7 +24,7 @@ export interface FlatChunk {
   family: Buffer | undefined;
   qualifier: Buffer | undefined;
   /** Milliseconds (microseconds / 1000, rounded down). */
-  timestamp: number;
+  timestamp: Timestamp;
   value: Buffer;
   valueSize: number;
   resetRow: boolean;
@@ -66,7 +68,7 @@ class Reader {
    * read elsewhere). Plain arithmetic below 2^53 microseconds (every date to the year 2255), BigInt
    * beyond and for negative values.
    */
-  millis(): number {
+  millis(): Timestamp {
     const buf = this.buf;
     const start = this.pos;
     // Integer arithmetic on two 28-bit halves (a float multiply-add per byte was 8.5% of a scan's CPU).
@@ -91,7 +93,7 @@ class Reader {
     for (let i = this.pos - 1; i >= start; i--) big = (big << 7n) | BigInt(buf[i]! & 0x7f);
     const micros = BigInt.asIntN(64, big);
     const q = micros / 1000n;
-    return Number(micros < 0n && q * 1000n !== micros ? q - 1n : q);
+    return timestampOf(micros < 0n && q * 1000n !== micros ? q - 1n : q);
   }
 
   /** The [start, end) of a length-delimited field's payload; advances past it. */

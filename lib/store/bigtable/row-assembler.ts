@@ -5,7 +5,8 @@
  * and picks and decodes a row's cells as the CellPicker decides. Cells come out sorted by family,
  * qualifier, newest first, whatever order Bigtable returned the families in.
  */
-import type { CellOut, RowOut, TableLayout } from '../../model/types.js';
+import { timestampOf } from '../../model/timestamp.js';
+import type { CellOut, RowOut, TableLayout, Timestamp } from '../../model/types.js';
 import type { CellPicker } from '../cell-picker.js';
 import { COUNTER_SCHEMA_ID, decodeCell } from '../lmdb/cell-value.js';
 import { newFlatChunk, type FlatChunk } from './read-rows-wire.js';
@@ -26,7 +27,7 @@ export interface RawCell {
   readonly family: string;
   readonly qualifier: string;
   /** Milliseconds (Bigtable holds microseconds, always multiples of 1000 here). */
-  readonly timestamp: number;
+  readonly timestamp: Timestamp;
   readonly value: Buffer;
 }
 
@@ -41,9 +42,9 @@ function toBuffer(b: Buffer | Uint8Array | string | null | undefined): Buffer {
   return Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
 }
 
-function millisOf(ts: CellChunk['timestampMicros']): number {
+function millisOf(ts: CellChunk['timestampMicros']): Timestamp {
   const text = ts === undefined || ts === null ? '0' : String(ts);
-  return text.length <= 15 ? Math.floor(Number(text) / 1000) : Number(BigInt(text) / 1000n);
+  return text.length <= 15 ? Math.floor(Number(text) / 1000) : timestampOf(BigInt(text) / 1000n);
 }
 
 /** Names remembered per merger (family and qualifier texts); a wider map family decodes the rest each time. */
@@ -88,7 +89,7 @@ export class ChunkMerger {
   private rowKey: Buffer | undefined;
   private family = '';
   private qualifier = '';
-  private timestamp = 0;
+  private timestamp: Timestamp = 0;
   private parts: Buffer[] = [];
   private cells: RawCell[] = [];
   private readonly families = new NameCache();

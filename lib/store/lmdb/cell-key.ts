@@ -8,6 +8,9 @@
  * and each column's versions sort newest first. Family names never contain 00 (name pattern).
  */
 
+import { UNSAFE_HIGH_WORD } from '../../model/timestamp.js';
+import type { Timestamp } from '../../model/types.js';
+
 const TS_BYTES = 8;
 const TWO_32 = 0x1_0000_0000;
 
@@ -58,7 +61,7 @@ export function columnPrefix(rowKey: Uint8Array, family: string, qualifier: stri
   return out;
 }
 
-export function cellKey(rowKey: Uint8Array, family: string, qualifier: string, timestamp: number): Buffer {
+export function cellKey(rowKey: Uint8Array, family: string, qualifier: string, timestamp: Timestamp): Buffer {
   const prefix = columnPrefix(rowKey, family, qualifier);
   const out = Buffer.allocUnsafe(prefix.length + TS_BYTES);
   prefix.copy(out, 0);
@@ -70,7 +73,7 @@ export function cellKey(rowKey: Uint8Array, family: string, qualifier: string, t
  * The cell key of a column and timestamp in the row whose escaped prefix (rowPrefix) is given:
  * one allocation, for writing many cells of one row.
  */
-export function cellKeyIn(rowPrefixBytes: Buffer, family: string, qualifier: string, timestamp: number): Buffer {
+export function cellKeyIn(rowPrefixBytes: Buffer, family: string, qualifier: string, timestamp: Timestamp): Buffer {
   if (qualifier.includes('\0')) return cellKeyFromPrefix(rowPrefixBytes, family, qualifier, timestamp);
   const famLen = Buffer.byteLength(family, 'utf8');
   const qualLen = Buffer.byteLength(qualifier, 'utf8');
@@ -106,7 +109,7 @@ export class CellKeyScratch {
   }
 
   /** The key of a cell of the current row (a view into the scratch buffer). */
-  key(family: string, qualifier: string, timestamp: number): Buffer {
+  key(family: string, qualifier: string, timestamp: Timestamp): Buffer {
     // Worst case of the UTF-8 text (3 bytes per UTF-16 unit); a qualifier holding 00 is escaped.
     const worst = this.rowEnd + 3 * (family.length + qualifier.length) + 3 + TS_BYTES;
     if (worst > this.buf.length || qualifier.includes('\0')) return cellKeyIn(this.rowBytes, family, qualifier, timestamp);
@@ -121,7 +124,7 @@ export class CellKeyScratch {
   }
 }
 
-function cellKeyFromPrefix(rowPrefixBytes: Buffer, family: string, qualifier: string, timestamp: number): Buffer {
+function cellKeyFromPrefix(rowPrefixBytes: Buffer, family: string, qualifier: string, timestamp: Timestamp): Buffer {
   const fam = Buffer.from(family, 'utf8');
   const qual = Buffer.from(qualifier, 'utf8');
   const out = Buffer.allocUnsafe(rowPrefixBytes.length + fam.length + 1 + escapedLength(qual) + TS_BYTES);
@@ -138,17 +141,22 @@ export function cellKeyLength(rowKey: Uint8Array, family: string, qualifier: str
   return escapedLength(rowKey) + Buffer.byteLength(family) + 1 + escapedLength(Buffer.from(qualifier, 'utf8')) + TS_BYTES;
 }
 
-export function writeInvertedTimestamp(out: Buffer, pos: number, timestamp: number): void {
+export function writeInvertedTimestamp(out: Buffer, pos: number, timestamp: Timestamp): void {
+  if (typeof timestamp === 'bigint') {
+    out.writeBigUInt64BE(0xffffffffffffffffn - timestamp, pos);
+    return;
+  }
   const hi = Math.floor(timestamp / TWO_32);
   const lo = timestamp - hi * TWO_32;
   out.writeUInt32BE(0xffffffff - hi, pos);
   out.writeUInt32BE(0xffffffff - lo, pos + 4);
 }
 
-export function readInvertedTimestamp(key: Uint8Array, pos: number): number {
+export function readInvertedTimestamp(key: Uint8Array, pos: number): Timestamp {
   const hi = 0xffffffff - ((key[pos]! << 24) | (key[pos + 1]! << 16) | (key[pos + 2]! << 8) | key[pos + 3]!) >>> 0;
   const lo = 0xffffffff - (((key[pos + 4]! << 24) | (key[pos + 5]! << 16) | (key[pos + 6]! << 8) | key[pos + 7]!) >>> 0);
-  return (hi >>> 0) * TWO_32 + lo;
+  // Above 2^53-1 (a high word of 2^21 or more) only a bigint is exact.
+  return hi >>> 0 < UNSAFE_HIGH_WORD ? (hi >>> 0) * TWO_32 + lo : (BigInt(hi >>> 0) << 32n) | BigInt(lo);
 }
 
 /** Smallest key greater than every key starting with `prefix` (prefix + 1 at its last byte below FF). */
@@ -196,7 +204,7 @@ export function unescape(key: Uint8Array, start: number, end: number): Buffer {
 export interface CellKeyTail {
   family: string;
   qualifier: string;
-  timestamp: number;
+  timestamp: Timestamp;
 }
 
 /** Decodes family, qualifier and timestamp of a cell key whose row part ends at `rowEnd`. */

@@ -5,7 +5,7 @@
  *   01 | varint(schemaId) | UTF-8 JSON text      an Avro-typed value
  *   02 | int64 big-endian                         a counter (8 bytes, so increments are exact)
  */
-import type { CellOut } from '../../model/types.js';
+import type { CellOut, Timestamp } from '../../model/types.js';
 
 const KIND_VALUE = 1;
 const KIND_COUNTER = 2;
@@ -60,7 +60,7 @@ export function counterValue(value: Uint8Array | undefined): bigint {
   return Buffer.from(value.buffer, value.byteOffset, value.byteLength).readBigInt64BE(1);
 }
 
-export function decodeCell(family: string, qualifier: string, timestamp: number, value: Uint8Array): CellOut {
+export function decodeCell(family: string, qualifier: string, timestamp: Timestamp, value: Uint8Array): CellOut {
   const buf = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   if (buf[0] === KIND_COUNTER) {
     return { family, qualifier, timestamp, schemaId: COUNTER_SCHEMA_ID, json: buf.readBigInt64BE(1).toString() };

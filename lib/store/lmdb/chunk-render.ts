@@ -143,7 +143,8 @@ export class ChunkRenderer implements RenderOut, RowVisitor {
       this.bytes(CELL_OPEN_NEXT);
     }
     this.rowCells++;
-    this.digits(timestamp);
+    if (typeof timestamp === 'number') this.digits(timestamp);
+    else this.text(timestamp.toString());
     this.bytes(VALUE);
     let schemaId: number;
     if (value[0] === KIND_COUNTER) {

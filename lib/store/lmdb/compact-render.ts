@@ -11,7 +11,7 @@
  *  3. every version: the row is decoded and its cells go through a CellPicker.
  */
 import { END_OF_TIME } from '../../model/read-request.js';
-import type { ReadSpec, TableLayout } from '../../model/types.js';
+import type { ReadSpec, TableLayout, Timestamp } from '../../model/types.js';
 import { CellPicker, expiryOf } from '../cell-picker.js';
 import { entityIdText, type RowRenderSpec } from '../store.js';
 import { COLUMN_BYTES, decodeCompactRow, HEADER_BYTES, readTimestamp, readU16, readU32, schemaPartBytes } from './compact-row.js';
@@ -45,8 +45,8 @@ export class CompactRenderer {
   private readonly withSchema: boolean;
   /** Newest versions older than this are expired in some family: a row holding one is not copied whole. */
   private readonly latestExpiry: number;
-  private readonly minTs: number;
-  private readonly maxTs: number;
+  private readonly minTs: Timestamp;
+  private readonly maxTs: Timestamp;
   /** By quoted family name (family names are ASCII, so latin1 text is their JSON form). */
   private readonly families = new Map<string, FamilyPlan | null>();
   private readonly picker: CellPicker;

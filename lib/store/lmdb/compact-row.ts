@@ -16,6 +16,7 @@
  *   0  u8   TAG_COMPACT        1  u8  FORMAT_VERSION      2  u16 columns (n)
  *   4  u32  text bytes (T)     8  u32 older versions (h)  12 u16 entity id end (E)   14 u16 0
  *   16 f64  oldest newest-version timestamp               24 f64 newest timestamp
+ *      (a timestamp above 2^53-1 rounded outward: at or below the oldest, at or above the newest)
  *   32 text:  {"entityId":<id>,"cells":{"fam":{"q":[<fragment>],"q2":[...]},"fam2":...}}\r\n
  *      (exactly what a revision 3 scan sends for the row's newest versions; E is where
  *      `,"cells":{` starts, so revisions 1 and 2 replace the entity id)
@@ -28,6 +29,8 @@
  *   then h older versions, by column then newest first:
  *      u16 column index, u32 schema id (bit 31: counter), u32 ts high, u32 ts low, u32 json bytes, json
  */
+import { doubleAtOrAbove, doubleAtOrBelow, timestampDigits, UNSAFE_HIGH_WORD, writeTimestampLE } from '../../model/timestamp.js';
+import type { Timestamp } from '../../model/types.js';
 import { COUNTER_SCHEMA_ID } from './cell-value.js';
 import { RowModel, type StoredColumn, type StoredVersion } from './row-model.js';
 
@@ -70,8 +73,8 @@ export function digitCount(n: number): number {
 }
 
 /** Where a fragment's value starts: after `{"timestamp":<ts>,"value":`. */
-export function valueStartOf(fragStart: number, timestamp: number): number {
-  return fragStart + FRAG_TIMESTAMP.length + digitCount(timestamp) + FRAG_VALUE.length;
+export function valueStartOf(fragStart: number, timestamp: Timestamp): number {
+  return fragStart + FRAG_TIMESTAMP.length + (typeof timestamp === 'number' ? digitCount(timestamp) : timestampDigits(timestamp)) + FRAG_VALUE.length;
 }
 
 /** Bytes of `,"writer_schema":<id>` at a fragment's end (before its closing brace). */
@@ -171,8 +174,9 @@ function encodeAscii(model: RowModel, entityIdJson: string): Buffer | undefined 
     marks[i * 4 + 1] = text.length;
     marks[i * 4 + 2] = famBytes;
     marks[i * 4 + 3] = qualifier.length;
-    if (v.timestamp < oldest) oldest = v.timestamp;
-    if (v.timestamp > newest) newest = v.timestamp;
+    // The header keeps doubles: a bigint is rounded outward, so a range check never wrongly passes.
+    if (v.timestamp < oldest) oldest = doubleAtOrBelow(v.timestamp);
+    if (v.timestamp > newest) newest = doubleAtOrAbove(v.timestamp);
     for (let k = 1; k < c.versions.length; k++) {
       historyBytes += 18 + c.versions[k]!.json.length;
       historyCount++;
@@ -269,8 +273,9 @@ function encodePiecewise(model: RowModel, entityIdJson: string): Buffer {
     marks[i * 4 + 1] = w.pos - HEADER_BYTES;
     marks[i * 4 + 2] = famBytes;
     marks[i * 4 + 3] = qualBytes;
-    if (v.timestamp < oldest) oldest = v.timestamp;
-    if (v.timestamp > newest) newest = v.timestamp;
+    // The header keeps doubles: a bigint is rounded outward, so a range check never wrongly passes.
+    if (v.timestamp < oldest) oldest = doubleAtOrBelow(v.timestamp);
+    if (v.timestamp > newest) newest = doubleAtOrAbove(v.timestamp);
     history += c.versions.length - 1;
   }
   w.ascii(n > 0 ? ']}}}\r\n' : '}}\r\n');
@@ -308,16 +313,18 @@ function encodePiecewise(model: RowModel, entityIdJson: string): Buffer {
   return Buffer.from(b.subarray(0, w.pos));
 }
 
-function writeTimestamp(b: Buffer, pos: number, ts: number): void {
+function writeTimestamp(b: Buffer, pos: number, ts: Timestamp): void {
+  if (typeof ts === 'bigint') return writeTimestampLE(b, pos, ts);
   const hi = Math.floor(ts / TWO_32);
   b.writeUInt32LE(hi, pos);
   b.writeUInt32LE(ts - hi * TWO_32, pos + 4);
 }
 
-export function readTimestamp(b: Uint8Array, pos: number): number {
+export function readTimestamp(b: Uint8Array, pos: number): Timestamp {
   const hi = (b[pos]! | (b[pos + 1]! << 8) | (b[pos + 2]! << 16) | (b[pos + 3]! << 24)) >>> 0;
   const lo = (b[pos + 4]! | (b[pos + 5]! << 8) | (b[pos + 6]! << 16) | (b[pos + 7]! << 24)) >>> 0;
-  return hi * TWO_32 + lo;
+  // Above 2^53-1 (a high word of 2^21 or more) only a bigint is exact.
+  return hi < UNSAFE_HIGH_WORD ? hi * TWO_32 + lo : (BigInt(hi) << 32n) | BigInt(lo);
 }
 
 export function readU32(b: Uint8Array, pos: number): number {

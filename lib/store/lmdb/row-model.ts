@@ -6,13 +6,14 @@
  * again in the same write transaction.
  */
 import { rgError } from '../../errors.js';
-import { FOREVER, type CellOut, type EncodedCell, type FamilyLayout } from '../../model/types.js';
+import { laterOf } from '../../model/timestamp.js';
+import { FOREVER, type CellOut, type EncodedCell, type FamilyLayout, type Timestamp } from '../../model/types.js';
 import type { RowDelete } from '../store.js';
 import { expiryOf } from '../cell-picker.js';
 import { COUNTER_SCHEMA_ID } from './cell-value.js';
 
 export interface StoredVersion {
-  readonly timestamp: number;
+  readonly timestamp: Timestamp;
   /** Schema-table id of the writer schema (COUNTER_SCHEMA_ID for counters). */
   readonly schemaId: number;
   readonly counter: boolean;
@@ -112,10 +113,10 @@ export class RowModel {
   increment(family: FamilyLayout, qualifier: string, delta: bigint, now: number): void {
     const newest = this.column(family.name, qualifier)?.versions[0];
     let current = 0n;
-    let timestamp = now;
+    let timestamp: Timestamp = now;
     if (newest !== undefined && newest.timestamp >= expiryOf(family.ttlSeconds, now)) {
       current = newest.counter ? BigInt(newest.json) : 0n;
-      timestamp = Math.max(now, newest.timestamp);
+      timestamp = laterOf(now, newest.timestamp);
     }
     const next = current + delta;
     if (next > INT64_MAX || next < INT64_MIN) {

@@ -14,7 +14,8 @@
  */
 import type { Database } from 'lmdb';
 import { rgError } from '../../errors.js';
-import { FOREVER, type EncodedCell, type RowWrite, type TableLayout } from '../../model/types.js';
+import { laterOf } from '../../model/timestamp.js';
+import { FOREVER, type EncodedCell, type RowWrite, type TableLayout, type Timestamp } from '../../model/types.js';
 import { expiryOf } from '../cell-picker.js';
 import { entityIdText, type RowDelete } from '../store.js';
 import { cellKeyIn, columnPrefix, familyPrefix, parseCellTail, prefixEnd, readInvertedTimestamp, rowPrefix } from './cell-key.js';
@@ -217,13 +218,13 @@ export class RowWriter {
     const column = columnPrefix(rowKey, family, qualifier);
     const expiredBefore = expiryOf(this.t.layout.families.get(family)!.ttlSeconds, now);
     let current = 0n;
-    let timestamp = now;
+    let timestamp: Timestamp = now;
     for (const { key, value } of this.t.db.getRange({ start: column, end: prefixEnd(column), limit: 1 })) {
       const stored = readInvertedTimestamp(key, key.length - 8);
       if (stored < expiredBefore) break;
       current = counterValue(value);
       // A counter set in the future stays the newest cell: update it in place.
-      timestamp = Math.max(now, stored);
+      timestamp = laterOf(now, stored);
     }
     const next = current + delta;
     if (next > INT64_MAX || next < INT64_MIN) {

@@ -1,0 +1,92 @@
+/**
+ * The access log: one pino-shaped `request` line a request, built from a template instead of
+ * through pino's serializer (pino cost about 2.9 us of CPU a line, the template 0.13 us, against
+ * about 20 us of CPU for a whole point read). The line is the one pino would write for
+ * `log.info({reqId, method, route, status, ms, rows, aborted, client, token, instance, table},
+ * 'request')`: pino's level, time and bindings first, `msg` last. It goes to the logger's own
+ * destination, so its order with pino's lines holds; a LogSink (log-sink.ts) gathers request
+ * lines into large writes.
+ *
+ * Request ids: a client's `X-Request-Id` is kept when it is 1 to 128 characters of letters,
+ * digits and `._:/+=@-` (what trace and UUID forms use, nothing that needs escaping); otherwise
+ * the gateway makes one (a random UUID). Either way it is echoed in the response's X-Request-Id.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { pino, type Logger } from 'pino';
+import { LogSink } from '../log-sink.js';
+
+export interface RequestLine {
+  readonly reqId: string;
+  readonly method: string;
+  /** The route template, or `-` when no route matched. */
+  readonly route: string;
+  readonly status: number;
+  readonly ms: number;
+  readonly rows: number;
+  readonly aborted: boolean;
+  readonly client: string | undefined;
+  /** The bearer token's name, when tokens are configured and the request carried a valid one. */
+  readonly token: string | undefined;
+  readonly instance: string | undefined;
+  readonly table: string | undefined;
+}
+
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:/+=@-]{1,128}$/;
+/** Printable ASCII but `"` and `\`: written between quotes as it is. */
+const PLAIN_TEXT = /^[ !#-[\]-~]*$/;
+
+/** The request's id: the client's X-Request-Id when sane, else a new one. */
+export function requestIdOf(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/** A JSON string literal; text that needs no escaping (nearly all) is not run through JSON.stringify. */
+function quoted(text: string): string {
+  return PLAIN_TEXT.test(text) ? `"${text}"` : JSON.stringify(text);
+}
+
+type StreamLike = { write(line: string): unknown };
+type PinoInternals = Record<symbol, unknown>;
+
+export class RequestLog {
+  private readonly stream: StreamLike;
+  private readonly sink: LogSink | undefined;
+  private readonly time: () => string;
+  private readonly bindings: string;
+  /** Route templates as JSON literals, made once each. */
+  private readonly routes = new Map<string, string>();
+
+  constructor(private readonly log: Logger) {
+    const internals = log as unknown as PinoInternals;
+    this.stream = internals[pino.symbols.streamSym] as StreamLike;
+    this.sink = this.stream instanceof LogSink ? this.stream : undefined;
+    const time = internals[pino.symbols.timeSym] as (() => string) | undefined;
+    this.time = time ?? (() => `,"time":${Date.now()}`);
+    this.bindings = (internals[pino.symbols.chindingsSym] as string | undefined) ?? '';
+  }
+
+  /** False when the level hides info lines (it can change while running). */
+  get enabled(): boolean {
+    return this.log.isLevelEnabled('info');
+  }
+
+  write(l: RequestLine): void {
+    let route = this.routes.get(l.route);
+    if (route === undefined) {
+      route = quoted(l.route);
+      this.routes.set(l.route, route);
+    }
+    const line =
+      `{"level":30${this.time()}${this.bindings},"reqId":${quoted(l.reqId)},"method":${quoted(l.method)},"route":${route},` +
+      `"status":${l.status},"ms":${l.ms},"rows":${l.rows},"aborted":${l.aborted}` +
+      (l.client === undefined ? '' : `,"client":${quoted(l.client)}`) +
+      (l.token === undefined ? '' : `,"token":${quoted(l.token)}`) +
+      (l.instance === undefined ? '' : `,"instance":${quoted(l.instance)}`) +
+      (l.table === undefined ? '' : `,"table":${quoted(l.table)}`) +
+      `,"msg":"request"}\n`;
+    if (this.sink !== undefined) this.sink.writeLater(line);
+    else this.stream.write(line);
+  }
+}

@@ -1,0 +1,202 @@
+/**
+ * KijiREST's Dropwizard admin endpoints on the admin listener, as its Python client calls them:
+ * GET /ping -> pong, GET /metrics as JSON for a client accepting application/json (Prometheus text
+ * otherwise), GET /healthcheck in Dropwizard's shape (200/500, text or JSON), and
+ * POST /tasks/close?instance=I[&table=T] dropping the store's caches so the next request reloads
+ * them: on LMDB (the cached objects are replaced) and on the Bigtable emulator (a layout changed
+ * behind the gateway's back is served only after the task).
+ */
+import { Bigtable } from '@google-cloud/bigtable';
+import { pino } from 'pino';
+import t, { type Test } from 'tap';
+import { createAdminServer } from '../../lib/admin/admin-server.js';
+import type { AdminConfig } from '../../lib/config.js';
+import { metricsTextToJson } from '../../lib/metrics-json.js';
+import { BigtableStore } from '../../lib/store/bigtable/bigtable-store.js';
+import type { Store } from '../../lib/store/store.js';
+import { EMULATOR_MISSING, startEmulator } from '../store/bigtable-emulator.js';
+import { json, raw, startGateway } from './harness.js';
+
+const silent = pino({ level: 'silent' });
+const ADMIN: AdminConfig = { host: '127.0.0.1', port: 0, readyTimeoutMs: 500 };
+const TABLE = '/v1/instances/default/tables/sample_table';
+/** The Accept header Prometheus scrapers send. */
+const PROMETHEUS_ACCEPT = 'application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5,*/*;q=0.1';
+
+async function startAdmin(t: Test, store: Store, gateway: { metrics: Parameters<typeof createAdminServer>[1]['metrics'] }): Promise<string> {
+  const admin = createAdminServer(ADMIN, { store, metrics: gateway.metrics }, silent);
+  const address = await admin.listen();
+  t.teardown(() => admin.close());
+  return `http://127.0.0.1:${address.port}`;
+}
+
+t.test('ping, metrics as JSON or text, healthcheck', async (t) => {
+  const h = await startGateway();
+  t.teardown(() => h.close());
+  const admin = await startAdmin(t, h.gateway.context.store, h.gateway);
+
+  const ping = await raw(admin, 'GET', '/ping');
+  t.equal(ping.status, 200);
+  t.equal(ping.body.trim(), 'pong', 'the stripped body is pong, as the Python client checks');
+  t.match(ping.headers['content-type'], /^text\/plain/);
+  t.equal((await raw(admin, 'POST', '/ping')).status, 405);
+
+  t.equal((await raw(h.base, 'GET', `${TABLE}/rows?limit=1`)).status, 200);
+  const asJson = await raw(admin, 'GET', '/metrics', undefined, { accept: 'application/json' });
+  t.equal(asJson.status, 200);
+  t.match(asJson.headers['content-type'], /^application\/json/);
+  const metrics = JSON.parse(asJson.body) as Record<string, { type: string; help: string; values: { labels: Record<string, string>; value: number }[] }>;
+  const requests = metrics.rowgate_http_requests_total!;
+  t.equal(requests.type, 'counter');
+  t.ok(requests.values.some((v) => v.labels.route === `/v1/instances/:instance/tables/:table/rows` && v.labels.status === '200' && v.value === 1), 'the request is counted');
+  t.equal(metrics.rowgate_open_scans?.type, 'gauge');
+  t.ok(metrics.rowgate_http_request_duration_seconds?.values.length, 'histograms too');
+  t.ok(metrics.process_resident_memory_bytes, 'process metrics too');
+  const duration = metrics.rowgate_http_request_duration_seconds!;
+  t.equal(duration.type, 'histogram');
+  t.ok(duration.values.some((v) => (v as { metricName?: string }).metricName === 'rowgate_http_request_duration_seconds_bucket' && v.labels.le === '+Inf'), 'bucket series named');
+  // The same numbers as the text form (both are made from it).
+  const text = (await raw(admin, 'GET', '/metrics')).body;
+  const line = text.split('\n').find((l) => l.startsWith('rowgate_http_requests_total{') && l.includes('status="200"'))!;
+  t.ok(requests.values.some((v) => v.value === Number(line.split(' ').pop())), line);
+  // Any Accept listing JSON, as the Python client's requests carry it.
+  t.match((await raw(admin, 'GET', '/metrics', undefined, { accept: 'text/html, application/json;q=0.9' })).headers['content-type'], /^application\/json/);
+  for (const accept of [undefined, PROMETHEUS_ACCEPT, 'application/json;q=0', 'text/plain']) {
+    const text = await raw(admin, 'GET', '/metrics', undefined, accept === undefined ? {} : { accept });
+    t.match(text.headers['content-type'], /^text\/plain; version=0\.0\.4/, `Accept ${accept ?? '(none)'}: Prometheus text`);
+    t.match(text.body, /# TYPE rowgate_http_requests_total counter/);
+  }
+
+  const health = await raw(admin, 'GET', '/healthcheck');
+  t.equal(health.status, 200);
+  t.match(health.headers['content-type'], /^text\/plain/);
+  t.equal(health.body, '* store: OK\n', 'Dropwizard\'s text lines');
+  const healthJson = await raw(admin, 'GET', '/healthcheck', undefined, { accept: 'application/json' });
+  t.same(JSON.parse(healthJson.body), { store: { healthy: true } });
+  t.equal((await raw(admin, 'DELETE', '/healthcheck')).status, 405);
+});
+
+t.test('healthcheck is a 500 naming the failure when the store does not answer', async (t) => {
+  const h = await startGateway();
+  t.teardown(() => h.close());
+  let failing = false;
+  const flaky = new Proxy(h.store, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop, target);
+      if (prop === 'listInstances' && failing) return () => Promise.reject(new Error('disk on fire'));
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  const admin = await startAdmin(t, flaky, h.gateway);
+  failing = true;
+  const text = await raw(admin, 'GET', '/healthcheck');
+  t.equal(text.status, 500);
+  t.equal(text.body, '! store: ERROR\n!  disk on fire\n');
+  const asJson = await raw(admin, 'GET', '/healthcheck', undefined, { accept: 'application/json' });
+  t.equal(asJson.status, 500);
+  t.same(JSON.parse(asJson.body), { store: { healthy: false, message: 'disk on fire' } });
+  failing = false;
+  t.equal((await raw(admin, 'GET', '/healthcheck')).status, 200);
+});
+
+t.test('tasks/close drops the LMDB store\'s cached tables and schema table', async (t) => {
+  const h = await startGateway();
+  t.teardown(() => h.close());
+  const admin = await startAdmin(t, h.gateway.context.store, h.gateway);
+  const store = h.store;
+  const sample = await store.getLayout('default', 'sample_table');
+  const players = await store.getLayout('default', 'players');
+  const schemas = await store.schemaTable('default');
+
+  const table = await raw(admin, 'POST', '/tasks/close?instance=default&table=sample_table');
+  t.equal(table.status, 200, table.body);
+  t.equal(table.body, 'closed table sample_table of instance default\n');
+  t.not(await store.getLayout('default', 'sample_table'), sample, 'the table is read again');
+  t.equal(await store.getLayout('default', 'players'), players, 'other tables stay cached');
+  t.equal(await store.schemaTable('default'), schemas, 'the schema table stays cached');
+
+  const instance = await raw(admin, 'POST', '/tasks/close?instance=default');
+  t.equal(instance.status, 200, instance.body);
+  t.equal(instance.body, 'closed instance default\n');
+  t.not(await store.getLayout('default', 'players'), players, 'every table of the instance is read again');
+  t.not(await store.schemaTable('default'), schemas, 'so is its schema table');
+
+  // The gateway keeps serving reads and writes through the reopened objects.
+  const post = await raw(h.base, 'POST', `${TABLE}/rows`, JSON.stringify({ entityId: [1], cells: { strings: { a: [{ value: 'after close', timestamp: 1 }] } } }), json);
+  t.equal(post.status, 200, post.body);
+  t.match((await raw(h.base, 'GET', `${TABLE}/rows?eid=[1]`)).body, /after close/);
+});
+
+t.test('tasks/close refuses bad requests', async (t) => {
+  const h = await startGateway();
+  t.teardown(() => h.close());
+  const admin = await startAdmin(t, h.gateway.context.store, h.gateway);
+  const cases: [string, string, number, RegExp][] = [
+    ['GET', '/tasks/close?instance=default', 405, /method GET is not allowed on \/tasks\/close/],
+    ['POST', '/tasks/close', 400, /needs instance=<name>/],
+    ['POST', '/tasks/close?table=sample_table', 400, /needs instance=<name>/],
+    ['POST', '/tasks/close?instance=default&instance=hidden', 400, /parameter instance is given more than once/],
+    ['POST', '/tasks/close?instance=default&tabel=x', 400, /unknown parameter tabel of \/tasks\/close/],
+    ['POST', '/tasks/close?instance=nope', 404, /instance nope not found/],
+    ['POST', '/tasks/close?instance=default&table=nope', 404, /table nope not found in instance default/],
+    ['POST', '/tasks/shutdown', 404, /no admin resource \/tasks\/shutdown/],
+  ];
+  for (const [method, path, status, message] of cases) {
+    const r = await raw(admin, method, path);
+    t.equal(r.status, status, `${method} ${path}`);
+    t.match(JSON.parse(r.body).error, message, `${method} ${path}`);
+  }
+  t.equal((await raw(admin, 'GET', '/tasks/close')).headers.allow, 'POST');
+});
+
+const emulator = await startEmulator();
+if (emulator) t.teardown(() => emulator.stop());
+t.test('tasks/close on Bigtable: a layout changed behind the gateway is served after the task', { skip: emulator ? false : EMULATOR_MISSING }, async (t) => {
+  const store = await BigtableStore.open({ projectId: 'test', instanceId: 'close', tablePrefix: 'close' });
+  const h = await startGateway({}, { store });
+  t.teardown(() => h.close());
+  const admin = await startAdmin(t, h.gateway.context.store, h.gateway);
+
+  const before = JSON.parse((await raw(h.base, 'GET', TABLE)).body) as { description?: string };
+  // Another tool rewrites the table's meta row (the layout record) in Bigtable.
+  const meta = new Bigtable({ projectId: 'test', metricsEnabled: false }).instance('close').table('close.meta');
+  const [row] = await meta.row('table/default/sample_table').get({ decode: false });
+  const cell = (row.data as Record<string, Record<string, { value: Buffer }[]>>).m!.layout![0]!.value;
+  const record = JSON.parse(cell.toString('utf8')) as { layout: { description?: string } };
+  record.layout.description = 'changed behind the gateway';
+  await meta.row('table/default/sample_table').save({ m: { layout: { value: Buffer.from(JSON.stringify(record)), timestamp: new Date() } } } as never);
+
+  const cached = JSON.parse((await raw(h.base, 'GET', TABLE)).body) as { description?: string };
+  t.equal(cached.description, before.description, 'the cached layout is served until the task');
+  const close = await raw(admin, 'POST', '/tasks/close?instance=default&table=sample_table');
+  t.equal(close.status, 200, close.body);
+  const reloaded = JSON.parse((await raw(h.base, 'GET', TABLE)).body) as { description?: string };
+  t.equal(reloaded.description, 'changed behind the gateway', 'the next request reads the layout again');
+});
+
+t.test('metricsTextToJson: families, escaped labels, histogram series, +Inf', async (t) => {
+  const text = [
+    '# HELP a_total Requests "quoted" \\\\ and\\nnewline',
+    '# TYPE a_total counter',
+    'a_total{route="/x",q="a\\"b\\\\c\\nd"} 3',
+    'a_total 4',
+    '# HELP h Latency',
+    '# TYPE h histogram',
+    'h_bucket{le="0.5"} 1',
+    'h_bucket{le="+Inf"} 2',
+    'h_sum 0.75',
+    'h_count 2',
+    'g NaN',
+    '',
+  ].join('\n');
+  t.same(metricsTextToJson(text), {
+    a_total: { type: 'counter', help: 'Requests "quoted" \\ and\nnewline', values: [{ labels: { route: '/x', q: 'a"b\\c\nd' }, value: 3 }, { labels: {}, value: 4 }] },
+    h: { type: 'histogram', help: 'Latency', values: [
+      { labels: { le: '0.5' }, value: 1, metricName: 'h_bucket' },
+      { labels: { le: '+Inf' }, value: 2, metricName: 'h_bucket' },
+      { labels: {}, value: 0.75, metricName: 'h_sum' },
+      { labels: {}, value: 2, metricName: 'h_count' },
+    ] },
+    g: { type: 'untyped', help: '', values: [{ labels: {}, value: null }] },
+  });
+});
