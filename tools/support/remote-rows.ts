@@ -120,7 +120,9 @@ async function* rangeChunks(gateway: Gateway, tablePath: string, layout: TableLa
       if (!(e instanceof RemoteError) || !e.retryable) throw e;
       failures++;
       if (failures > MAX_RETRIES || attempt >= MAX_ATTEMPTS) throw new RemoteError(`${e.message}; gave up after ${attempt} attempts`);
-      // Continue after the last whole row received: none twice, none missing.
+      // Continue after the last whole row received: none twice, none missing. A wildcard or
+      // single-row request (eid) takes no start, so it is only retried when nothing arrived.
+      if (last !== undefined && range.params.eid !== undefined) throw new RemoteError(`${e.message}; an eid request cannot continue after a partial answer`, 400);
       if (last !== undefined) start = keyAfter(rowKeyOfDocument(lastRowOf(last), layout.keyFormat, 3));
       if (remaining >= 0) remaining = Math.max(0, remaining - got);
       const wait = (options.backoffMs ?? FIRST_BACKOFF_MS) * 2 ** (failures - 1);
