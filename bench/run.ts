@@ -7,7 +7,7 @@
  * Knobs (environment): BENCH_ROWS (default 1000000), BENCH_SECONDS (autocannon duration, 10),
  * BENCH_SLOW_SECONDS (15), BENCH_RUNS (scan runs per side, best kept, 2), BENCH_BIGTABLE_ROWS
  * (scenario 5's table, 100000), BENCH_ONLY (comma list of scenario numbers to run, e.g. 5 or 1,4;
- * default all), BENCH_KEEP=1 keeps the temp dir.
+ * default all), BENCH_EXPORT_PARALLEL (scenario 7's --parallel, 4), BENCH_KEEP=1 keeps the temp dir.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
@@ -36,7 +36,7 @@ if (!Number.isSafeInteger(BIGTABLE_ROWS) || BIGTABLE_ROWS < 1) {
   process.stderr.write(`bench: BENCH_BIGTABLE_ROWS must be a positive integer, got ${JSON.stringify(process.env.BENCH_BIGTABLE_ROWS)}\n`);
   process.exit(2);
 }
-const SCENARIOS = [1, 2, 3, 4, 5, 6];
+const SCENARIOS = [1, 2, 3, 4, 5, 6, 7];
 /** Qualifiers of scenario 6's wide row. */
 const WIDE_QUALIFIERS = Number(process.env.BENCH_WIDE_QUALIFIERS ?? 100_000);
 /** BENCH_ONLY=5 or BENCH_ONLY=1,4: the scenarios to run (default all). */
@@ -175,7 +175,7 @@ async function main(): Promise<void> {
   note(`temp dir ${tmp}; scenarios ${[...ONLY].join(',')}; ${ROWS} rows x ${CELLS_PER_ROW} cells`);
   gatewayLog = join(tmp, 'gateway.log');
   try {
-    if ([1, 2, 3, 4, 6].some(want)) await lmdbScenarios(tmp, data, cfg);
+    if ([1, 2, 3, 4, 6, 7].some(want)) await lmdbScenarios(tmp, data, cfg);
     if (want(5)) await bigtableScenario(tmp);
   } finally {
     if (process.env.BENCH_KEEP !== '1') rmSync(tmp, { recursive: true, force: true });
@@ -190,7 +190,7 @@ async function main(): Promise<void> {
   process.stdout.write(`\nmachine: ${m.cores} cores (${m.cpu}), ${(m.memoryBytes / 2 ** 30).toFixed(1)} GiB, Node ${m.node}; total ${(results.totalSeconds as number).toFixed(0)} s; load ${results.loadBefore} -> ${results.loadAfter}; written bench/last-run.json\n`);
 }
 
-/** Scenarios 1-4 and 6 over the embedded store: one dataset (imported: scenario 3's import figure), then the selected scenarios. */
+/** Scenarios 1-4, 6 and 7 over the embedded store: one dataset (imported: scenario 3's import figure), then the selected scenarios. */
 async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<void> {
   const warnCfg = join(tmp, 'rowgate-warn.yaml');
   // ------------------------------------------------------------------ the peer: PostgreSQL
@@ -279,6 +279,35 @@ async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<vo
     add({ scenario, figure: 'rows/s vs (a) LMDB iteration', value: Math.round(scanRows), unit: 'rows/s', baseline: Math.round(bestA), ratio: ratio(scanRows, bestA) });
     add({ scenario, figure: 'MB/s vs (b) minimal http stream', value: Math.round((scanBytes / bestScan / MB) * 10) / 10, unit: 'MB/s', baseline: Math.round((scanBytes / bestStream / MB) * 10) / 10, ratio: ratio(scanRows, streamRows) });
     note(`scan: ${Math.round(scanRows)} rows/s (${(scanBytes / ROWS).toFixed(0)} B/row); PostgreSQL ${pgRows === undefined ? 'skipped' : Math.round(pgRows)}; (a) ${Math.round(bestA)}; (b) ${Math.round(streamRows)}`);
+  }
+
+  if (want(7)) {
+    // ---------------------------------------------------------------- 7 export over HTTP, split and parallel
+    // `tools/rowgate export --url --parallel N` against a local gateway, against the in-process
+    // export of the same data directory (--data): what the HTTP hop and the range split cost.
+    const parallel = Number(process.env.BENCH_EXPORT_PARALLEL ?? 4);
+    const out = join(tmp, 'export.json');
+    const timed = async (args: readonly string[]): Promise<number> => {
+      const t0 = performance.now();
+      await run(process.execPath, [CLI, 'export', '--instance', BENCH_INSTANCE, '--table', BENCH_TABLE, '--out', out, ...args], 600_000);
+      const seconds = (performance.now() - t0) / 1000;
+      rmSync(out, { force: true });
+      return seconds;
+    };
+    const local: number[] = [];
+    for (let i = 0; i < RUNS; i++) local.push(await timed(['--data', data]));
+    const remote: number[] = [];
+    await withServer(
+      () => startServer(process.execPath, gatewayArgs(data, cfg), LISTEN, gatewayLog),
+      async (s) => {
+        for (let i = 0; i < RUNS; i++) remote.push(await timed(['--url', `http://127.0.0.1:${s.port}`, '--parallel', String(parallel)]));
+      },
+    );
+    const localRows = ROWS / Math.min(...local);
+    const remoteRows = ROWS / Math.min(...remote);
+    results.exportRemote = { rows: ROWS, parallel, localSeconds: local, remoteSeconds: remote, localRowsPerSecond: localRows, remoteRowsPerSecond: remoteRows, ratio: ratio(remoteRows, localRows) };
+    add({ scenario: `7 export --url --parallel ${parallel}`, figure: 'rows/s vs in-process export (--data), whole process', value: Math.round(remoteRows), unit: 'rows/s', baseline: Math.round(localRows), ratio: ratio(remoteRows, localRows) });
+    note(`export --url --parallel ${parallel}: ${Math.round(remoteRows)} rows/s; in-process export ${Math.round(localRows)} rows/s`);
   }
 
   if (want(2) || want(3)) {

@@ -63,6 +63,7 @@ export const ERRORS = {
   RG_ERR_BODY_TOO_LARGE: { status: 413, exceptionName: 'RequestEntityTooLargeException', when: "the request body exceeds the configured limit (or its chunk extensions node's 16 KiB)" },
   RG_ERR_TOO_MANY_CELLS: { status: 413, exceptionName: 'RequestEntityTooLargeException', when: 'a POST body holds more cells than limits.maxPostCells allows' },
   RG_ERR_URL_TOO_LONG: { status: 414, exceptionName: 'RequestUriTooLongException', when: 'the request URL exceeds the configured limit' },
+  RG_ERR_NOT_ACCEPTABLE: { status: 406, exceptionName: 'NotAcceptableException', when: 'GET rows with an Accept header naming none of application/json, application/x-ndjson, application/avro' },
   RG_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, exceptionName: 'UnsupportedMediaTypeException', when: 'a body is sent with a content type other than application/json, or a charset other than UTF-8' },
   RG_ERR_EXPECTATION_FAILED: { status: 417, exceptionName: 'ExpectationFailedException', when: 'the Expect header asks for something other than 100-continue' },
   RG_ERR_HEADERS_TOO_LARGE: { status: 431, exceptionName: 'RequestHeaderFieldsTooLargeException', when: 'the request line and headers exceed limits.maxHeaderBytes; the connection is closed' },

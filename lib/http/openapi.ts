@@ -15,6 +15,7 @@ import { REST_VERSION } from '../version.js';
 import { dialectOf } from './dialect.js';
 import { ENTITY_ID_PARAMS, ROW_PARAMS } from './handlers/legacy-rows.js';
 import { DELETE_PARAMS } from './handlers/rows-write.js';
+import { SPLITS_PARAMS, SPLITS_SCHEMA } from './handlers/splits.js';
 import { routesFor, type Route } from './routes.js';
 import { schemas, type Schema } from './serializers.js';
 
@@ -36,6 +37,7 @@ const QUERY_PARAMS: Record<string, { description: string; schema: Json }> = {
   timerange: { description: 'min..max in milliseconds, min < max; one side may be empty', schema: { type: 'string', pattern: '^[0-9]*\\.\\.[0-9]*$' } },
   freshen: { description: 'Accepted for KijiREST clients (revisions 2-3): true or false. rowgate runs no fresheners and returns the stored cells; a request asking for freshening gets the response header X-Rowgate-Freshening', schema: { type: 'string', pattern: '^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$' } },
   timeout: { description: 'Accepted for KijiREST clients (revisions 2-3): the freshening wait in ms, a non-negative integer; ignored, as no freshener runs', schema: { type: 'string', pattern: '^[0-9]{1,19}$' } },
+  n: { description: 'Ranges wanted at most (1 to 1024; default 1)', schema: { type: 'string', pattern: '^[0-9]+$' } },
   timestamp: { description: 'Milliseconds: on DELETE, remove versions up to this timestamp; on PUT (revision 1), the timestamp of the written cells', schema: { type: 'string', pattern: '^[0-9]+$' } },
 };
 
@@ -88,6 +90,7 @@ function componentSchemas(revision: Revision): Record<string, Schema> {
     Targets: schemas.targets,
     Deleted: schemas.deleted,
     EntityIdConversion: schemas.entityIdConversion,
+    TableSplits: SPLITS_SCHEMA as unknown as Schema,
     Error: schemas.error,
     OpenApiDocument: { type: 'object', properties: { openapi: { type: 'string', pattern: '^3\\.1\\.' } }, required: ['openapi', 'info', 'paths'] },
   };
@@ -120,14 +123,21 @@ const OPERATIONS: Record<string, Operation> = {
   [`GET ${TABLE}`]: { operationId: 'getTable', summary: 'A table\'s layout (Avro JSON TableLayoutDesc)', result: 'TableLayout' },
   [`GET ${TABLE}/rows`]: {
     operationId: 'getRows',
-    summary: 'Rows: a point get (eid), a bulk get (eids), a wildcard scan, or a range scan; CR LF framed row documents',
+    summary: 'Rows: a point get (eid), a bulk get (eids), a wildcard scan, or a range scan; CR LF framed row documents (Accept: application/x-ndjson for LF framing, application/avro for an Avro object container file); a complete scan ends with the trailers X-Rowgate-Rows and, when limit stopped it early, X-Rowgate-Next-Start',
     result: 'Row',
     query: (revision) => [...dialectOf(revision).scanParams],
     extraQuery: (revision) => (dialectOf(revision).freshening ? 'fresh.<key>=<value> (freshener parameters of KijiREST 0.6.0+; accepted and unused, as no freshener runs)' : undefined),
     stream: true,
-    errors: [503],
+    // 406: an Accept naming none of application/json, application/x-ndjson, application/avro.
+    errors: [406, 503],
   },
   [`POST ${TABLE}/rows`]: { operationId: 'postRows', summary: 'Write one row or an array of rows, validated completely first', result: 'Targets', body: true, errors: [413, 415] },
+  [`GET ${TABLE}/splits`]: {
+    operationId: 'getSplits',
+    summary: 'Split points: up to n contiguous row-key ranges covering the table, balanced by estimated size, as start/end values of the revision\'s range parameters (null = open), for parallel exports',
+    result: 'TableSplits',
+    query: () => [...SPLITS_PARAMS],
+  },
   [`DELETE ${TABLE}/rows`]: { operationId: 'deleteRows', summary: 'Delete rows, families, columns, or versions up to a timestamp', result: 'Deleted', query: () => [...DELETE_PARAMS] },
   [`GET ${TABLE}/entityId`]: { operationId: 'getEntityId', summary: 'The hex row key of an entity id in the shell form', result: 'EntityIdConversion', query: () => [...ENTITY_ID_PARAMS] },
   [`GET ${TABLE}/rows/:hexEntityId`]: { operationId: 'getRow', summary: 'One row as a plain JSON document', result: 'Row', query: () => [...ROW_PARAMS] },

@@ -3,6 +3,7 @@ import type { Revision } from '../config.js';
 import type { Handler } from './context.js';
 import { getInstance, getInstances, getRoot, getTable, getTables, getVersion } from './handlers/info.js';
 import { getRows } from './handlers/rows-read.js';
+import { getSplits } from './handlers/splits.js';
 import { deleteRows, postRows } from './handlers/rows-write.js';
 import { getEntityId, getRow, putRow } from './handlers/legacy-rows.js';
 import { getOpenApi } from './handlers/openapi.js';
@@ -26,6 +27,8 @@ const COMMON: Route[] = [
   { method: 'GET', path: `${TABLE}/rows`, handler: getRows },
   { method: 'POST', path: `${TABLE}/rows`, handler: postRows },
   { method: 'DELETE', path: `${TABLE}/rows`, handler: deleteRows },
+  // Beyond the interface (every revision): split points for parallel exports.
+  { method: 'GET', path: `${TABLE}/splits`, handler: getSplits },
 ];
 
 /** Revisions 1 and 2: entity id conversion (removed in revision 3 by REST-60). */

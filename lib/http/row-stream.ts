@@ -68,6 +68,16 @@ function renderedSource(scan: ChunkScan): ChunkSource {
   };
 }
 
+/**
+ * How a RowStream ends a complete stream: `limit` rows at most are sent (the source may give one
+ * more, which is cut off the last chunk and handed to onEnd as the first row not sent);
+ * onEnd is called before the end of the stream is pushed.
+ */
+export interface StreamEnd {
+  readonly limit: number;
+  onEnd(rowsSent: number, nextRow: Buffer | undefined): void;
+}
+
 export class RowStream extends Readable {
   private busy = false;
   rowsSent = 0;
@@ -77,6 +87,7 @@ export class RowStream extends Readable {
     private first: RenderedChunk | undefined,
     /** Told the running row count after every batch (the request log reads it on close). */
     private readonly onRows: (rowsSent: number) => void = () => undefined,
+    private readonly end?: StreamEnd,
   ) {
     super({ highWaterMark: HIGH_WATER_MARK });
   }
@@ -85,7 +96,7 @@ export class RowStream extends Readable {
     if (this.first) {
       const chunk = this.first;
       this.first = undefined;
-      this.push(this.count(chunk));
+      this.deliver(chunk);
       return;
     }
     if (this.busy) return;
@@ -94,16 +105,43 @@ export class RowStream extends Readable {
       (chunk) => {
         this.busy = false;
         if (this.destroyed) return;
-        this.push(chunk === undefined ? null : this.count(chunk));
+        if (chunk === undefined) this.finish(undefined);
+        else this.deliver(chunk);
       },
       (e: unknown) => this.destroy(e as Error),
     );
   }
 
-  private count(chunk: RenderedChunk): Buffer {
-    this.rowsSent += chunk.rows;
+  /** Pushes a chunk; per chunk, never per row, except for the one row a limit cuts off. */
+  private deliver(chunk: RenderedChunk): void {
+    const limit = this.end?.limit ?? -1;
+    if (limit < 0 || this.rowsSent + chunk.rows <= limit) {
+      this.push(this.count(chunk.bytes, chunk.rows));
+      return;
+    }
+    // The row past the limit is the chunk's last: every row ends with CR LF, which no document holds.
+    const bytes = chunk.bytes;
+    const before = bytes.lastIndexOf('\r\n', bytes.length - 3);
+    const start = before < 0 ? 0 : before + 2;
+    const nextRow = Buffer.from(bytes.subarray(start, bytes.length - 2));
+    if (start > 0) this.push(this.count(bytes.subarray(0, start), chunk.rows - 1));
+    this.finish(nextRow);
+  }
+
+  private count(bytes: Buffer, rows: number): Buffer {
+    this.rowsSent += rows;
     this.onRows(this.rowsSent);
-    return chunk.bytes;
+    return bytes;
+  }
+
+  private finish(nextRow: Buffer | undefined): void {
+    try {
+      this.end?.onEnd(this.rowsSent, nextRow);
+    } catch (e) {
+      this.destroy(e as Error);
+      return;
+    }
+    this.push(null);
   }
 
   override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {

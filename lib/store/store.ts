@@ -6,6 +6,7 @@
 import { MAX_NAME_CHARS } from '../model/layout-names.js';
 import { formatEntityIdJson, formatShellEntityId } from '../model/entity-id.js';
 import type { ReadSpec, RowKeyFormat, RowOut, RowWrite, SchemaEntry, SchemaTable, TableLayout, Timestamp } from '../model/types.js';
+import type { KeySplit } from './key-splits.js';
 
 /** The data version every instance reports, as the original's system table did (kiji-data-model.md 6.1). */
 export const DATA_VERSION = 'system-2.0';
@@ -141,6 +142,12 @@ export interface Store {
    * /tasks/close, KijiREST's close task). Requests already running keep what they hold.
    */
   forget(instance: string, table?: string): void;
+
+  /**
+   * Split points for exports: at most `parts` contiguous row-key ranges, in key order, covering
+   * every row key (the first starts open, the last ends open), balanced by estimated size.
+   */
+  splits(instance: string, table: string, parts: number): Promise<KeySplit[]>;
 
   /** Scans started and not yet finished or returned (for tests and the metrics endpoint). */
   readonly openScans: number;

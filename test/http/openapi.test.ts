@@ -160,6 +160,10 @@ for (const revision of [1, 2, 3] as Revision[]) {
     await expect(400, 'GET', `${TABLE}/rows`, `${ROWS}?eid=${q('[not json')}`);
     await expect(404, 'GET', `${TABLE}/rows`, '/v1/instances/nope/tables/sample_table/rows');
 
+    // Split points (beyond the interface, every revision).
+    await expect(200, 'GET', `${TABLE}/splits`, '/v1/instances/default/tables/sample_table/splits?n=4');
+    await expect(400, 'GET', `${TABLE}/splits`, '/v1/instances/default/tables/sample_table/splits?n=0');
+
     // Deletes.
     await expect(200, 'DELETE', `${TABLE}/rows`, `${ROWS}?eid=${q(eid([2345]))}&cols=longs`);
     await expect(400, 'DELETE', `${TABLE}/rows`, ROWS);

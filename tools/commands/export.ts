@@ -2,86 +2,282 @@
  * `rowgate export --instance I --table T [--out FILE]`: the table (or the selected rows: a key
  * range, one entity id or a wildcard one; columns, versions and time range) in the row stream format: each row one compact revision 3 row JSON
  * document followed by CR LF, byte for byte what GET rows returns for the same selection. All
- * rows and all versions unless limited. Written with backpressure; a file is written under a
- * temporary name and renamed when complete, so a failed export never leaves a truncated FILE.
+ * rows and all versions unless limited. Written with backpressure; a file is written under
+ * FILE.partial and renamed when complete, so a failed export never leaves a truncated FILE.
+ *
+ * From a local store, or from a running gateway (`--url`, `--token` or ROWGATE_TOKEN), there with
+ * `--parallel N` split ranges (GET .../splits) read N at a time and written in key order: the same
+ * bytes as one full scan. An export that stops early (Ctrl-C, killed, a failure) keeps
+ * FILE.partial and says how to continue: `--resume` goes on after its last complete row.
  */
-import { createWriteStream, openSync, renameSync, rmSync } from 'node:fs';
-import type { Command } from 'commander';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Option, type Command } from 'commander';
+import { formatStage, ROW_FORMATS, type RowFormat } from '../../lib/http/row-formats.js';
 import { ROW_TERMINATOR } from '../../lib/http/row-format.js';
-import { CliError } from '../support/cli-error.js';
-import { Output, OutputClosed } from '../support/output.js';
-import { rateText, startProgress } from '../support/progress.js';
+import { rowKeyOfDocument } from '../../lib/http/scan-trailers.js';
+import type { TableLayout } from '../../lib/model/types.js';
+import type { Store } from '../../lib/store/store.js';
+import { clipRanges, parseSplits, type SplitRange } from '../support/export-ranges.js';
+import { CliError, EXIT_USAGE } from '../support/cli-error.js';
+import { openTarget, type ExportTarget } from '../support/export-file.js';
+import { writeInOrder } from '../support/ordered-ranges.js';
+import { OutputClosed } from '../support/output.js';
+import { rateText, startProgress, type Progress } from '../support/progress.js';
 import { dumpRows } from '../support/row-dump.js';
-import { selectionOf, withScanOptions, type ScanFlags } from '../support/read-options.js';
+import { positiveInteger, selectionOf, withScanOptions, type RowSelection, type ScanFlags } from '../support/read-options.js';
+import { Gateway, RemoteError, TOKEN_ENV, withRemoteOptions, type RemoteFlags } from '../support/remote.js';
+import { keyAfter, remoteRows, type RemoteRange } from '../support/remote-rows.js';
 import { withStore, withStoreOptions, type StoreFlags } from '../support/store-options.js';
 
-interface ExportFlags extends StoreFlags, ScanFlags {
+interface ExportFlags extends StoreFlags, ScanFlags, RemoteFlags {
   readonly instance: string;
   readonly table: string;
   readonly out?: string;
+  readonly resume?: boolean;
+  readonly parallel?: number;
+  readonly format: RowFormat;
+}
+
+/** Exit status of an export stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it). */
+const EXIT_INTERRUPTED = 130;
+/** Split ranges fetched per --parallel connection: smaller ranges keep every connection busy to the end. */
+const RANGES_PER_CONNECTION = 4;
+
+class Interrupted extends Error {
+  constructor(signal: string) {
+    super(`interrupted (${signal})`);
+    this.name = 'Interrupted';
+  }
 }
 
 export function registerExport(program: Command): void {
-  const cmd = withStoreOptions(program.command('export').description('write rows in the row stream format (revision 3 JSON + CR LF per row)'))
+  const cmd = withRemoteOptions(withStoreOptions(program.command('export').description('write rows in the row stream format (revision 3 JSON + CR LF per row)'))
     .requiredOption('--instance <name>', 'instance')
     .requiredOption('--table <name>', 'table')
-    .option('--out <file>', 'write to FILE instead of standard output');
+    .option('--out <file>', 'write to FILE instead of standard output (through FILE.partial, renamed when complete)')
+    .option('--resume', 'continue an interrupted export to --out FILE after the last complete row of FILE.partial')
+    .option('--parallel <n>', 'with --url: read N split ranges at once, written in key order', positiveInteger)
+    .addOption(new Option('--format <format>', 'json (CR LF after each row, as GET rows), ndjson (LF) or avro (an Avro object container file, schema from the layout)').choices([...ROW_FORMATS]).default('json')));
   withScanOptions(cmd, '-1', 'all').action(async (flags: ExportFlags) => {
-    await withStore(flags, { create: false }, async ({ store }) => {
-      const layout = await store.getLayout(flags.instance, flags.table);
-      const selection = selectionOf(layout, flags, store.maxRowKeyBytes);
-      const limit = selection.kind === 'scan' ? selection.request.limit : Math.min(selection.limit, 1);
-      const partial = flags.out === undefined ? undefined : `${flags.out}.partial-${process.pid}`;
-      const stream = partial === undefined ? process.stdout : createWriteStream(partial, { fd: openOut(flags.out!, partial) });
-      const output = new Output(stream);
-      const started = performance.now();
-      const progress = startProgress(
-        limit >= 0 ? 'exporting |{bar}| {percentage}% | {value}/{total} rows | {cells} cells | ETA {eta_formatted}' : 'exporting {value} rows | {cells} cells | {rate} rows/s | {duration_formatted}',
-        limit >= 0 ? limit : undefined,
-        { cells: 0, rate: 0 },
-      );
-      let result;
-      try {
-        result = await dumpRows({
-          store,
-          instance: flags.instance,
-          table: flags.table,
-          layout,
-          selection,
-          output,
-          terminator: ROW_TERMINATOR,
-          onBatch: ({ rows, cells }) => progress.update(rows, { cells, rate: rateText(rows, (performance.now() - started) / 1000) }),
-        });
-        if (partial === undefined) await output.flush();
-        else await output.end();
-      } catch (e) {
-        progress.stop();
-        if (partial !== undefined) {
-          stream.destroy();
-          rmSync(partial, { force: true });
-        }
-        if (e instanceof OutputClosed) return;
-        throw e;
-      }
-      progress.stop();
-      if (partial !== undefined) renameSync(partial, flags.out!);
+    const parallel = flags.parallel ?? 1;
+    if (parallel > 1 && flags.url === undefined) {
+      throw new CliError('--parallel reads split ranges from a gateway: give --url (a local export already renders on the scan threads)', EXIT_USAGE);
+    }
+    if (flags.format === 'avro' && flags.resume === true) throw new CliError('--resume continues json and ndjson exports (an Avro file is not cut at a row)', EXIT_USAGE);
+    // The stage needs the layout; it is read again by the export itself (a cheap lookup).
+    const stage = flags.format === 'json' ? undefined : formatStage(flags.format, await layoutOf(flags));
+    const target = openTarget(flags.out, flags.resume === true, stage);
+    const controller = new AbortController();
+    const onSignal = (signal: NodeJS.Signals): void => controller.abort(new Interrupted(signal));
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    const started = performance.now();
+    let written = 0;
+    let progress: Progress | undefined;
+    try {
+      const result = flags.url !== undefined
+        ? await exportRemote(flags, parallel, target, controller.signal, (p) => (progress = p), (n) => (written = n))
+        : await withStore(flags, { create: false }, ({ store }) => exportLocal(flags, store, target, controller.signal, (p) => (progress = p), (n) => (written = n)));
+      progress?.stop();
+      await target.complete();
       const seconds = (performance.now() - started) / 1000;
-      process.stderr.write(`exported ${result.rows} rows, ${result.cells} cells in ${seconds.toFixed(2)} s (${rateText(result.rows, seconds)} rows/s)\n`);
-    });
+      const before = target.resumed?.rows ?? 0;
+      const resumed = before > 0 ? ` (resumed after ${before} rows already in ${target.partial})` : '';
+      process.stderr.write(`exported ${result.rows + before} rows, ${result.detail} in ${seconds.toFixed(2)} s (${rateText(result.rows, seconds)} rows/s)${resumed}\n`);
+    } catch (e) {
+      progress?.stop();
+      if (e instanceof OutputClosed) return;
+      await target.abandon();
+      const interrupted = e instanceof Interrupted;
+      const message = e instanceof Error && (interrupted || e instanceof RemoteError || e instanceof CliError) ? e.message : undefined;
+      // Worth continuing: something was written (now or by an earlier run) or the user stopped it.
+      if (target.partial !== undefined && (interrupted || written > 0 || target.resumed !== undefined)) {
+        const rows = written + (target.resumed?.rows ?? 0);
+        const hint = `stopped after ${rows} rows, kept in ${target.partial}; continue with:\n  ${resumeCommand()}`;
+        if (message === undefined) {
+          process.stderr.write(`rowgate export: ${hint}\n`);
+          throw e;
+        }
+        throw new CliError(`${message}\n${hint}`, exitCodeOf(e));
+      }
+      if (target.partial !== undefined) rmSync(target.partial, { force: true });
+      if (interrupted || e instanceof RemoteError) throw new CliError(message!, exitCodeOf(e));
+      throw e;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
   });
 }
 
-/**
- * Opens the temporary file `--out FILE` is written to, before anything is read; a failure names
- * FILE, the path the user gave (the system's message named FILE.partial-<pid>).
- */
-function openOut(out: string, partial: string): number {
+async function layoutOf(flags: ExportFlags): Promise<TableLayout> {
+  if (flags.url !== undefined) return remotelyLayout(flags);
+  return withStore(flags, { create: false }, ({ store }) => store.getLayout(flags.instance, flags.table));
+}
+
+async function remotelyLayout(flags: ExportFlags): Promise<TableLayout> {
   try {
-    return openSync(partial, 'w');
+    return await new Gateway(flags).layout(flags.instance, flags.table);
   } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    if (typeof err.code !== 'string') throw e;
-    // "ENOENT: no such file or directory, open '<partial>'": the reason, without the temporary path.
-    throw new CliError(`cannot write --out ${out}: ${err.message.split(', ')[0]}`);
+    if (e instanceof RemoteError) throw new CliError(e.message);
+    throw e;
   }
+}
+
+function exitCodeOf(e: unknown): number {
+  if (e instanceof Interrupted) return EXIT_INTERRUPTED;
+  return e instanceof CliError ? e.exitCode : 1;
+}
+
+interface ExportResult {
+  readonly rows: number;
+  /** What the summary line says besides rows: cells (local) or bytes (remote). */
+  readonly detail: string;
+}
+
+type ProgressSink = (p: Progress) => void;
+
+/** The selection after what an interrupted export already wrote: from the row after its last. */
+function afterResume(selection: RowSelection, layout: TableLayout, target: ExportTarget): RowSelection {
+  const point = target.resumed;
+  if (point?.lastRow === undefined) return selection;
+  if (selection.kind !== 'scan' || selection.request.filter !== undefined) throw new CliError('--resume continues exports of a key range (not --eid)', EXIT_USAGE);
+  const start = keyAfter(rowKeyOfDocument(point.lastRow, layout.keyFormat, 3));
+  const { limit } = selection.request;
+  return { kind: 'scan', request: { ...selection.request, start, limit: limit < 0 ? -1 : Math.max(0, limit - point.rows) } };
+}
+
+/**
+ * Export progress on a terminal: rows against the total when one is known (a --limit, or the
+ * split estimates of a whole-table export) with an ETA, cells (local exports), bytes and rate.
+ */
+function exportProgress(total: number | undefined, already: number, withCells: boolean): Progress & { add(rows: number, bytes: number, cells?: number): void } {
+  const started = performance.now();
+  const cells = withCells ? ' | {cells} cells' : '';
+  const bar = startProgress(
+    total !== undefined
+      ? `exporting |{bar}| {percentage}% | {value}/{total} rows${cells} | {mb} MB | {rate} rows/s | ETA {eta_formatted}`
+      : `exporting {value} rows${cells} | {mb} MB | {rate} rows/s | {duration_formatted}`,
+    total,
+    { mb: '0.0', rate: 0, cells: 0 },
+  );
+  let rows = 0;
+  let bytes = 0;
+  let cellCount = 0;
+  return {
+    update: (done, payload) => bar.update(done, payload),
+    stop: () => bar.stop(),
+    add: (r, b, c = 0) => {
+      rows += r;
+      bytes += b;
+      cellCount += c;
+      bar.update(already + rows, { mb: (bytes / 1e6).toFixed(1), cells: cellCount, rate: rateText(rows, (performance.now() - started) / 1000) });
+    },
+  };
+}
+
+async function exportLocal(
+  flags: ExportFlags, store: Store, target: ExportTarget, signal: AbortSignal, onProgress: ProgressSink, onWritten: (rows: number) => void,
+): Promise<ExportResult> {
+  const layout = await store.getLayout(flags.instance, flags.table);
+  const selection = afterResume(selectionOf(layout, flags, store.maxRowKeyBytes), layout, target);
+  const total = process.stderr.isTTY ? await estimateLocal(store, flags, selection) : undefined;
+  const progress = exportProgress(total, target.resumed?.rows ?? 0, true);
+  onProgress(progress);
+  let rows = 0;
+  let bytes = 0;
+  let cells = 0;
+  const result = await dumpRows({
+    store, instance: flags.instance, table: flags.table, layout, selection, output: target.output, terminator: ROW_TERMINATOR,
+    onBatch: (done) => {
+      progress.add(done.rows - rows, done.bytes - bytes, done.cells - cells);
+      rows = done.rows;
+      bytes = done.bytes;
+      cells = done.cells;
+      onWritten(rows);
+      if (signal.aborted) throw signal.reason;
+    },
+  });
+  return { rows: result.rows, detail: `${result.cells} cells` };
+}
+
+/** The table's estimated rows (progress total), for a whole-table export without a limit. */
+async function estimateLocal(store: Store, flags: ExportFlags, selection: RowSelection): Promise<number | undefined> {
+  if (selection.kind !== 'scan' || selection.request.filter !== undefined || flags.startEid !== undefined || flags.endEid !== undefined) return undefined;
+  if (selection.request.limit >= 0) return selection.request.limit;
+  const [whole] = await store.splits(flags.instance, flags.table, 1);
+  return whole?.estimatedRows;
+}
+
+async function exportRemote(
+  flags: ExportFlags, parallel: number, target: ExportTarget, signal: AbortSignal, onProgress: ProgressSink, onWritten: (rows: number) => void,
+): Promise<ExportResult> {
+  const gateway = new Gateway(flags);
+  const tablePath = gateway.tablePath(flags.instance, flags.table);
+  const layout = await gateway.layout(flags.instance, flags.table);
+  // The gateway checks key lengths against its own store; here only the forms are parsed.
+  const selection = afterResume(selectionOf(layout, flags, Number.MAX_SAFE_INTEGER), layout, target);
+  const params: Record<string, string> = { cols: flags.cols ?? '*', versions: flags.versions ?? 'all', ...(flags.timerange !== undefined && { timerange: flags.timerange }) };
+  let ranges: RemoteRange[];
+  let total: number | undefined;
+  if (selection.kind === 'scan' && selection.request.filter === undefined) {
+    const { start, end, limit } = selection.request;
+    const wantSplits = (parallel > 1 && limit < 0) || (process.stderr.isTTY && limit < 0);
+    const splits: SplitRange[] = wantSplits ? parseSplits(await gateway.json(`${tablePath}/splits?n=${parallel > 1 ? parallel * RANGES_PER_CONNECTION : 1}`)) : [{}];
+    const clipped = clipRanges(splits, start, end);
+    const estimates = clipped.map((r) => r.estimatedRows);
+    total = limit >= 0 ? limit : estimates.every((n) => n !== undefined) && start === undefined && end === undefined ? estimates.reduce((a, b) => a! + b!, 0) : undefined;
+    ranges = parallel > 1 && limit < 0 ? clipped.map((r) => ({ start: r.start, end: r.end, limit: -1, params })) : [{ start, end, limit, params }];
+  } else {
+    // One row, or a wildcard entity id: one request, as GET rows?eid answers it.
+    const limit = selection.kind === 'row' ? selection.limit : selection.request.limit;
+    ranges = [{ limit, params: { ...params, eid: flags.eid! } }];
+  }
+  const progress = exportProgress(total, target.resumed?.rows ?? 0, false);
+  onProgress(progress);
+  const spoolDir = mkdtempSync(join(flags.out === undefined ? tmpdir() : dirname(flags.out), '.rowgate-export-'));
+  let rows = 0;
+  try {
+    const result = await writeInOrder(
+      ranges.map((range) => () => remoteRows(gateway, tablePath, layout, range, {
+        signal,
+        onRetry: (e, wait) => process.stderr.write(`rowgate export: ${e.message}; retrying from the next row in ${wait} ms\n`),
+      })),
+      target.output,
+      {
+        parallel,
+        spoolDir,
+        signal,
+        onChunk: (r, b) => {
+          progress.add(r, b);
+        },
+        onWritten: (r) => {
+          rows += r;
+          onWritten(rows);
+        },
+      },
+    );
+    return { rows: result.rows, detail: `${result.bytes} bytes from ${gateway.url}` };
+  } finally {
+    rmSync(spoolDir, { recursive: true, force: true });
+  }
+}
+
+/** The command line again with --resume (and without a --token value: it is in ROWGATE_TOKEN or given again). */
+function resumeCommand(): string {
+  const args: string[] = [];
+  const argv = process.argv.slice(2);
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--token') {
+      i++;
+      continue;
+    }
+    if (a.startsWith('--token=') || a === '--resume') continue;
+    args.push(/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+  }
+  const token = argv.some((a) => a === '--token' || a.startsWith('--token=')) ? ` (with the token in ${TOKEN_ENV})` : '';
+  return `tools/rowgate ${args.join(' ')} --resume${token}`;
 }

@@ -6,19 +6,29 @@ import type { Command } from 'commander';
 import { rowSerializer } from '../../lib/http/row-format.js';
 import { withStore, withStoreOptions, type StoreFlags } from '../support/store-options.js';
 import { readSpecOf, rowKeyOf, withReadOptions, type ReadFlags } from '../support/read-options.js';
+import { Gateway, remotely, withRemoteOptions, type RemoteFlags } from '../support/remote.js';
+import { readParams } from '../support/remote-rows.js';
 
-interface GetFlags extends StoreFlags, ReadFlags {
+interface GetFlags extends StoreFlags, ReadFlags, RemoteFlags {
   readonly instance: string;
   readonly table: string;
   readonly eid: string;
 }
 
 export function registerGet(program: Command): void {
-  const cmd = withStoreOptions(program.command('get').description('print one row as JSON'))
+  const cmd = withRemoteOptions(withStoreOptions(program.command('get').description('print one row as JSON'))
     .requiredOption('--instance <name>', 'instance')
     .requiredOption('--table <name>', 'table')
-    .requiredOption('--eid <eid>', 'entity id: a JSON array such as [1234] or ["a", 2], or rowkey=... / rowkey_hex=...');
+    .requiredOption('--eid <eid>', 'entity id: a JSON array such as [1234] or ["a", 2], or rowkey=... / rowkey_hex=...'));
   withReadOptions(cmd, '1').action(async (flags: GetFlags) => {
+    if (flags.url !== undefined) {
+      // GET rows?eid=E answers the row followed by CR LF; printed with LF, as locally.
+      const gateway = new Gateway(flags);
+      const q = new URLSearchParams({ ...readParams(flags), eid: flags.eid });
+      const body = await remotely(() => gateway.text(`${gateway.tablePath(flags.instance, flags.table)}/rows?${q.toString()}`));
+      process.stdout.write(body.replace(/\r\n$/, '\n'));
+      return;
+    }
     await withStore(flags, { create: false }, async ({ store }) => {
       const layout = await store.getLayout(flags.instance, flags.table);
       const read = readSpecOf(layout, flags);

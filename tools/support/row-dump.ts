@@ -15,6 +15,8 @@ import type { RowSelection } from './read-options.js';
 export interface DumpResult {
   readonly rows: number;
   readonly cells: number;
+  /** Bytes written. */
+  readonly bytes: number;
 }
 
 export async function dumpRows(args: {
@@ -34,17 +36,19 @@ export async function dumpRows(args: {
     : pointSource(args, selection);
   let rows = 0;
   let cells = 0;
+  let bytes = 0;
   try {
     for (let chunk = await source.next(); chunk !== undefined; chunk = await source.next()) {
       rows += chunk.rows;
       cells += chunk.cells;
+      bytes += chunk.bytes.length;
       await args.output.write(chunk.bytes);
-      args.onBatch?.({ rows, cells });
+      args.onBatch?.({ rows, cells, bytes });
     }
   } finally {
     await source.close();
   }
-  return { rows, cells };
+  return { rows, cells, bytes };
 }
 
 /** One row by key, as one chunk (none with --limit 0, as GET rows?eid=E&limit=0). */

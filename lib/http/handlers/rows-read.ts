@@ -19,6 +19,8 @@ import { sendJson } from '../respond.js';
 import { compressor, encodingHeaders, negotiateEncoding } from '../compression.js';
 import { rowRenderSpec, rowSerializer, ROW_TERMINATOR } from '../row-format.js';
 import { RowStream, scanSource } from '../row-stream.js';
+import { scanTrailers } from '../scan-trailers.js';
+import { CONTENT_TYPE, formatBody, formatStage, negotiateRowFormat, type RowFormat } from '../row-formats.js';
 import { dropWhenStalled } from '../stall.js';
 import type { RenderedChunk } from '../../store/store.js';
 
@@ -31,6 +33,7 @@ export const getRows: Handler = async (ctx, req, res, params, query, info) => {
   const limit = parseLimit(query.get('limit'));
   // -1 (everything) stays allowed: bulk export is what scans are for; maxLimit bounds explicit counts.
   if (limit > ctx.config.limits.maxLimit) throw rgError('RG_ERR_BAD_LIMIT', `limit ${limit} exceeds the configured maximum of ${ctx.config.limits.maxLimit} rows (use -1 for all rows)`);
+  const format = negotiateRowFormat(req.headers.accept);
 
   // Set once the parameters every mode shares are checked (an error about those goes out without it).
   if (freshening) res.setHeader(FRESHENING_HEADER, FRESHENING_STORED);
@@ -48,17 +51,17 @@ export const getRows: Handler = async (ctx, req, res, params, query, info) => {
     const input = dialect.parseEid(eid, layout.keyFormat, true);
     if (input.kind === 'components' && input.components.includes(WILDCARD)) {
       const filter = compileWildcard(layout.keyFormat, input.components);
-      return streamScan(ctx, req, res, params, layout, { filter, limit, read }, info);
+      return streamScan(ctx, req, res, params, layout, { filter, limit, read }, info, format);
     }
     const keys = limit === 0 ? [] : [storableKey(resolveEntityId(layout.keyFormat, input), ctx.store.maxRowKeyBytes, 'eid')];
-    return sendRows(ctx, req, res, params, layout, keys, read, info);
+    return sendRows(ctx, req, res, params, layout, keys, read, info, format);
   }
   if (eids !== undefined) {
     const keys = bulkKeys(ctx, layout, eids);
     // Every id asked for comes back unless `limit` is given: the default of 100 is for scans, and
     // silently dropping requested rows would look like missing data (maxEids bounds the request).
     const wanted = limit < 0 || query.get('limit') === undefined ? keys : keys.slice(0, limit);
-    return sendRows(ctx, req, res, params, layout, wanted, read, info);
+    return sendRows(ctx, req, res, params, layout, wanted, read, info, format);
   }
   const scan: ScanRequest = {
     start: start === undefined ? undefined : storableKey(dialect.parseBound(start, layout.keyFormat, dialect.startParam), ctx.store.maxRowKeyBytes, dialect.startParam),
@@ -66,7 +69,7 @@ export const getRows: Handler = async (ctx, req, res, params, query, info) => {
     limit,
     read,
   };
-  return streamScan(ctx, req, res, params, layout, scan, info);
+  return streamScan(ctx, req, res, params, layout, scan, info, format);
 };
 
 /**
@@ -96,8 +99,9 @@ export function bulkKeys(ctx: AppContext, layout: TableLayout, text: string): Bu
 
 /** The rows of `keys` (point or bulk get), each followed by CR LF: rendered by the store where it can (Store.getChunk). */
 async function sendRows(
-  ctx: AppContext, req: IncomingMessage, res: ServerResponse, params: Params, layout: TableLayout, keys: readonly Buffer[], read: ReadSpec, info: RequestInfo,
+  ctx: AppContext, req: IncomingMessage, res: ServerResponse, params: Params, layout: TableLayout, keys: readonly Buffer[], read: ReadSpec, info: RequestInfo, format: RowFormat,
 ): Promise<void> {
+  if (format !== 'json') return sendFormatted(ctx, req, res, params, layout, keys, read, info, format);
   if (keys.length === 0) {
     sendJson(ctx, req, res, 200, '');
     return;
@@ -116,11 +120,23 @@ async function sendRows(
   sendJson(ctx, req, res, 200, body);
 }
 
+/** Point and bulk gets in another format than json: the same rows, converted whole. */
+async function sendFormatted(
+  ctx: AppContext, req: IncomingMessage, res: ServerResponse, params: Params, layout: TableLayout, keys: readonly Buffer[], read: ReadSpec, info: RequestInfo, format: RowFormat,
+): Promise<void> {
+  const rows = keys.length === 0 ? [] : await ctx.store.get(params.instance!, params.table!, keys, read);
+  const serialize = rowSerializer(layout.keyFormat, ctx.config.revision);
+  let body = '';
+  for (const row of rows) body += serialize(row) + ROW_TERMINATOR;
+  info.rows = rows.length;
+  sendJson(ctx, req, res, 200, await formatBody(format, layout, Buffer.from(body, 'utf8')), { 'content-type': CONTENT_TYPE[format] });
+}
+
 async function streamScan(
-  ctx: AppContext, req: IncomingMessage, res: ServerResponse, params: Params, layout: TableLayout, request: ScanRequest, info: RequestInfo,
+  ctx: AppContext, req: IncomingMessage, res: ServerResponse, params: Params, layout: TableLayout, request: ScanRequest, info: RequestInfo, format: RowFormat,
 ): Promise<void> {
   const encoding = negotiateEncoding(req, ctx.config.compression);
-  const headers = { 'content-type': 'application/json', ...encodingHeaders(encoding, res, ctx.config.compression) };
+  const headers = { 'content-type': CONTENT_TYPE[format], ...encodingHeaders(encoding, res, ctx.config.compression) };
   if (req.method === 'HEAD') {
     // The GET's status and headers (everything up to here was validated as for a GET), with the
     // scan never run: it takes no maxScans slot and cannot be a 503.
@@ -132,7 +148,9 @@ async function streamScan(
     throw rgError('RG_ERR_TOO_MANY_SCANS', `${ctx.activeScans} scans are running, the configured maximum; retry shortly`);
   }
   // The slot is taken only once the scan exists: a scan that fails to open must not leak it.
-  const source = scanSource(ctx.store, params.instance!, params.table!, request, layout.keyFormat, ctx.config.revision);
+  // One row past a limit tells whether a next page exists and where (scan-trailers.ts); it is never sent.
+  const asked = request.limit < 0 ? request : { ...request, limit: request.limit + 1 };
+  const source = scanSource(ctx.store, params.instance!, params.table!, asked, layout.keyFormat, ctx.config.revision);
   ctx.activeScans++;
   info.scan = true;
   let first: RenderedChunk | undefined;
@@ -146,12 +164,13 @@ async function streamScan(
   }
   const stream = new RowStream(source, first, (n) => {
     info.rows = n;
-  });
+  }, { limit: request.limit, onEnd: (rows, nextRow) => res.addTrailers(scanTrailers(rows, nextRow, layout.keyFormat, ctx.config.revision)) });
   res.writeHead(200, headers);
   dropWhenStalled(res, ctx.config.limits.stallTimeoutMs, () => {
     ctx.log.warn({ url: req.url, rowsSent: stream.rowsSent, stallTimeoutMs: ctx.config.limits.stallTimeoutMs }, 'scan client read nothing; dropped');
   });
-  const stages: NodeJS.ReadWriteStream[] = encoding === undefined ? [] : [compressor(encoding)];
+  const stage = formatStage(format, layout);
+  const stages: NodeJS.ReadWriteStream[] = [...(stage === undefined ? [] : [stage]), ...(encoding === undefined ? [] : [compressor(encoding)])];
   await new Promise<void>((resolve) => {
     pipeline([stream, ...stages, res], (err) => {
       ctx.activeScans--;

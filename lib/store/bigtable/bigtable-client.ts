@@ -146,6 +146,17 @@ export class BigtableClient {
     return chunks;
   }
 
+  /** SampleRowKeys: row keys splitting the table, each with the stored bytes before it, in key order. */
+  async sampleRowKeys(tableId: string): Promise<{ rowKey: Buffer; offsetBytes: number }[]> {
+    const stream = this.bigtable.request({ client: 'BigtableClient', method: 'sampleRowKeys', reqOpts: { tableName: this.tablePath(tableId) } }) as unknown as Readable;
+    const out: { rowKey: Buffer; offsetBytes: number }[] = [];
+    for await (const r of stream) {
+      const sample = r as { rowKey?: Uint8Array; offsetBytes?: string | number };
+      out.push({ rowKey: Buffer.from(sample.rowKey ?? []), offsetBytes: Number(sample.offsetBytes ?? 0) });
+    }
+    return out;
+  }
+
   /** MutateRows: the status of each entry, in order (code 0 = applied); an entry without one is UNAVAILABLE. */
   async mutateRows(tableId: string, entries: readonly MutateEntry[]): Promise<EntryStatus[]> {
     const statuses: EntryStatus[] = entries.map(() => ({ code: GRPC.UNAVAILABLE, message: 'no status received for the entry' }));

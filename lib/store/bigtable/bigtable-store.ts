@@ -25,6 +25,7 @@ import { parseLayout } from '../../model/layout.js';
 import { MAX_NAME_CHARS } from '../../model/layout-names.js';
 import { FOREVER, type EncodedCell, type ReadSpec, type RowOut, type RowWrite, type SchemaTable, type TableLayout } from '../../model/types.js';
 import { CellPicker, expiryOf } from '../cell-picker.js';
+import { groupPieces, type KeySplit } from '../key-splits.js';
 import { encodeValueCell } from '../lmdb/cell-value.js';
 import { DATA_VERSION, isStoreName, type InstanceMetadata, type RowDelete, type RowScan, type ScanRequest, type Store } from '../store.js';
 import { BigtableClient, type BigtableConnection, type EntryStatus, type MutateEntry, type Mutation, type ReadRowsRequest } from './bigtable-client.js';
@@ -235,6 +236,28 @@ export class BigtableStore implements Store {
   /** A ReadRows stream of raw ReadRowsResponse bytes (read-rows-wire.ts decodes them). */
   openWireStream(t: OpenTable, request: ReadRowsRequest) {
     return this.client.readRowsWire(t.tableId, request);
+  }
+
+  /**
+   * Bigtable's own split points (SampleRowKeys): each sample is a row key and the stored bytes
+   * before it; an empty key stands for the end of the table. No row counts: Bigtable gives none.
+   */
+  async splits(instance: string, table: string, parts: number): Promise<KeySplit[]> {
+    const t = await this.openTable(instance, table);
+    const samples = await this.dataCall(t, 'sampling row keys', () => this.client.sampleRowKeys(t.tableId));
+    const pieces: KeySplit[] = [];
+    let start: Buffer | undefined;
+    let offset = 0;
+    for (const s of samples) {
+      const end = s.rowKey.length === 0 ? undefined : s.rowKey;
+      if (end !== undefined && start !== undefined && Buffer.compare(end, start) <= 0) continue;
+      pieces.push({ start, end, estimatedBytes: Math.max(0, s.offsetBytes - offset) });
+      start = end;
+      offset = s.offsetBytes;
+      if (end === undefined) break;
+    }
+    if (start !== undefined) pieces.push({ start, estimatedBytes: 0 });
+    return groupPieces(pieces, parts);
   }
 
   // ------------------------------------------------------------ writes

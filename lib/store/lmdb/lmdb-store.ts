@@ -18,6 +18,8 @@ import { DATA_VERSION, isStoreName, type ChunkScan, type InstanceMetadata, type 
 import { ChunkRenderer, renderChunk } from './chunk-render.js';
 import { lmdbEnvOptions } from './env-options.js';
 import { splitRange } from './range-split.js';
+import { tableSplits } from './table-splits.js';
+import type { KeySplit } from '../key-splits.js';
 import { ScanPool } from './scan-pool.js';
 import { cellKeyLength, parseCellTail, prefixEnd, rowKeyEnd, rowPrefix, unescape } from './cell-key.js';
 import { decodeCell } from './cell-value.js';
@@ -350,6 +352,10 @@ export class LmdbStore implements Store {
     return new ScanCursor(entries, request.limit, request.filter, () => {
       this.scansOpen--;
     });
+  }
+
+  async splits(instance: string, table: string, parts: number): Promise<KeySplit[]> {
+    return tableSplits(this.openTable(instance, table).db, parts);
   }
 
   // ------------------------------------------------------------ writes

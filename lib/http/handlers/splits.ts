@@ -1,0 +1,76 @@
+/**
+ * GET .../splits?n=N (every revision; beyond the interface, like eids and DELETE): up to N
+ * contiguous row-key ranges that together cover the table, balanced by the store's size
+ * estimates (Store.splits), so an export can fetch them in parallel and write them in order.
+ * Each bound is written as the served revision's range parameters take it (revision 3
+ * start_eid/end_eid: `rowkey_hex=<hex>`; revisions 1-2 start_rk/end_rk: plain hex); null is an
+ * open end (leave the parameter out).
+ */
+import type { Revision } from '../../config.js';
+import { rgError } from '../../errors.js';
+import { MAX_SPLITS, type KeySplit } from '../../store/key-splits.js';
+import { tableLayout, type Handler } from '../context.js';
+import { allowOnly } from '../query.js';
+import { sendJson } from '../respond.js';
+
+export const SPLITS_PARAMS: ReadonlySet<string> = new Set(['n']);
+
+/** The 200 body's schema (the OpenAPI document's TableSplits). */
+export const SPLITS_SCHEMA = {
+  type: 'object',
+  properties: {
+    start_param: { type: 'string', description: 'The range parameter a start bound is given as' },
+    end_param: { type: 'string', description: 'The range parameter an end bound is given as' },
+    splits: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        properties: {
+          start: { type: ['string', 'null'], description: 'Inclusive start; null = from the first row' },
+          end: { type: ['string', 'null'], description: 'Exclusive end; null = past the last row' },
+          estimated_rows: { type: ['integer', 'null'], minimum: 0, description: 'Estimated rows (null where the store gives none: Bigtable)' },
+          estimated_bytes: { type: 'integer', minimum: 0, description: 'Estimated stored bytes' },
+        },
+        required: ['start', 'end', 'estimated_rows', 'estimated_bytes'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['start_param', 'end_param', 'splits'],
+  additionalProperties: false,
+} as const;
+
+function parseParts(text: string | undefined): number {
+  if (text === undefined) return 1;
+  const n = /^[0-9]{1,5}$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 1 && n <= MAX_SPLITS)) throw rgError('RG_ERR_BAD_PARAMETER', `n must be an integer from 1 to ${MAX_SPLITS}, got ${JSON.stringify(text.slice(0, 40))}`);
+  return n;
+}
+
+/** A bound as the revision's range parameter takes it. */
+function boundText(key: Buffer | undefined, revision: Revision): string | null {
+  if (key === undefined) return null;
+  return revision === 3 ? `rowkey_hex=${key.toString('hex')}` : key.toString('hex');
+}
+
+export function splitsBody(splits: readonly KeySplit[], revision: Revision): string {
+  return JSON.stringify({
+    start_param: revision === 3 ? 'start_eid' : 'start_rk',
+    end_param: revision === 3 ? 'end_eid' : 'end_rk',
+    splits: splits.map((s) => ({
+      start: boundText(s.start, revision),
+      end: boundText(s.end, revision),
+      estimated_rows: s.estimatedRows ?? null,
+      estimated_bytes: s.estimatedBytes,
+    })),
+  });
+}
+
+export const getSplits: Handler = async (ctx, req, res, params, query) => {
+  allowOnly(query, SPLITS_PARAMS, ctx.config.revision);
+  const parts = parseParts(query.get('n'));
+  await tableLayout(ctx, params);
+  const splits = await ctx.store.splits(params.instance!, params.table!, parts);
+  sendJson(ctx, req, res, 200, splitsBody(splits, ctx.config.revision));
+};

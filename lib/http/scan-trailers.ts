@@ -1,0 +1,47 @@
+/**
+ * The HTTP trailers a complete streamed scan ends with (DESIGN.md 4, stream policy): the rows sent
+ * and, when `limit` stopped the scan before the end of its range, where the next page starts, in
+ * the form the revision's start parameter takes (revision 3 start_eid: `rowkey_hex=<hex>`;
+ * revisions 1-2 start_rk: hex). A stream cut short (an error, a dropped client) has none, so a
+ * client that reads trailers can tell a complete page from a truncated one.
+ *
+ * The scan asks the store for one row more than `limit`; that row, cut off the last chunk and
+ * never sent, says whether there is a next page and where it starts. Trailers go out only on
+ * chunked responses (HTTP/1.1); clients that ignore them see exactly the same bytes.
+ */
+import type { Revision } from '../config.js';
+import { resolveEntityId } from '../model/entity-id.js';
+import type { RowKeyFormat } from '../model/types.js';
+import { dialectOf } from './dialect.js';
+
+export const ROWS_TRAILER = 'x-rowgate-rows';
+export const NEXT_START_TRAILER = 'x-rowgate-next-start';
+
+const ENTITY_ID_START = '{"entityId":';
+const CELLS_START = ',"cells":';
+
+/**
+ * The row key of a rendered row document, read back from its entityId (the text up to `,"cells":`,
+ * which cannot occur inside the entity id: its strings escape every quote).
+ */
+export function rowKeyOfDocument(row: Buffer, format: RowKeyFormat, revision: Revision): Buffer {
+  const text = row.toString('utf8');
+  const end = text.indexOf(CELLS_START);
+  if (!text.startsWith(ENTITY_ID_START) || end < 0) throw new Error('a rendered row does not start with its entityId');
+  const slice = text.slice(ENTITY_ID_START.length, end);
+  // Revision 3 arrays are parsed as they are (exact longs); strings (rowkey=..., the shell form) are JSON-decoded first.
+  const eid = slice.startsWith('"') ? (JSON.parse(slice) as string) : slice;
+  return resolveEntityId(format, dialectOf(revision).parseEid(eid, format, false));
+}
+
+/** A row key as the revision's start parameter takes it. */
+export function startParamValue(rowKey: Buffer, revision: Revision): string {
+  return revision === 3 ? `rowkey_hex=${rowKey.toString('hex')}` : rowKey.toString('hex');
+}
+
+/** The trailers of a complete scan of `rows` rows; `nextRow` is the first row not sent (limit reached). */
+export function scanTrailers(rows: number, nextRow: Buffer | undefined, format: RowKeyFormat, revision: Revision): Record<string, string> {
+  const trailers: Record<string, string> = { [ROWS_TRAILER]: String(rows) };
+  if (nextRow !== undefined) trailers[NEXT_START_TRAILER] = startParamValue(rowKeyOfDocument(nextRow, format, revision), revision);
+  return trailers;
+}

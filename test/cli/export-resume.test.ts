@@ -1,0 +1,105 @@
+/**
+ * Interrupted exports and --resume: whatever prefix an interrupted export left in FILE.partial
+ * (cut anywhere, mid-row included, as a kill leaves it), --resume finishes it to exactly the
+ * uninterrupted export, locally and with --url --parallel; a real SIGKILL and a Ctrl-C (SIGINT,
+ * which says how to continue and exits 130) mid-export resume the same way; a leftover
+ * FILE.partial is never silently overwritten.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import t from 'tap';
+import { raw } from '../http/harness.js';
+import { filledGateway, slowProxy } from './export-fixtures.js';
+import { CLI, ensureBuilt, ROOT, runCli, tempDir } from './helpers.js';
+
+t.before(ensureBuilt);
+
+const TABLE = ['--instance', 'default', '--table', 'sample_table'];
+const ROWS_PATH = '/v1/instances/default/tables/sample_table/rows';
+
+/** Deterministic cut points: a simple LCG, so a failure can be replayed. */
+function cutPoints(size: number, n: number, seed: number): number[] {
+  const out: number[] = [];
+  let x = seed;
+  for (let i = 0; i < n; i++) {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    out.push(x % size);
+  }
+  return [0, 1, ...out, size - 1];
+}
+
+t.test('--resume after a cut anywhere finishes the exact export, locally and with --url --parallel', async (t) => {
+  const dir = tempDir(t);
+  const h = await filledGateway(t, dir);
+  const full = Buffer.from((await raw(h.base, 'GET', `${ROWS_PATH}?limit=-1`)).body, 'utf8');
+  const runs: [string, string[]][] = [
+    ['local', ['--data', join(dir, 'data')]],
+    ['--url --parallel 3', ['--url', h.base, '--parallel', '3']],
+  ];
+  for (const [what, source] of runs) {
+    for (const cut of cutPoints(full.length, 4, what.length)) {
+      const out = join(dir, `resume-${cut}.json`);
+      writeFileSync(`${out}.partial`, full.subarray(0, cut));
+      const r = await runCli(['export', ...source, ...TABLE, '--out', out, '--resume']);
+      t.equal(r.code, 0, r.stderr);
+      t.ok(readFileSync(out).equals(full), `${what}, cut at byte ${cut}: the resumed file is the uninterrupted export`);
+      t.notOk(existsSync(`${out}.partial`), 'the partial file became the file');
+    }
+  }
+  // A limited export resumes to the same limit.
+  const out = join(dir, 'limited.json');
+  const limited = (await runCli(['export', '--url', h.base, ...TABLE, '--limit', '100'])).stdout;
+  writeFileSync(`${out}.partial`, limited.slice(0, 5000));
+  await runCli(['export', '--url', h.base, ...TABLE, '--limit', '100', '--out', out, '--resume']);
+  t.equal(readFileSync(out, 'utf8'), limited, '--limit 100 resumed: still 100 rows');
+
+  const left = join(dir, 'left.json');
+  writeFileSync(`${left}.partial`, full.subarray(0, 10));
+  const refused = await runCli(['export', '--url', h.base, ...TABLE, '--out', left]);
+  t.equal(refused.code, 1);
+  t.match(refused.stderr, /left\.json\.partial exists: an earlier export .* continue it with --resume, or delete it/);
+  t.equal(readFileSync(`${left}.partial`).length, 10, 'the partial file is left as it was');
+  const noOut = await runCli(['export', '--url', h.base, ...TABLE, '--resume']);
+  t.equal(noOut.code, 2, '--resume without --out is bad usage');
+  const wildcard = join(dir, 'wild.json');
+  writeFileSync(`${wildcard}.partial`, full.subarray(0, 2000));
+  t.equal((await runCli(['export', '--url', h.base, ...TABLE, '--eid', '[[]]', '--out', wildcard, '--resume'])).code, 2, '--resume of a wildcard export is refused');
+});
+
+/** Starts an export, sends `signal` once FILE.partial holds at least `bytes`, and waits for the process. */
+async function interrupt(args: string[], partial: string, bytes: number, signal: NodeJS.Signals): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
+  const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  for (let waited = 0; waited < 30_000; waited += 5) {
+    if (existsSync(partial) && statSync(partial).size >= bytes) break;
+    await sleep(5);
+  }
+  child.kill(signal);
+  return { code: await closed, stderr };
+}
+
+t.test('a real SIGKILL or Ctrl-C mid-export, then --resume: the uninterrupted export', async (t) => {
+  const dir = tempDir(t);
+  const h = await filledGateway(t, dir);
+  const full = Buffer.from((await raw(h.base, 'GET', `${ROWS_PATH}?limit=-1`)).body, 'utf8');
+  const slow = await slowProxy(t, h.base);
+  for (const [signal, at] of [['SIGKILL', 0.3], ['SIGINT', 0.6]] as const) {
+    const out = join(dir, `${signal}.json`);
+    const args = ['export', '--url', slow, ...TABLE, '--parallel', '2', '--out', out];
+    const stopped = await interrupt(args, `${out}.partial`, Math.floor(full.length * at), signal);
+    t.ok(existsSync(`${out}.partial`) && !existsSync(out), `${signal}: stopped with the partial file only`);
+    t.ok(statSync(`${out}.partial`).size < full.length, `${signal}: stopped before the end`);
+    if (signal === 'SIGINT') {
+      t.equal(stopped.code, 130, 'Ctrl-C: exit 130');
+      t.match(stopped.stderr, /interrupted \(SIGINT\)\nrowgate export: stopped after \d+ rows, kept in .*SIGINT\.json\.partial; continue with:\nrowgate export: {3}tools\/rowgate export --url .* --resume\n/, 'says how to continue');
+    }
+    const resumed = await runCli([...args.slice(0, 2), h.base, ...args.slice(3), '--resume']);
+    t.equal(resumed.code, 0, resumed.stderr);
+    t.match(resumed.stderr, /resumed after \d+ rows/);
+    t.ok(readFileSync(out).equals(full), `${signal} at ${at * 100}%, resumed: the uninterrupted export, byte for byte`);
+  }
+});

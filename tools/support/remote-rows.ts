@@ -1,0 +1,135 @@
+/**
+ * The rows of one key range read from a gateway (GET rows, revision 3, limit=-1 or a count), as
+ * chunks of whole rows (each CR LF framed, as GET sends them). A connection that fails or drops
+ * mid-range is retried from the row after the last whole row received (bounded retries, with
+ * backoff), so the range's rows come out exactly once, in order, whatever the network does.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { rowKeyOfDocument } from '../../lib/http/scan-trailers.js';
+import type { TableLayout } from '../../lib/model/types.js';
+import type { ChunkSource } from '../../lib/http/row-stream.js';
+import type { RenderedChunk } from '../../lib/store/store.js';
+import { type Gateway, RemoteError } from './remote.js';
+
+const CRLF = '\r\n';
+/** Attempts after a failure before giving up; the count starts again once rows arrive. */
+export const MAX_RETRIES = 5;
+/** Attempts in all, however much each one got through. */
+const MAX_ATTEMPTS = 100;
+const FIRST_BACKOFF_MS = 200;
+
+export interface RemoteRange {
+  readonly start?: Buffer;
+  readonly end?: Buffer;
+  /** Rows at most; -1 = all. */
+  readonly limit: number;
+  /** Other GET rows parameters (cols, versions, timerange; eid for one row or a wildcard, with no range). */
+  readonly params: Readonly<Record<string, string>>;
+}
+
+export interface RemoteRowsOptions {
+  readonly signal?: AbortSignal;
+  /** Told each retry: the failure and the wait before it. */
+  readonly onRetry?: (error: Error, waitMs: number) => void;
+  /** Backoff before the first retry (tests shorten it). */
+  readonly backoffMs?: number;
+}
+
+/** The GET rows parameters of the read options given (the gateway's defaults for those not given). */
+export function readParams(flags: { readonly cols?: string; readonly versions?: string; readonly timerange?: string }): Record<string, string> {
+  const params: Record<string, string> = {};
+  if (flags.cols !== undefined) params.cols = flags.cols;
+  if (flags.versions !== undefined) params.versions = flags.versions;
+  if (flags.timerange !== undefined) params.timerange = flags.timerange;
+  return params;
+}
+
+/** The smallest row key after `key`: where a range continues after a row. */
+export function keyAfter(key: Buffer): Buffer {
+  return Buffer.concat([key, Buffer.alloc(1)]);
+}
+
+/** The last row document of a chunk of CR LF framed rows (without its CR LF). */
+export function lastRowOf(chunk: Buffer): Buffer {
+  const before = chunk.lastIndexOf(CRLF, chunk.length - 3);
+  return chunk.subarray(before < 0 ? 0 : before + 2, chunk.length - 2);
+}
+
+function countRows(chunk: Buffer): number {
+  let rows = 0;
+  for (let i = chunk.indexOf(CRLF); i >= 0; i = chunk.indexOf(CRLF, i + 2)) rows++;
+  return rows;
+}
+
+export function rangeQuery(range: { start?: Buffer; end?: Buffer; limit: number; params: Readonly<Record<string, string>> }): string {
+  const q = new URLSearchParams({ ...range.params, limit: String(range.limit) });
+  if (range.start !== undefined) q.set('start_eid', `rowkey_hex=${range.start.toString('hex')}`);
+  if (range.end !== undefined) q.set('end_eid', `rowkey_hex=${range.end.toString('hex')}`);
+  return q.toString();
+}
+
+export function remoteRows(gateway: Gateway, tablePath: string, layout: TableLayout, range: RemoteRange, options: RemoteRowsOptions = {}): ChunkSource {
+  const chunks = rangeChunks(gateway, tablePath, layout, range, options);
+  return {
+    next: async () => {
+      const r = await chunks.next();
+      return r.done ? undefined : r.value;
+    },
+    close: async () => {
+      await chunks.return(undefined);
+    },
+  };
+}
+
+async function* rangeChunks(gateway: Gateway, tablePath: string, layout: TableLayout, range: RemoteRange, options: RemoteRowsOptions): AsyncGenerator<RenderedChunk, void> {
+  let start = range.start;
+  let remaining = range.limit;
+  let failures = 0;
+  for (let attempt = 1; ; attempt++) {
+    let last: Buffer | undefined;
+    let got = 0;
+    const res = await gateway.open(`${tablePath}/rows?${rangeQuery({ ...range, start, limit: remaining })}`, {}, options.signal).catch((e: unknown) => e as Error);
+    try {
+      if (res instanceof Error) throw res;
+      let carry: Buffer | undefined;
+      try {
+        for await (const data of res) {
+          const buf: Buffer = carry === undefined ? (data as Buffer) : Buffer.concat([carry, data as Buffer]);
+          const cut = buf.lastIndexOf(CRLF);
+          if (cut < 0) {
+            carry = buf;
+            continue;
+          }
+          const whole = buf.subarray(0, cut + 2);
+          carry = cut + 2 < buf.length ? buf.subarray(cut + 2) : undefined;
+          const rows = countRows(whole);
+          got += rows;
+          last = whole;
+          failures = 0;
+          yield { bytes: whole, rows, cells: 0 };
+        }
+      } catch (e) {
+        throw new RemoteError(`${gateway.url}: the connection dropped mid-range (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      }
+      if (carry !== undefined) throw new RemoteError(`${gateway.url}: the stream ended inside a row`);
+      const counted = res.trailers['x-rowgate-rows'];
+      if (counted !== undefined && Number(counted) !== got) throw new RemoteError(`${gateway.url}: the gateway counted ${counted} rows, ${got} arrived`, 502);
+      return;
+    } catch (e) {
+      if (options.signal?.aborted) throw options.signal.reason ?? e;
+      if (!(e instanceof RemoteError) || !e.retryable) throw e;
+      failures++;
+      if (failures > MAX_RETRIES || attempt >= MAX_ATTEMPTS) throw new RemoteError(`${e.message}; gave up after ${attempt} attempts`);
+      // Continue after the last whole row received: none twice, none missing. A wildcard or
+      // single-row request (eid) takes no start, so it is only retried when nothing arrived.
+      if (last !== undefined && range.params.eid !== undefined) throw new RemoteError(`${e.message}; an eid request cannot continue after a partial answer`, 400);
+      if (last !== undefined) start = keyAfter(rowKeyOfDocument(lastRowOf(last), layout.keyFormat, 3));
+      if (remaining >= 0) remaining = Math.max(0, remaining - got);
+      const wait = (options.backoffMs ?? FIRST_BACKOFF_MS) * 2 ** (failures - 1);
+      options.onRetry?.(e, wait);
+      await sleep(wait, undefined, { signal: options.signal });
+    } finally {
+      if (!(res instanceof Error)) res.destroy();
+    }
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * Commands against a running gateway (`--url http://host:port [--token T]`) instead of a local
+ * store: plain GETs of its revision 3 interface. The token comes from --token or, better (the
+ * command line is visible to other users), the ROWGATE_TOKEN environment variable.
+ */
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { Command } from 'commander';
+import { parseLayout } from '../../lib/model/layout.js';
+import type { TableLayout } from '../../lib/model/types.js';
+import { CliError, EXIT_USAGE } from './cli-error.js';
+
+export const TOKEN_ENV = 'ROWGATE_TOKEN';
+
+export interface RemoteFlags {
+  readonly url?: string;
+  readonly token?: string;
+}
+
+export function withRemoteOptions(cmd: Command): Command {
+  return cmd
+    .option('--url <url>', 'read from a running gateway (http://host:port) instead of a local store')
+    .option('--token <token>', `bearer token for --url (better: the ${TOKEN_ENV} environment variable, which other users cannot see)`);
+}
+
+/** A failed request: `status` undefined when no HTTP answer came (connection refused, reset, dropped mid-body). */
+export class RemoteError extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'RemoteError';
+  }
+
+  /** Worth trying again: no answer, a dropped stream, or the gateway busy or unavailable (5xx). */
+  get retryable(): boolean {
+    return this.status === undefined || this.status >= 500;
+  }
+}
+
+export class Gateway {
+  private readonly base: URL;
+  private readonly token: string | undefined;
+
+  constructor(flags: RemoteFlags) {
+    let base: URL;
+    try {
+      base = new URL(flags.url!);
+    } catch {
+      throw new CliError(`--url ${flags.url}: not a URL (give http://host:port)`, EXIT_USAGE);
+    }
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new CliError(`--url ${flags.url}: only http:// and https:// gateways`, EXIT_USAGE);
+    this.base = base;
+    this.token = flags.token ?? process.env[TOKEN_ENV];
+  }
+
+  get url(): string {
+    return this.base.origin + this.base.pathname.replace(/\/$/, '');
+  }
+
+  tablePath(instance: string, table: string): string {
+    return `/v1/instances/${encodeURIComponent(instance)}/tables/${encodeURIComponent(table)}`;
+  }
+
+  /** A GET answered 200 (anything else is a RemoteError with the gateway's message); the caller reads the body. */
+  open(path: string, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<IncomingMessage> {
+    const url = new URL(this.base.pathname.replace(/\/$/, '') + path, this.base);
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const all: Record<string, string> = { ...headers };
+    if (this.token !== undefined) all.authorization = `Bearer ${this.token}`;
+    return new Promise((resolve, reject) => {
+      const req = send(url, { method: 'GET', headers: all, signal }, (res) => {
+        if (res.statusCode === 200) {
+          resolve(res);
+          return;
+        }
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', () => reject(new RemoteError(`${url.pathname}: answered ${res.statusCode}`, res.statusCode)));
+        res.on('end', () => reject(new RemoteError(`${this.url}: ${errorText(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'))}`, res.statusCode)));
+      });
+      req.on('error', (e: NodeJS.ErrnoException) => reject(new RemoteError(`${this.url}: ${e.code ?? e.message}${e.code === 'ABORT_ERR' ? '' : ` (${e.message})`}`)));
+      req.end();
+    });
+  }
+
+  /** A whole (small) body. */
+  async text(path: string): Promise<string> {
+    const res = await this.open(path);
+    const chunks: Buffer[] = [];
+    for await (const c of res) chunks.push(c as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  async json<T>(path: string): Promise<T> {
+    return JSON.parse(await this.text(path)) as T;
+  }
+
+  async layout(instance: string, table: string): Promise<TableLayout> {
+    return parseLayout(await this.json<Record<string, unknown>>(this.tablePath(instance, table)));
+  }
+}
+
+/** The gateway's error body as one line: its message and code. */
+function errorText(status: number, body: string): string {
+  try {
+    const e = JSON.parse(body) as { exception?: string; code?: string };
+    if (typeof e.exception === 'string') return `${e.exception} (${status} ${e.code ?? ''})`.replace(/ \)$/, ')');
+  } catch {
+    // not a gateway error body
+  }
+  return `answered ${status}${body === '' ? '' : `: ${body.slice(0, 200)}`}`;
+}
+
+/** Runs a remote command, turning a RemoteError into the command's failure message. */
+export async function remotely<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof RemoteError) throw new CliError(e.message);
+    throw e;
+  }
+}
