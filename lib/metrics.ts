@@ -268,12 +268,13 @@ function isStoreFailure(e: unknown): boolean {
 }
 
 /**
- * The store seen through a proxy that counts failed operations (rejected promises, and failed
- * `next()` of scans: `scan` and the fast path `scanChunks`, which GET rows and export use on
- * LMDB, scan-worker failures included). Properties (openScans, kind, ...) are read from the store itself.
+ * The store with every method timed (rowgate_store_operation_seconds) and its failures counted
+ * (rejected promises, and failed `next()` of scans: `scan` and the fast path `scanChunks`, which
+ * GET rows and export use on LMDB, scan-worker failures included). An object whose prototype is
+ * the store, with getters of the wrapped methods its own: properties (openScans, kind, ...) are
+ * read from the store itself, and a call costs no Proxy trap (a point GET makes three store calls).
  */
 export function instrumentStore(store: Store, metrics: GatewayMetrics): Store {
-  const wrapped = new Map<PropertyKey, unknown>();
   const count = (operation: string) => (e: unknown): never => {
     if (isStoreFailure(e)) metrics.storeError(operation);
     throw e;
@@ -295,41 +296,49 @@ export function instrumentStore(store: Store, metrics: GatewayMetrics): Store {
       },
     );
   };
-  return new Proxy(store, {
-    get(target, prop) {
-      const value: unknown = Reflect.get(target, prop, target);
-      if (typeof value !== 'function' || typeof prop !== 'string' || prop === 'constructor') return value;
-      let fn = wrapped.get(prop);
-      if (fn === undefined) {
-        const method = value as (...args: unknown[]) => unknown;
-        const timer = metrics.storeTimer(prop);
-        fn =
-          prop === 'scan' || prop === 'scanChunks'
-            ? (...args: unknown[]) => {
-                let scan: { next: () => Promise<unknown> };
-                try {
-                  scan = method.apply(target, args) as typeof scan;
-                } catch (e) {
-                  return count(prop)(e);
-                }
-                const next = scan.next.bind(scan);
-                scan.next = () => timed(prop, timer, performance.now(), next()) as Promise<unknown>;
-                return scan;
-              }
-            : (...args: unknown[]) => {
-                const started = performance.now();
-                let result: unknown;
-                try {
-                  result = method.apply(target, args);
-                } catch (e) {
-                  timer.observe((performance.now() - started) / 1000);
-                  return count(prop)(e);
-                }
-                return timed(prop, timer, started, result);
-              };
-        wrapped.set(prop, fn);
+  // The method is looked up on the store at each call, so one replaced later (tests inject
+  // failures that way, or switch a fast path off) is the one called.
+  const methods = store as unknown as Record<string, (...args: unknown[]) => unknown>;
+  const wrap = (prop: string): ((...args: unknown[]) => unknown) => {
+    const timer = metrics.storeTimer(prop);
+    if (prop === 'scan' || prop === 'scanChunks') {
+      return (...args: unknown[]) => {
+        let scan: { next: () => Promise<unknown> };
+        try {
+          scan = methods[prop]!.apply(store, args) as typeof scan;
+        } catch (e) {
+          return count(prop)(e);
+        }
+        const next = scan.next.bind(scan);
+        scan.next = () => timed(prop, timer, performance.now(), next()) as Promise<unknown>;
+        return scan;
+      };
+    }
+    return (...args: unknown[]) => {
+      const started = performance.now();
+      let result: unknown;
+      try {
+        result = methods[prop]!.apply(store, args);
+      } catch (e) {
+        timer.observe((performance.now() - started) / 1000);
+        return count(prop)(e);
       }
-      return fn;
-    },
-  });
+      return timed(prop, timer, started, result);
+    };
+  };
+  const instrumented = Object.create(store) as Store;
+  const seen = new Set<string>();
+  for (let proto: object | null = store; proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const prop of Object.getOwnPropertyNames(proto)) {
+      if (prop === 'constructor' || seen.has(prop)) continue;
+      seen.add(prop);
+      const descriptor = Object.getOwnPropertyDescriptor(proto, prop)!;
+      // Methods only: getters (openScans, ...) and fields stay the store's, read through the prototype.
+      if (typeof descriptor.value !== 'function') continue;
+      const wrapper = wrap(prop);
+      // A method the store no longer has (an optional fast path switched off) reads as it is.
+      Object.defineProperty(instrumented, prop, { get: () => (typeof methods[prop] === 'function' ? wrapper : methods[prop]) });
+    }
+  }
+  return instrumented;
 }
