@@ -5,7 +5,7 @@
  * a Unix socket); every load loop is bounded in count and time.
  *
  * Knobs (environment): BENCH_ROWS (default 1000000), BENCH_SECONDS (autocannon duration, 10),
- * BENCH_SLOW_SECONDS (15), BENCH_RUNS (scan runs per side, best kept, 2), BENCH_BIGTABLE_ROWS
+ * BENCH_SLOW_SECONDS (15), BENCH_RUNS (scan runs per side, best kept, 3), BENCH_BIGTABLE_ROWS
  * (scenario 5's table, 100000), BENCH_ONLY (comma list of scenario numbers to run, e.g. 5 or 1,4;
  * default all), BENCH_EXPORT_PARALLEL (scenario 7's --parallel, 4), BENCH_KEEP=1 keeps the temp dir.
  */
@@ -30,7 +30,7 @@ const BIGTABLE_DIRECT = join(HERE, 'bigtable-direct.js');
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const SLOW_SECONDS = Number(process.env.BENCH_SLOW_SECONDS ?? 15);
-const RUNS = Number(process.env.BENCH_RUNS ?? 2);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const BIGTABLE_ROWS = Number(process.env.BENCH_BIGTABLE_ROWS ?? 100_000);
 if (!Number.isSafeInteger(BIGTABLE_ROWS) || BIGTABLE_ROWS < 1) {
   process.stderr.write(`bench: BENCH_BIGTABLE_ROWS must be a positive integer, got ${JSON.stringify(process.env.BENCH_BIGTABLE_ROWS)}\n`);
