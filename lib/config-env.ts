@@ -2,8 +2,8 @@
  * Settings from the environment, for containers (README "Operating rowgate"). One precedence for
  * every setting: command-line flags > environment > configuration file > defaults. An empty
  * variable counts as unset (container templates often leave them empty). Read: ROWGATE_CONFIG,
- * ROWGATE_DATA, ROWGATE_HOST, ROWGATE_PORT (over PORT), ROWGATE_LOG_LEVEL. ROWGATE_TOKEN is
- * reserved for the bearer token of the command line's remote mode; the gateway does not read it.
+ * ROWGATE_DATA, ROWGATE_HOST, ROWGATE_PORT (over PORT), ROWGATE_LOG_LEVEL. ROWGATE_TOKEN is the
+ * bearer token of the command line's remote mode (tools/support/remote.ts); the gateway does not read it.
  */
 import type { ConfigFlags } from './config.js';
 import { rgError } from './errors.js';
