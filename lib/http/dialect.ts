@@ -8,6 +8,7 @@ import { isRowgateError, rgError } from '../errors.js';
 import { fromHex, toHex } from '../model/binary-text.js';
 import { entityIdFromBody, formatShellEntityId, parseEntityIdText, parseShellEntityId, resolveEntityId } from '../model/entity-id.js';
 import type { EntityIdInput, JsonValue, RowKeyFormat } from '../model/types.js';
+import type { RowRenderSpec } from '../store/store.js';
 import { FRESHENING_PARAMS } from './freshening.js';
 
 export interface Dialect {
@@ -23,10 +24,16 @@ export interface Dialect {
   parseEid(text: string, format: RowKeyFormat, allowWildcards: boolean): EntityIdInput;
   /** A range bound parameter, as a row key. */
   parseBound(text: string, format: RowKeyFormat, name: string): Buffer;
+  /** A row key as the range parameters take it (parseBound's inverse). */
+  formatBound(rowKey: Buffer): string;
   /** One element of `eids`. */
   bulkItem(item: JsonValue, format: RowKeyFormat): EntityIdInput;
   /** `entityId` of a POSTed row. */
   bodyEntityId(value: JsonValue | undefined, format: RowKeyFormat): EntityIdInput;
+  /** Entity ids are JSON arrays of components (revision 3), not shell strings (revisions 1 and 2). */
+  readonly jsonEntityIds: boolean;
+  /** How rows are rendered: the entity id form and whether cells carry writer_schema. */
+  readonly renderSpec: RowRenderSpec;
   /** What a POSTed row may carry beyond entityId and cells (model/row-input.ts options). */
   readonly rowInput: { readonly writerSchemas: boolean; readonly rowKeyField: boolean };
   /** The POST response's reference to a written row. */
@@ -57,11 +64,14 @@ const revision3: Dialect = {
     const input = parseEntityIdText(text, { allowWildcards: false });
     return input.kind === 'rowKey' ? input.rowKey : resolveEntityId(format, input);
   },
+  formatBound: (rowKey) => `rowkey_hex=${rowKey.toString('hex')}`,
   bulkItem: (item) => (typeof item === 'string' ? parseEntityIdText(item, { allowWildcards: false }) : entityIdFromBody(item)),
   bodyEntityId: (value) => {
     if (value === undefined) throw rgError('RG_ERR_BAD_ENTITY_ID', 'EntityId was not specified: every row needs an entityId');
     return entityIdFromBody(value);
   },
+  jsonEntityIds: true,
+  renderSpec: { entityIdForm: 'json', withSchema: true },
   rowInput: { writerSchemas: true, rowKeyField: false },
   target: (instance, table, input) => `${rowsPath(instance, table)}?eid=${encodeURIComponent(input.text)}`,
 };
@@ -90,6 +100,7 @@ function shellDialect(revision: 1 | 2): Dialect {
       }
     },
     parseBound: (text, _format, name) => fromHex(text, name),
+    formatBound: (rowKey) => rowKey.toString('hex'),
     bulkItem: (item, format) => (typeof item === 'string' ? parseShellEntityId(item, format) : entityIdFromBody(item)),
     bodyEntityId: (value, format) => {
       if (value === undefined) throw rgError('RG_ERR_BAD_ENTITY_ID', 'EntityId was not specified: every row needs an entityId');
@@ -98,6 +109,9 @@ function shellDialect(revision: 1 | 2): Dialect {
       }
       return parseShellEntityId(value, format);
     },
+    jsonEntityIds: false,
+    // Revision 1 cells have no writer_schema (it came with REST-45, after 0.4.0).
+    renderSpec: { entityIdForm: 'shell', withSchema: revision !== 1 },
     // Revision 1 has no writer_schema; its rows (KijiREST 0.4.0) carried the hex rowKey.
     rowInput: { writerSchemas: revision !== 1, rowKeyField: revision === 1 },
     target: (instance, table, _input, rowKey, format) =>

@@ -49,7 +49,8 @@ const PATH_PARAMS: Record<string, string> = {
 
 /** The POST rows body of a revision: one row or an array of rows. */
 function rowInput(revision: Revision): Schema {
-  const entityId: Schema = revision === 3
+  const dialect = dialectOf(revision);
+  const entityId: Schema = dialect.jsonEntityIds
     ? { anyOf: [{ type: 'array', items: { type: ['string', 'integer', 'null', 'array'] } }, { type: 'string' }] }
     : { type: 'string', description: 'The shell form, e.g. [12345] or [\'a\', \'b\']' };
   const cell: Schema = {
@@ -57,7 +58,7 @@ function rowInput(revision: Revision): Schema {
     properties: {
       value: { description: 'The value in Avro JSON; on a counter column an integer sets it and {"incr": n} adds n' },
       timestamp: { type: 'integer', minimum: -1, description: 'Milliseconds; -1 skips the cell (as KijiREST did), the rest of the row is written' },
-      ...(revision === 1 ? {} : { writer_schema: { description: 'A schema id, a type name, or an Avro schema', type: ['integer', 'string', 'object', 'array'] } }),
+      ...(!dialect.rowInput.writerSchemas ? {} : { writer_schema: { description: 'A schema id, a type name, or an Avro schema', type: ['integer', 'string', 'object', 'array'] } }),
     },
     required: ['value'],
     additionalProperties: false,
@@ -66,7 +67,7 @@ function rowInput(revision: Revision): Schema {
     type: 'object',
     properties: {
       entityId,
-      ...(revision === 1 ? { rowKey: { type: 'string', pattern: '^([0-9a-fA-F]{2})*$', description: 'The hex row key, as KijiREST 0.4.0 rows had it: accepted when it names the row entityId names' } } : {}),
+      ...(dialect.rowInput.rowKeyField ? { rowKey: { type: 'string', pattern: '^([0-9a-fA-F]{2})*$', description: 'The hex row key, as KijiREST 0.4.0 rows had it: accepted when it names the row entityId names' } } : {}),
       cells: { type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'array', items: cell } } },
     },
     required: ['entityId'],

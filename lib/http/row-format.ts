@@ -7,6 +7,7 @@
 import type { Revision } from '../config.js';
 import type { RowKeyFormat, RowOut } from '../model/types.js';
 import { entityIdText, type RowRenderSpec } from '../store/store.js';
+import { dialectOf } from './dialect.js';
 
 /** Rows are framed by CR LF, after every row including the last. */
 export const ROW_TERMINATOR = '\r\n';
@@ -18,11 +19,7 @@ export type RowSerializer = (row: RowOut) => string;
  * the entity id text and whether cells carry writer_schema.
  */
 export function rowRenderSpec(revision: Revision): RowRenderSpec {
-  return {
-    entityIdForm: revision === 3 ? 'json' : 'shell',
-    // Revision 1 cells have no writer_schema (it came with REST-45, after 0.4.0).
-    withSchema: revision !== 1,
-  };
+  return dialectOf(revision).renderSpec;
 }
 
 // Serializers depend only on the key format (one object per parsed layout) and the revision:

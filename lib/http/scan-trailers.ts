@@ -36,7 +36,7 @@ export function rowKeyOfDocument(row: Buffer, format: RowKeyFormat, revision: Re
 
 /** A row key as the revision's start parameter takes it. */
 export function startParamValue(rowKey: Buffer, revision: Revision): string {
-  return revision === 3 ? `rowkey_hex=${rowKey.toString('hex')}` : rowKey.toString('hex');
+  return dialectOf(revision).formatBound(rowKey);
 }
 
 /** The trailers of a complete scan of `rows` rows; `nextRow` is the first row not sent (limit reached). */

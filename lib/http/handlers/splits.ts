@@ -10,6 +10,7 @@ import type { Revision } from '../../config.js';
 import { rgError } from '../../errors.js';
 import { MAX_SPLITS, type KeySplit } from '../../store/key-splits.js';
 import { tableLayout, type Handler } from '../context.js';
+import { dialectOf } from '../dialect.js';
 import { allowOnly } from '../query.js';
 import { sendJson } from '../respond.js';
 
@@ -51,13 +52,13 @@ function parseParts(text: string | undefined): number {
 /** A bound as the revision's range parameter takes it. */
 function boundText(key: Buffer | undefined, revision: Revision): string | null {
   if (key === undefined) return null;
-  return revision === 3 ? `rowkey_hex=${key.toString('hex')}` : key.toString('hex');
+  return dialectOf(revision).formatBound(key);
 }
 
 export function splitsBody(splits: readonly KeySplit[], revision: Revision): string {
   return JSON.stringify({
-    start_param: revision === 3 ? 'start_eid' : 'start_rk',
-    end_param: revision === 3 ? 'end_eid' : 'end_rk',
+    start_param: dialectOf(revision).startParam,
+    end_param: dialectOf(revision).endParam,
     splits: splits.map((s) => ({
       start: boundText(s.start, revision),
       end: boundText(s.end, revision),
