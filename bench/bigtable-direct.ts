@@ -21,7 +21,9 @@ const bigtable = new Bigtable({ projectId: tableName.split('/')[1], metricsEnabl
 
 async function readAll(): Promise<number> {
   let rows = 0;
-  const stream = bigtable.request({ client: 'BigtableClient', method: 'readRows', reqOpts: { tableName } }) as unknown as AsyncIterable<{ chunks?: { commitRow?: boolean }[] }>;
+  const stream = bigtable.request({ client: 'BigtableClient', method: 'readRows', reqOpts: { tableName } }) as unknown as AsyncIterable<{
+    chunks?: { commitRow?: boolean }[];
+  }>;
   for await (const response of stream) {
     for (const chunk of response.chunks ?? []) if (chunk.commitRow) rows++;
   }

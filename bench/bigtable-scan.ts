@@ -24,10 +24,18 @@ const PREFIX = `b${Date.now().toString(36)}`;
 const LAYOUT = {
   name: 'scan',
   keys_format: { encoding: 'FORMATTED', salt: { hash_size: 2 }, components: [{ name: 'id', type: 'LONG' }] },
-  locality_groups: [{
-    name: 'default', in_memory: false, max_versions: 1, ttl_seconds: 2147483647, compression_type: 'NONE',
-    families: [{ name: 'info', columns: ['a', 'b', 'c', 'd', 'e'].map((name) => ({ name, column_schema: { storage: 'UID', type: 'INLINE', value: '"string"' } })) }],
-  }],
+  locality_groups: [
+    {
+      name: 'default',
+      in_memory: false,
+      max_versions: 1,
+      ttl_seconds: 2147483647,
+      compression_type: 'NONE',
+      families: [
+        { name: 'info', columns: ['a', 'b', 'c', 'd', 'e'].map((name) => ({ name, column_schema: { storage: 'UID', type: 'INLINE', value: '"string"' } })) },
+      ],
+    },
+  ],
   version: 'layout-1.3.0',
 };
 
@@ -48,7 +56,10 @@ for (let i = 0; i < ROWS; i += 2000) {
     const key = Buffer.alloc(10);
     key.writeUInt16BE(n % 65536, 0);
     key.writeBigUInt64BE(BigInt(n) ^ (1n << 63n), 2);
-    rows.push({ rowKey: key, cells: ['a', 'b', 'c', 'd', 'e'].map((q) => ({ kind: 'value' as const, family: 'info', qualifier: q, timestamp: 1000, schemaId: 0, json: value })) });
+    rows.push({
+      rowKey: key,
+      cells: ['a', 'b', 'c', 'd', 'e'].map((q) => ({ kind: 'value' as const, family: 'info', qualifier: q, timestamp: 1000, schemaId: 0, json: value })),
+    });
   }
   await store.write('default', 'scan', rows);
 }
@@ -60,7 +71,9 @@ const { port } = await gateway.listen();
 /** The HTTP client is curl, in its own process, so the gateway figure is not charged for it. */
 function viaGateway(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const curl = spawn('curl', ['-sS', '--fail', `http://127.0.0.1:${port}/v1/instances/default/tables/scan/rows?limit=-1`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const curl = spawn('curl', ['-sS', '--fail', `http://127.0.0.1:${port}/v1/instances/default/tables/scan/rows?limit=-1`], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let rows = 0;
     curl.stdout.on('data', (chunk: Buffer) => {
       for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) rows++;
@@ -76,7 +89,9 @@ const tableName = `projects/${PROJECT}/instances/${INSTANCE}/tables/${tableId}`;
 
 async function rawReadRows(): Promise<number> {
   let rows = 0;
-  for await (const response of bigtable.request({ client: 'BigtableClient', method: 'readRows', reqOpts: { tableName } }) as AsyncIterable<{ chunks: { commitRow?: boolean }[] }>) {
+  for await (const response of bigtable.request({ client: 'BigtableClient', method: 'readRows', reqOpts: { tableName } }) as AsyncIterable<{
+    chunks: { commitRow?: boolean }[];
+  }>) {
     for (const chunk of response.chunks) if (chunk.commitRow) rows++;
   }
   return rows;
@@ -99,7 +114,12 @@ async function storeScan(): Promise<number> {
   return rows;
 }
 
-const runs: [string, () => Promise<number>][] = [['gateway GET (HTTP, rev 3 JSON)', viaGateway], ['store.scan (no HTTP)', storeScan], ['client raw ReadRows', rawReadRows], ['client createReadStream', createReadStream]];
+const runs: [string, () => Promise<number>][] = [
+  ['gateway GET (HTTP, rev 3 JSON)', viaGateway],
+  ['store.scan (no HTTP)', storeScan],
+  ['client raw ReadRows', rawReadRows],
+  ['client createReadStream', createReadStream],
+];
 for (let round = 1; round <= 2; round++) {
   for (const [name, run] of runs) {
     const start = process.hrtime.bigint();

@@ -65,7 +65,14 @@ export async function loadBigtable(rows: number): Promise<void> {
       const batch: RowWrite[] = [];
       for (let id = first; id < Math.min(rows, first + LOAD_BATCH_ROWS); id++) {
         const { timestamp, values } = benchRowCells(id);
-        const cells: EncodedCell[] = Object.entries(values).map(([qualifier, json]) => ({ kind: 'value', family: 'd', qualifier, timestamp, schemaId: SCHEMA_IDS[qualifier]!, json }));
+        const cells: EncodedCell[] = Object.entries(values).map(([qualifier, json]) => ({
+          kind: 'value',
+          family: 'd',
+          qualifier,
+          timestamp,
+          schemaId: SCHEMA_IDS[qualifier]!,
+          json,
+        }));
         batch.push({ rowKey: encodeRowKey(layout.keyFormat, [BigInt(id)]), cells });
       }
       await store.write(BENCH_INSTANCE, BENCH_TABLE, batch);

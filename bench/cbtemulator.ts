@@ -13,7 +13,13 @@ export function findCbtemulator(): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     if (dir && existsSync(join(dir, 'cbtemulator'))) return join(dir, 'cbtemulator');
   }
-  for (const root of [process.env.CLOUDSDK_ROOT_DIR, '/usr/lib/google-cloud-sdk', '/usr/share/google-cloud-sdk', '/opt/google-cloud-sdk', '/google-cloud-sdk']) {
+  for (const root of [
+    process.env.CLOUDSDK_ROOT_DIR,
+    '/usr/lib/google-cloud-sdk',
+    '/usr/share/google-cloud-sdk',
+    '/opt/google-cloud-sdk',
+    '/google-cloud-sdk',
+  ]) {
     const path = root && join(root, 'platform', 'bigtable-emulator', 'cbtemulator');
     if (path && existsSync(path)) return path;
   }

@@ -99,7 +99,14 @@ export const WIDE_LAYOUT = JSON.stringify({
   name: 'wide',
   keys_format: { encoding: 'RAW' },
   locality_groups: [
-    { name: 'default', in_memory: false, max_versions: 1, ttl_seconds: 2147483647, compression_type: 'NONE', families: [{ name: 'm', map_schema: { storage: 'UID', type: 'INLINE', value: '"string"' } }] },
+    {
+      name: 'default',
+      in_memory: false,
+      max_versions: 1,
+      ttl_seconds: 2147483647,
+      compression_type: 'NONE',
+      families: [{ name: 'm', map_schema: { storage: 'UID', type: 'INLINE', value: '"string"' } }],
+    },
   ],
   version: 'layout-1.0.0',
 });

@@ -25,9 +25,12 @@ export interface PostgresFigures {
 export function findPostgres(): { bin: string } | { skipped: string } {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return { skipped: `PostgreSQL not installed (no ${root})` };
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
   if (versions.length === 0) return { skipped: `no initdb under ${root}/*/bin` };
-  if (process.getuid?.() === 0 && spawnSync('id', ['-u', 'postgres']).status !== 0) return { skipped: 'running as root and there is no postgres user to run the server as' };
+  if (process.getuid?.() === 0 && spawnSync('id', ['-u', 'postgres']).status !== 0)
+    return { skipped: 'running as root and there is no postgres user to run the server as' };
   return { bin: join(root, versions[0]!, 'bin') };
 }
 
@@ -58,7 +61,8 @@ async function measureIn(bin: string, dir: string, rows: number, runs: number): 
   // PostgreSQL refuses to run as root: its tools run as the postgres user then.
   const server = (tool: string, args: string[], timeoutMs: number): Promise<string> =>
     asRoot ? run('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args], timeoutMs) : run(join(bin, tool), args, timeoutMs);
-  const psql = (args: string[], timeoutMs: number): Promise<string> => run(join(bin, 'psql'), ['-X', '-q', '-h', dir, '-p', PORT, '-U', 'postgres', '-v', 'ON_ERROR_STOP=1', ...args], timeoutMs);
+  const psql = (args: string[], timeoutMs: number): Promise<string> =>
+    run(join(bin, 'psql'), ['-X', '-q', '-h', dir, '-p', PORT, '-U', 'postgres', '-v', 'ON_ERROR_STOP=1', ...args], timeoutMs);
   const data = join(dir, 'data');
   await server('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync'], 120_000);
   await server('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60', '-o', `-p ${PORT} -k ${dir} -c listen_addresses=''`, 'start'], 90_000);
@@ -81,7 +85,11 @@ async function measureIn(bin: string, dir: string, rows: number, runs: number): 
     for (let i = 0; i < runs; i++) {
       const started = performance.now();
       // To /dev/null, as curl writes the gateway's export.
-      await run('sh', ['-c', `"${join(bin, 'psql')}" -X -q -h "${dir}" -p ${PORT} -U postgres -c 'COPY (SELECT row_to_json(t) FROM t) TO STDOUT' > /dev/null`], 600_000);
+      await run(
+        'sh',
+        ['-c', `"${join(bin, 'psql')}" -X -q -h "${dir}" -p ${PORT} -U postgres -c 'COPY (SELECT row_to_json(t) FROM t) TO STDOUT' > /dev/null`],
+        600_000,
+      );
       exportSeconds.push((performance.now() - started) / 1000);
     }
     return { version, importSeconds, exportSeconds };

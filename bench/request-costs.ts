@@ -68,7 +68,10 @@ async function main(): Promise<void> {
     const read = parseReadSpec(stored, {});
     const keys = eids.map((e) => [resolveEntityId(stored.keyFormat, dialect.parseEid(e, stored.keyFormat, true))]);
     const render = rowRenderSpec(config.revision);
-    const metrics = new GatewayMetrics(() => 0, () => 0);
+    const metrics = new GatewayMetrics(
+      () => 0,
+      () => 0,
+    );
     const devNull = openSync('/dev/null', 'w');
     const templated = new RequestLog(pino({ level: 'info', base: { service: 'rowgate' } }, new LogSink(devNull, { base: ',"service":"rowgate"' })));
     const viaPino = pino({ level: 'info', base: { service: 'rowgate' } }, pino.destination({ dest: '/dev/null', sync: false, minLength: 0 }));
@@ -77,14 +80,56 @@ async function main(): Promise<void> {
       time('route (find-my-way find)', () => router.find('GET', path)),
       time('query string (parseQuery)', (i) => parseQuery(queries[i % ROWS]!)),
       time('read spec and limit', () => [parseReadSpec(stored, { cols: undefined, versions: undefined, timerange: undefined }), parseLimit(undefined)]),
-      time('entity id parsed and salted (MD5) into the row key', (i) => resolveEntityId(stored.keyFormat, dialect.parseEid(eids[i % ROWS]!, stored.keyFormat, true))),
+      time('entity id parsed and salted (MD5) into the row key', (i) =>
+        resolveEntityId(stored.keyFormat, dialect.parseEid(eids[i % ROWS]!, stored.keyFormat, true)),
+      ),
       time('store read rendered as response bytes (getChunk)', (i) => store.getChunk(BENCH_INSTANCE, BENCH_TABLE, keys[i % ROWS]!, read, render)),
-      time('metrics (GatewayMetrics.request)', () => metrics.request({ route: ROUTE, method: 'GET', status: 200, seconds: 0.0002, rows: 1, bytes: 420, aborted: false, bodyBytes: 0, instance: BENCH_INSTANCE, table: BENCH_TABLE, scan: false })),
+      time('metrics (GatewayMetrics.request)', () =>
+        metrics.request({
+          route: ROUTE,
+          method: 'GET',
+          status: 200,
+          seconds: 0.0002,
+          rows: 1,
+          bytes: 420,
+          aborted: false,
+          bodyBytes: 0,
+          instance: BENCH_INSTANCE,
+          table: BENCH_TABLE,
+          scan: false,
+        }),
+      ),
       time('request log line (template into LogSink)', (i) =>
-        templated.write({ reqId: 'a1b2c3d4-0000-4000-8000-000000000000', method: 'GET', route: ROUTE, status: 200, ms: (i % 50) / 100, rows: 1, aborted: false, client: '127.0.0.1', token: undefined, instance: BENCH_INSTANCE, table: BENCH_TABLE }),
+        templated.write({
+          reqId: 'a1b2c3d4-0000-4000-8000-000000000000',
+          method: 'GET',
+          route: ROUTE,
+          status: 200,
+          ms: (i % 50) / 100,
+          rows: 1,
+          aborted: false,
+          client: '127.0.0.1',
+          token: undefined,
+          instance: BENCH_INSTANCE,
+          table: BENCH_TABLE,
+        }),
       ),
       time('before: pino log.info of the same fields (sonic-boom)', (i) =>
-        viaPino.info({ reqId: 'a1b2c3d4-0000-4000-8000-000000000000', method: 'GET', route: ROUTE, status: 200, ms: (i % 50) / 100, rows: 1, aborted: false, client: '127.0.0.1', instance: BENCH_INSTANCE, table: BENCH_TABLE }, 'request'),
+        viaPino.info(
+          {
+            reqId: 'a1b2c3d4-0000-4000-8000-000000000000',
+            method: 'GET',
+            route: ROUTE,
+            status: 200,
+            ms: (i % 50) / 100,
+            rows: 1,
+            aborted: false,
+            client: '127.0.0.1',
+            instance: BENCH_INSTANCE,
+            table: BENCH_TABLE,
+          },
+          'request',
+        ),
       ),
     ];
     const width = Math.max(...results.map((r) => r.name.length));

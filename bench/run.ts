@@ -154,11 +154,26 @@ function postRequests(): unknown[] {
 function loadRow(scenario: string, r: LoadResult, base: LoadResult, target?: number): void {
   // A run with failed or non-2xx responses measures something else than the scenario: say so.
   if (r.non2xx > 0 || r.errors > 0) {
-    add({ scenario, figure: `INVALID: ${r.non2xx} non-2xx, ${r.errors} errors of ${r.requests}`, value: Math.round(r.requestsPerSecond), unit: 'req/s', met: false });
+    add({
+      scenario,
+      figure: `INVALID: ${r.non2xx} non-2xx, ${r.errors} errors of ${r.requests}`,
+      value: Math.round(r.requestsPerSecond),
+      unit: 'req/s',
+      met: false,
+    });
     return;
   }
   const q = r.requestsPerSecond / base.requestsPerSecond;
-  add({ scenario, figure: 'req/s', value: Math.round(r.requestsPerSecond), unit: 'req/s', baseline: Math.round(base.requestsPerSecond), ratio: ratio(r.requestsPerSecond, base.requestsPerSecond), target: target === undefined ? undefined : `>= ${target}`, met: target === undefined ? undefined : q >= target });
+  add({
+    scenario,
+    figure: 'req/s',
+    value: Math.round(r.requestsPerSecond),
+    unit: 'req/s',
+    baseline: Math.round(base.requestsPerSecond),
+    ratio: ratio(r.requestsPerSecond, base.requestsPerSecond),
+    target: target === undefined ? undefined : `>= ${target}`,
+    met: target === undefined ? undefined : q >= target,
+  });
   add({ scenario, figure: 'p50 / p99', value: r.p50Ms, unit: `ms / ${r.p99Ms} ms`, baseline: base.p50Ms });
 }
 
@@ -174,8 +189,23 @@ async function main(): Promise<void> {
   writeFileSync(join(tmp, 'rowgate-warn.yaml'), 'admin: false\nlogLevel: warn\n');
   const started = performance.now();
   results.loadBefore = readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
-  results.machine = { cores: cpus().length, cpu: cpus()[0]?.model, memoryBytes: totalmem(), node: process.version, platform: `${process.platform} ${process.arch}` };
-  results.parameters = { rows: ROWS, cellsPerRow: CELLS_PER_ROW, autocannonSeconds: SECONDS, connections: CONNECTIONS, slowSeconds: SLOW_SECONDS, scanRuns: RUNS, bigtableRows: BIGTABLE_ROWS, only: [...ONLY] };
+  results.machine = {
+    cores: cpus().length,
+    cpu: cpus()[0]?.model,
+    memoryBytes: totalmem(),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+  };
+  results.parameters = {
+    rows: ROWS,
+    cellsPerRow: CELLS_PER_ROW,
+    autocannonSeconds: SECONDS,
+    connections: CONNECTIONS,
+    slowSeconds: SLOW_SECONDS,
+    scanRuns: RUNS,
+    bigtableRows: BIGTABLE_ROWS,
+    only: [...ONLY],
+  };
   note(`temp dir ${tmp}; scenarios ${[...ONLY].join(',')}; ${ROWS} rows x ${CELLS_PER_ROW} cells`);
   gatewayLog = join(tmp, 'gateway.log');
   try {
@@ -191,7 +221,9 @@ async function main(): Promise<void> {
   writeFileSync(join(ROOT, 'bench', 'last-run.json'), JSON.stringify(results, null, 2) + '\n');
   printTable();
   const m = results.machine as { cores: number; cpu: string; memoryBytes: number; node: string };
-  process.stdout.write(`\nmachine: ${m.cores} cores (${m.cpu}), ${(m.memoryBytes / 2 ** 30).toFixed(1)} GiB, Node ${m.node}; total ${(results.totalSeconds as number).toFixed(0)} s; load ${results.loadBefore} -> ${results.loadAfter}; written bench/last-run.json\n`);
+  process.stdout.write(
+    `\nmachine: ${m.cores} cores (${m.cpu}), ${(m.memoryBytes / 2 ** 30).toFixed(1)} GiB, Node ${m.node}; total ${(results.totalSeconds as number).toFixed(0)} s; load ${results.loadBefore} -> ${results.loadAfter}; written bench/last-run.json\n`,
+  );
 }
 
 /** Scenarios 1-4, 6 and 7 over the embedded store: one dataset (imported: scenario 3's import figure), then the selected scenarios. */
@@ -207,11 +239,14 @@ async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<vo
     } else {
       pg = await measurePostgres(found.bin, ROWS, RUNS);
       results.postgres = { ...pg, importRowsPerSecond: ROWS / Math.min(...pg.importSeconds), exportRowsPerSecond: ROWS / Math.min(...pg.exportSeconds) };
-      note(`PostgreSQL ${pg.version}: \\copy FROM best ${Math.min(...pg.importSeconds).toFixed(2)} s, COPY-as-JSON export best ${Math.min(...pg.exportSeconds).toFixed(2)} s`);
+      note(
+        `PostgreSQL ${pg.version}: \\copy FROM best ${Math.min(...pg.importSeconds).toFixed(2)} s, COPY-as-JSON export best ${Math.min(...pg.exportSeconds).toFixed(2)} s`,
+      );
     }
   }
   const pgSkipped = (scenario: string): void => {
-    if (pg === undefined) add({ scenario, figure: `vs PostgreSQL: skipped (${(results.postgres as { skipped?: string } | undefined)?.skipped ?? 'not run'})`, value: 0, unit: '' });
+    if (pg === undefined)
+      add({ scenario, figure: `vs PostgreSQL: skipped (${(results.postgres as { skipped?: string } | undefined)?.skipped ?? 'not run'})`, value: 0, unit: '' });
   };
 
   {
@@ -227,12 +262,28 @@ async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<vo
     const importSeconds = (performance.now() - importStart) / 1000;
     rmSync(ndjson, { force: true });
     const importRows = ROWS / importSeconds;
-    results.import = { rows: ROWS, cells: ROWS * CELLS_PER_ROW, seconds: importSeconds, rowsPerSecond: importRows, cellsPerSecond: importRows * CELLS_PER_ROW, processOutput: out.trim() };
+    results.import = {
+      rows: ROWS,
+      cells: ROWS * CELLS_PER_ROW,
+      seconds: importSeconds,
+      rowsPerSecond: importRows,
+      cellsPerSecond: importRows * CELLS_PER_ROW,
+      processOutput: out.trim(),
+    };
     if (want(3)) {
       const scenario = '3 import (tools/rowgate import)';
       if (pg !== undefined) {
         const pgRows = ROWS / Math.min(...pg.importSeconds);
-        add({ scenario, figure: 'rows/s vs PostgreSQL \\copy FROM', value: Math.round(importRows), unit: 'rows/s', baseline: Math.round(pgRows), ratio: ratio(importRows, pgRows), target: '>= 0.5', met: importRows / pgRows >= 0.5 });
+        add({
+          scenario,
+          figure: 'rows/s vs PostgreSQL \\copy FROM',
+          value: Math.round(importRows),
+          unit: 'rows/s',
+          baseline: Math.round(pgRows),
+          ratio: ratio(importRows, pgRows),
+          target: '>= 0.5',
+          met: importRows / pgRows >= 0.5,
+        });
       } else {
         pgSkipped(scenario);
       }
@@ -268,7 +319,9 @@ async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<vo
     const streamRows = ROWS / bestStream;
     const pgRows = pg === undefined ? undefined : ROWS / Math.min(...pg.exportSeconds);
     results.scan = {
-      rows: ROWS, bytes: scanBytes, bytesPerRow: scanBytes / ROWS,
+      rows: ROWS,
+      bytes: scanBytes,
+      bytesPerRow: scanBytes / ROWS,
       gateway: { runs: scans, rowsPerSecond: scanRows, mbPerSecond: scanBytes / bestScan / MB },
       postgresCopyJson: pgRows === undefined ? undefined : { rowsPerSecond: pgRows },
       baselineA_lmdbIteration: { runs: base, rowsPerSecond: bestA },
@@ -278,11 +331,37 @@ async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<vo
       ratioToB: ratio(scanRows, streamRows),
     };
     const scenario = '1 scan export (curl)';
-    if (pgRows !== undefined) add({ scenario, figure: 'rows/s vs PostgreSQL COPY-as-JSON', value: Math.round(scanRows), unit: 'rows/s', baseline: Math.round(pgRows), ratio: ratio(scanRows, pgRows), target: '>= 2.0', met: scanRows / pgRows >= 2 });
+    if (pgRows !== undefined)
+      add({
+        scenario,
+        figure: 'rows/s vs PostgreSQL COPY-as-JSON',
+        value: Math.round(scanRows),
+        unit: 'rows/s',
+        baseline: Math.round(pgRows),
+        ratio: ratio(scanRows, pgRows),
+        target: '>= 2.0',
+        met: scanRows / pgRows >= 2,
+      });
     else pgSkipped(scenario);
-    add({ scenario, figure: 'rows/s vs (a) LMDB iteration', value: Math.round(scanRows), unit: 'rows/s', baseline: Math.round(bestA), ratio: ratio(scanRows, bestA) });
-    add({ scenario, figure: 'MB/s vs (b) minimal http stream', value: Math.round((scanBytes / bestScan / MB) * 10) / 10, unit: 'MB/s', baseline: Math.round((scanBytes / bestStream / MB) * 10) / 10, ratio: ratio(scanRows, streamRows) });
-    note(`scan: ${Math.round(scanRows)} rows/s (${(scanBytes / ROWS).toFixed(0)} B/row); PostgreSQL ${pgRows === undefined ? 'skipped' : Math.round(pgRows)}; (a) ${Math.round(bestA)}; (b) ${Math.round(streamRows)}`);
+    add({
+      scenario,
+      figure: 'rows/s vs (a) LMDB iteration',
+      value: Math.round(scanRows),
+      unit: 'rows/s',
+      baseline: Math.round(bestA),
+      ratio: ratio(scanRows, bestA),
+    });
+    add({
+      scenario,
+      figure: 'MB/s vs (b) minimal http stream',
+      value: Math.round((scanBytes / bestScan / MB) * 10) / 10,
+      unit: 'MB/s',
+      baseline: Math.round((scanBytes / bestStream / MB) * 10) / 10,
+      ratio: ratio(scanRows, streamRows),
+    });
+    note(
+      `scan: ${Math.round(scanRows)} rows/s (${(scanBytes / ROWS).toFixed(0)} B/row); PostgreSQL ${pgRows === undefined ? 'skipped' : Math.round(pgRows)}; (a) ${Math.round(bestA)}; (b) ${Math.round(streamRows)}`,
+    );
   }
 
   if (want(7)) {
@@ -309,8 +388,23 @@ async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<vo
     );
     const localRows = ROWS / Math.min(...local);
     const remoteRows = ROWS / Math.min(...remote);
-    results.exportRemote = { rows: ROWS, parallel, localSeconds: local, remoteSeconds: remote, localRowsPerSecond: localRows, remoteRowsPerSecond: remoteRows, ratio: ratio(remoteRows, localRows) };
-    add({ scenario: `7 export --url --parallel ${parallel}`, figure: 'rows/s vs in-process export (--data), whole process', value: Math.round(remoteRows), unit: 'rows/s', baseline: Math.round(localRows), ratio: ratio(remoteRows, localRows) });
+    results.exportRemote = {
+      rows: ROWS,
+      parallel,
+      localSeconds: local,
+      remoteSeconds: remote,
+      localRowsPerSecond: localRows,
+      remoteRowsPerSecond: remoteRows,
+      ratio: ratio(remoteRows, localRows),
+    };
+    add({
+      scenario: `7 export --url --parallel ${parallel}`,
+      figure: 'rows/s vs in-process export (--data), whole process',
+      value: Math.round(remoteRows),
+      unit: 'rows/s',
+      baseline: Math.round(localRows),
+      ratio: ratio(remoteRows, localRows),
+    });
     note(`export --url --parallel ${parallel}: ${Math.round(remoteRows)} rows/s; in-process export ${Math.round(localRows)} rows/s`);
   }
 
@@ -357,16 +451,26 @@ async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<vo
     await withServer(
       () => startServer(process.execPath, [BASELINE_SERVER], /listening (\d+)/),
       async (s) => {
-        if (want(2)) points.baselineGet = await load({ url: `http://127.0.0.1:${s.port}/json?bytes=${pointBytes}`, connections: CONNECTIONS, duration: SECONDS });
-        if (want(3)) points.baselinePost = await load({
-          url: `http://127.0.0.1:${s.port}/json?bytes=${postBytes}`, connections: CONNECTIONS, duration: SECONDS, method: 'POST',
-          headers: { 'content-type': 'application/json' }, body: benchRowJson(123),
-        });
+        if (want(2))
+          points.baselineGet = await load({ url: `http://127.0.0.1:${s.port}/json?bytes=${pointBytes}`, connections: CONNECTIONS, duration: SECONDS });
+        if (want(3))
+          points.baselinePost = await load({
+            url: `http://127.0.0.1:${s.port}/json?bytes=${postBytes}`,
+            connections: CONNECTIONS,
+            duration: SECONDS,
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: benchRowJson(123),
+          });
       },
     );
     if (want(2)) {
       results.pointReads = {
-        responseBytes: pointBytes, gateway1Process: points.gateway1, gateway1ProcessWarn: points.gatewayWarn, gateway2Workers: points.gateway2, baseline: points.baselineGet,
+        responseBytes: pointBytes,
+        gateway1Process: points.gateway1,
+        gateway1ProcessWarn: points.gatewayWarn,
+        gateway2Workers: points.gateway2,
+        baseline: points.baselineGet,
         ratio: ratio(points.gateway1!.requestsPerSecond, points.baselineGet!.requestsPerSecond),
         ratioWarn: ratio(points.gatewayWarn!.requestsPerSecond, points.baselineGet!.requestsPerSecond),
         workers2OverOne: points.gateway2 ? ratio(points.gateway2.requestsPerSecond, points.gateway1!.requestsPerSecond) : undefined,
@@ -379,11 +483,26 @@ async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<vo
         const target = cores >= 3 ? 1.6 : undefined;
         const r = points.gateway2.requestsPerSecond / points.gateway1!.requestsPerSecond;
         if (points.gateway2.non2xx > 0 || points.gateway2.errors > 0) loadRow('2 point reads (--workers 2)', points.gateway2, points.baselineGet!);
-        else add({ scenario: '2 point reads (--workers 2)', figure: `req/s vs 1 process${target === undefined ? ` (${cores} cores: autocannon takes one)` : ''}`, value: Math.round(points.gateway2.requestsPerSecond), unit: 'req/s', baseline: Math.round(points.gateway1!.requestsPerSecond), ratio: Math.round(r * 1000) / 1000, target: target === undefined ? undefined : `>= ${target}`, met: target === undefined ? undefined : r >= target });
+        else
+          add({
+            scenario: '2 point reads (--workers 2)',
+            figure: `req/s vs 1 process${target === undefined ? ` (${cores} cores: autocannon takes one)` : ''}`,
+            value: Math.round(points.gateway2.requestsPerSecond),
+            unit: 'req/s',
+            baseline: Math.round(points.gateway1!.requestsPerSecond),
+            ratio: Math.round(r * 1000) / 1000,
+            target: target === undefined ? undefined : `>= ${target}`,
+            met: target === undefined ? undefined : r >= target,
+          });
       }
     }
     if (want(3)) {
-      results.post = { responseBytes: postBytes, gateway: points.post, baseline: points.baselinePost, ratio: ratio(points.post!.requestsPerSecond, points.baselinePost!.requestsPerSecond) };
+      results.post = {
+        responseBytes: postBytes,
+        gateway: points.post,
+        baseline: points.baselinePost,
+        ratio: ratio(points.post!.requestsPerSecond, points.baselinePost!.requestsPerSecond),
+      };
       loadRow('3 single-row POST', points.post!, points.baselinePost!, 0.3);
     }
   }
@@ -402,14 +521,32 @@ async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<vo
         const growth = r.rssMax !== undefined && r.rssBefore !== undefined ? r.rssMax - r.rssBefore : undefined;
         const anonGrowth = r.anonMax !== undefined && r.anonBefore !== undefined ? r.anonMax - r.anonBefore : undefined;
         const fileGrowth = r.fileMax !== undefined && r.fileBefore !== undefined ? r.fileMax - r.fileBefore : undefined;
-        results.slowClient = { ...r, rssGrowthBytes: growth, anonGrowthBytes: anonGrowth, fileGrowthBytes: fileGrowth, readMBps: r.bytes / r.seconds / MB, serverRssAfter: rssOf(s.proc.pid!) };
+        results.slowClient = {
+          ...r,
+          rssGrowthBytes: growth,
+          anonGrowthBytes: anonGrowth,
+          fileGrowthBytes: fileGrowth,
+          readMBps: r.bytes / r.seconds / MB,
+          serverRssAfter: rssOf(s.proc.pid!),
+        };
         const mb = (b: number): number => Math.round((b / MB) * 10) / 10;
         // The target is on the memory the server holds (RssAnon); file-backed pages of the LMDB map
         // are the page cache seen through the mapping (the kernel reclaims them) and are listed apart.
-        if (anonGrowth !== undefined) add({ scenario: '4 slow client (1 MB/s)', figure: 'server RssAnon growth (held memory)', value: mb(anonGrowth), unit: 'MB', target: '< 50', met: anonGrowth < 50 * MB });
-        if (fileGrowth !== undefined) add({ scenario: '4 slow client (1 MB/s)', figure: 'server RssFile growth (LMDB map pages)', value: mb(fileGrowth), unit: 'MB' });
+        if (anonGrowth !== undefined)
+          add({
+            scenario: '4 slow client (1 MB/s)',
+            figure: 'server RssAnon growth (held memory)',
+            value: mb(anonGrowth),
+            unit: 'MB',
+            target: '< 50',
+            met: anonGrowth < 50 * MB,
+          });
+        if (fileGrowth !== undefined)
+          add({ scenario: '4 slow client (1 MB/s)', figure: 'server RssFile growth (LMDB map pages)', value: mb(fileGrowth), unit: 'MB' });
         if (growth !== undefined) add({ scenario: '4 slow client (1 MB/s)', figure: 'server total RSS growth', value: mb(growth), unit: 'MB' });
-        note(`slow client: read ${(r.bytes / MB).toFixed(1)} MB in ${r.seconds.toFixed(1)} s; RssAnon growth ${anonGrowth === undefined ? 'n/a' : (anonGrowth / MB).toFixed(1)} MB, RssFile ${fileGrowth === undefined ? 'n/a' : (fileGrowth / MB).toFixed(1)} MB, total ${growth === undefined ? 'n/a' : (growth / MB).toFixed(1)} MB`);
+        note(
+          `slow client: read ${(r.bytes / MB).toFixed(1)} MB in ${r.seconds.toFixed(1)} s; RssAnon growth ${anonGrowth === undefined ? 'n/a' : (anonGrowth / MB).toFixed(1)} MB, RssFile ${fileGrowth === undefined ? 'n/a' : (fileGrowth / MB).toFixed(1)} MB, total ${growth === undefined ? 'n/a' : (growth / MB).toFixed(1)} MB`,
+        );
       },
     );
   }
@@ -433,10 +570,17 @@ async function wideRowScenario(tmp: string, data: string, cfg: string): Promise<
   const loadSeconds = (performance.now() - loadStart) / 1000;
   const post = (row: string): unknown[] => {
     let n = 0;
-    return [{
-      method: 'POST', path: `/v1/instances/${BENCH_INSTANCE}/tables/wide/rows`, headers: { 'content-type': 'application/json' },
-      setupRequest: (req: Record<string, unknown>) => ({ ...req, body: JSON.stringify({ entityId: `rowkey=${row}`, cells: { m: { [`new-${n++ % 1000}`]: [{ value: `written ${n}` }] } } }) }),
-    }];
+    return [
+      {
+        method: 'POST',
+        path: `/v1/instances/${BENCH_INSTANCE}/tables/wide/rows`,
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req: Record<string, unknown>) => ({
+          ...req,
+          body: JSON.stringify({ entityId: `rowkey=${row}`, cells: { m: { [`new-${n++ % 1000}`]: [{ value: `written ${n}` }] } } }),
+        }),
+      },
+    ];
   };
   const r: Record<string, LoadResult> = {};
   await withServer(
@@ -446,7 +590,13 @@ async function wideRowScenario(tmp: string, data: string, cfg: string): Promise<
       r.wide = await load({ url: `http://127.0.0.1:${s.port}`, connections: CONNECTIONS, duration: Math.min(SECONDS, 5), requests: post('wide') });
     },
   );
-  results.wideRow = { qualifiers: WIDE_QUALIFIERS, loadSeconds, small: r.small, wide: r.wide, ratio: ratio(r.wide!.requestsPerSecond, r.small!.requestsPerSecond) };
+  results.wideRow = {
+    qualifiers: WIDE_QUALIFIERS,
+    loadSeconds,
+    small: r.small,
+    wide: r.wide,
+    ratio: ratio(r.wide!.requestsPerSecond, r.small!.requestsPerSecond),
+  };
   loadRow(`6 POST one cell into a ${WIDE_QUALIFIERS}-qualifier row (vs a 5-cell row)`, r.wide!, r.small!, 0.5);
   note(`wide row: ${Math.round(r.wide!.requestsPerSecond)} req/s against ${Math.round(r.small!.requestsPerSecond)} for a small row`);
 }
@@ -509,9 +659,17 @@ async function bigtableScenario(tmp: string): Promise<void> {
           const r = await download(rowsUrl(s.port, '?limit=-1'));
           // Every row must have come back: the body's size is known exactly from the dataset.
           if (r.bytes !== expectedBytes) throw new Error(`Bigtable gateway scan returned ${r.bytes} bytes, expected ${expectedBytes} (${BIGTABLE_ROWS} rows)`);
-          gateway.push({ rows: BIGTABLE_ROWS, bytes: r.bytes, seconds: r.seconds, cpuSeconds: cpuDelta(s.proc.pid!, cpu0), emulatorCpuSeconds: cpuDelta(emulator.pid, emu0) });
+          gateway.push({
+            rows: BIGTABLE_ROWS,
+            bytes: r.bytes,
+            seconds: r.seconds,
+            cpuSeconds: cpuDelta(s.proc.pid!, cpu0),
+            emulatorCpuSeconds: cpuDelta(emulator.pid, emu0),
+          });
           direct.push(await directRead());
-          note(`Bigtable scan: gateway ${Math.round(BIGTABLE_ROWS / r.seconds)} rows/s, direct ReadRows ${Math.round(BIGTABLE_ROWS / direct[i]!.seconds)} rows/s`);
+          note(
+            `Bigtable scan: gateway ${Math.round(BIGTABLE_ROWS / r.seconds)} rows/s, direct ReadRows ${Math.round(BIGTABLE_ROWS / direct[i]!.seconds)} rows/s`,
+          );
         }
       },
     );
@@ -519,13 +677,26 @@ async function bigtableScenario(tmp: string): Promise<void> {
     const bestDirect = BIGTABLE_ROWS / Math.min(...direct.map((r) => r.seconds));
     const r = ratio(bestGateway, bestDirect);
     results.bigtable = {
-      rows: BIGTABLE_ROWS, cellsPerRow: CELLS_PER_ROW, loadSeconds, bytes: expectedBytes, bytesPerRow: expectedBytes / BIGTABLE_ROWS,
+      rows: BIGTABLE_ROWS,
+      cellsPerRow: CELLS_PER_ROW,
+      loadSeconds,
+      bytes: expectedBytes,
+      bytesPerRow: expectedBytes / BIGTABLE_ROWS,
       gateway: { runs: gateway, rowsPerSecond: bestGateway, mbPerSecond: expectedBytes / (BIGTABLE_ROWS / bestGateway) / MB },
       directReadRows: { warmUp, runs: direct, rowsPerSecond: bestDirect },
       ratio: r,
       totalSeconds: (performance.now() - started) / 1000,
     };
-    add({ scenario, figure: 'rows/s vs client raw ReadRows', value: Math.round(bestGateway), unit: 'rows/s', baseline: Math.round(bestDirect), ratio: r, target: '>= 0.8', met: bestGateway / bestDirect >= 0.8 });
+    add({
+      scenario,
+      figure: 'rows/s vs client raw ReadRows',
+      value: Math.round(bestGateway),
+      unit: 'rows/s',
+      baseline: Math.round(bestDirect),
+      ratio: r,
+      target: '>= 0.8',
+      met: bestGateway / bestDirect >= 0.8,
+    });
     note(`Bigtable: gateway ${Math.round(bestGateway)} rows/s, direct ReadRows ${Math.round(bestDirect)} rows/s, ratio ${r}`);
   } finally {
     for (const [k, v] of Object.entries(savedEnv)) {
@@ -538,7 +709,15 @@ async function bigtableScenario(tmp: string): Promise<void> {
 
 function printTable(): void {
   const head = ['scenario', 'figure', 'value', 'baseline', 'ratio', 'target', 'met'];
-  const lines = table.map((r) => [r.scenario, r.figure, r.unit ? `${r.value} ${r.unit}` : '', r.baseline === undefined ? '' : String(r.baseline), r.ratio === undefined ? '' : r.ratio.toFixed(3), r.target ?? '', r.met === undefined ? '' : r.met ? 'yes' : 'NO']);
+  const lines = table.map((r) => [
+    r.scenario,
+    r.figure,
+    r.unit ? `${r.value} ${r.unit}` : '',
+    r.baseline === undefined ? '' : String(r.baseline),
+    r.ratio === undefined ? '' : r.ratio.toFixed(3),
+    r.target ?? '',
+    r.met === undefined ? '' : r.met ? 'yes' : 'NO',
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cols: string[]): string => `| ${cols.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
   process.stdout.write(`${fmt(head)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${lines.map(fmt).join('\n')}\n`);

@@ -28,7 +28,8 @@ export function flagsFromEnvironment(env: Environment): ConfigFlags {
   const port = value(env, portName);
   if (port !== undefined && !(/^\d+$/.test(port) && Number(port) <= 65535)) bad(portName, `must be an integer from 0 to 65535, got ${JSON.stringify(port)}`);
   const logLevel = value(env, 'ROWGATE_LOG_LEVEL');
-  if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel)) bad('ROWGATE_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
+  if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel))
+    bad('ROWGATE_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
   return {
     config: value(env, 'ROWGATE_CONFIG'),
     data: value(env, 'ROWGATE_DATA'),

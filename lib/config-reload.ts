@@ -34,6 +34,15 @@ export function planReload(running: Config, next: Config): ReloadPlan {
     }
     if (same(limits, running.limits)) changed.splice(changed.indexOf('limits'), 1);
   }
-  const config: Config = { ...next, host: running.host, port: running.port, revision: running.revision, store: running.store, tls: running.tls, admin: running.admin, limits };
+  const config: Config = {
+    ...next,
+    host: running.host,
+    port: running.port,
+    revision: running.revision,
+    store: running.store,
+    tls: running.tls,
+    admin: running.admin,
+    limits,
+  };
   return { config, changed, ignored };
 }

@@ -153,7 +153,22 @@ export interface ConfigFlags {
   readonly logLevel?: string;
 }
 
-const TOP_KEYS = new Set(['host', 'port', 'revision', 'instances', 'cors', 'store', 'limits', 'logLevel', 'data', 'auth', 'tls', 'readOnly', 'admin', 'compression']);
+const TOP_KEYS = new Set([
+  'host',
+  'port',
+  'revision',
+  'instances',
+  'cors',
+  'store',
+  'limits',
+  'logLevel',
+  'data',
+  'auth',
+  'tls',
+  'readOnly',
+  'admin',
+  'compression',
+]);
 
 function bad(key: string, message: string): never {
   throw rgError('RG_ERR_BAD_CONFIG', `configuration ${key}: ${message}`);
@@ -191,7 +206,9 @@ function parseStore(raw: unknown, dataFlag: string | undefined, baseDir: string 
     };
   }
   if (s.kind === 'bigtable') {
-    for (const k of Object.keys(s)) if (!['kind', 'projectId', 'instanceId', 'tablePrefix', 'metrics'].includes(k)) bad(`store.${k}`, 'unknown key for kind bigtable (use projectId, instanceId, tablePrefix, metrics)');
+    for (const k of Object.keys(s))
+      if (!['kind', 'projectId', 'instanceId', 'tablePrefix', 'metrics'].includes(k))
+        bad(`store.${k}`, 'unknown key for kind bigtable (use projectId, instanceId, tablePrefix, metrics)');
     if (s.metrics !== undefined && typeof s.metrics !== 'boolean') bad('store.metrics', 'must be true or false');
     return {
       kind: 'bigtable',
@@ -219,7 +236,10 @@ function parseLimits(raw: unknown): Limits {
     if (!(k in DEFAULT_LIMITS)) bad(`limits.${k}`, `unknown limit (known: ${Object.keys(DEFAULT_LIMITS).join(', ')})`);
     const n = integer(`limits.${k}`, v, 1, Number.MAX_SAFE_INTEGER);
     if (k.endsWith('Ms') && n > MAX_TIMER_MS) {
-      bad(`limits.${k}`, `must be at most ${MAX_TIMER_MS} (2^31-1 ms, about 24.8 days), got ${n}: node's timers cannot wait longer and would fire after 1 ms instead`);
+      bad(
+        `limits.${k}`,
+        `must be at most ${MAX_TIMER_MS} (2^31-1 ms, about 24.8 days), got ${n}: node's timers cannot wait longer and would fire after 1 ms instead`,
+      );
     }
     out[k as keyof Limits] = n;
   }
@@ -231,7 +251,10 @@ function parseLimits(raw: unknown): Limits {
   if (given.urlBytes === undefined) out.urlBytes = Math.min(DEFAULT_LIMITS.urlBytes, Math.max(1, Math.floor(out.maxHeaderBytes / 2)));
   if (out.urlBytes >= out.maxHeaderBytes) {
     if (given.urlBytes === undefined) bad('limits.maxHeaderBytes', `must be at least 2, got ${out.maxHeaderBytes}: the request head must hold a URL`);
-    bad('limits.urlBytes', `must be less than limits.maxHeaderBytes (${out.maxHeaderBytes}), got ${out.urlBytes}: the request head holding the URL is limited to maxHeaderBytes, so node would answer a bare 431 before the coded 414 (leave room for the headers: the defaults are 16384 and 32768)`);
+    bad(
+      'limits.urlBytes',
+      `must be less than limits.maxHeaderBytes (${out.maxHeaderBytes}), got ${out.urlBytes}: the request head holding the URL is limited to maxHeaderBytes, so node would answer a bare 431 before the coded 414 (leave room for the headers: the defaults are 16384 and 32768)`,
+    );
   }
   return out;
 }
@@ -290,7 +313,8 @@ function parseCors(raw: unknown): CorsConfig {
   if (!Array.isArray(c.origins)) bad('cors.origins', 'must be a list of origins such as https://app.example.com');
   const origins = c.origins.map((o: unknown, i) => {
     if (o === '*') return '*';
-    if (typeof o !== 'string' || !ORIGIN.test(o)) bad(`cors.origins[${i}]`, `must be '*' or an origin (scheme://host[:port], no path), got ${JSON.stringify(o)}`);
+    if (typeof o !== 'string' || !ORIGIN.test(o))
+      bad(`cors.origins[${i}]`, `must be '*' or an origin (scheme://host[:port], no path), got ${JSON.stringify(o)}`);
     return o.toLowerCase();
   });
   if (c.credentials !== undefined && typeof c.credentials !== 'boolean') bad('cors.credentials', 'must be true or false');
@@ -382,7 +406,8 @@ export function buildConfig(file: Record<string, unknown>, flags: ConfigFlags = 
   if (file.readOnly !== undefined && typeof file.readOnly !== 'boolean') bad('readOnly', 'must be true or false');
   if (file.compression !== undefined && typeof file.compression !== 'boolean') bad('compression', 'must be true or false');
   if (file.logLevel !== undefined && !LOG_LEVELS.includes(String(file.logLevel))) bad('logLevel', `must be one of ${LOG_LEVELS.join(', ')}`);
-  if (flags.logLevel !== undefined && !LOG_LEVELS.includes(flags.logLevel)) bad('--log-level', `must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(flags.logLevel)}`);
+  if (flags.logLevel !== undefined && !LOG_LEVELS.includes(flags.logLevel))
+    bad('--log-level', `must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(flags.logLevel)}`);
   const dataFlag = flags.data ?? (file.data === undefined ? undefined : filePath(baseDir, text('data', file.data)));
   return {
     host,

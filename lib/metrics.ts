@@ -100,7 +100,13 @@ export class GatewayMetrics {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     const flush = (): void => this.flush();
-    this.requests = new Counter({ name: 'rowgate_http_requests_total', help: 'HTTP requests answered, by route template, method and status', labelNames: ['route', 'method', 'status'], registers, collect: flush });
+    this.requests = new Counter({
+      name: 'rowgate_http_requests_total',
+      help: 'HTTP requests answered, by route template, method and status',
+      labelNames: ['route', 'method', 'status'],
+      registers,
+      collect: flush,
+    });
     this.duration = new PlainHistogram({
       name: 'rowgate_http_request_duration_seconds',
       help: 'Time from request to the end of the response (streamed scans included), by route template and method',
@@ -108,12 +114,47 @@ export class GatewayMetrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers,
     });
-    this.rowsStreamed = new Counter({ name: 'rowgate_rows_streamed_total', help: 'Rows sent to clients by GET requests', labelNames: ['route'], registers, collect: flush });
-    this.rowsWritten = new Counter({ name: 'rowgate_rows_written_total', help: 'Rows written or deleted by POST, PUT and DELETE requests', labelNames: ['route', 'method'], registers, collect: flush });
-    this.bytes = new Counter({ name: 'rowgate_response_bytes_total', help: 'Bytes sent on the wire in responses (headers included)', labelNames: ['route', 'method'], registers, collect: flush });
-    this.aborted = new Counter({ name: 'rowgate_http_responses_aborted_total', help: 'Responses that did not complete (client gone, or a stream cut by an error)', labelNames: ['route', 'method'], registers, collect: flush });
-    this.received = new Counter({ name: 'rowgate_request_body_bytes_total', help: 'Request body bytes read (POST and PUT rows; a body refused before it is read counts none), by route template and method', labelNames: ['route', 'method'], registers, collect: flush });
-    this.storeErrors = new Counter({ name: 'rowgate_store_errors_total', help: 'Store operations that failed for a reason other than a client error, by operation', labelNames: ['operation'], registers });
+    this.rowsStreamed = new Counter({
+      name: 'rowgate_rows_streamed_total',
+      help: 'Rows sent to clients by GET requests',
+      labelNames: ['route'],
+      registers,
+      collect: flush,
+    });
+    this.rowsWritten = new Counter({
+      name: 'rowgate_rows_written_total',
+      help: 'Rows written or deleted by POST, PUT and DELETE requests',
+      labelNames: ['route', 'method'],
+      registers,
+      collect: flush,
+    });
+    this.bytes = new Counter({
+      name: 'rowgate_response_bytes_total',
+      help: 'Bytes sent on the wire in responses (headers included)',
+      labelNames: ['route', 'method'],
+      registers,
+      collect: flush,
+    });
+    this.aborted = new Counter({
+      name: 'rowgate_http_responses_aborted_total',
+      help: 'Responses that did not complete (client gone, or a stream cut by an error)',
+      labelNames: ['route', 'method'],
+      registers,
+      collect: flush,
+    });
+    this.received = new Counter({
+      name: 'rowgate_request_body_bytes_total',
+      help: 'Request body bytes read (POST and PUT rows; a body refused before it is read counts none), by route template and method',
+      labelNames: ['route', 'method'],
+      registers,
+      collect: flush,
+    });
+    this.storeErrors = new Counter({
+      name: 'rowgate_store_errors_total',
+      help: 'Store operations that failed for a reason other than a client error, by operation',
+      labelNames: ['operation'],
+      registers,
+    });
     this.storeSeconds = new PlainHistogram({
       name: 'rowgate_store_operation_seconds',
       help: 'Time a store operation took, by operation (a scan: each batch it yields)',
@@ -121,8 +162,18 @@ export class GatewayMetrics {
       buckets: [0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5],
       registers,
     });
-    this.tableRequests = new PlainCounter({ name: 'rowgate_table_requests_total', help: `Requests on a table, by instance, table, access (read, write) and status class; "-" for tables without series of their own (at most ${MAX_TABLES})`, labelNames: ['instance_name', 'table_name', 'access', 'status_class'], registers });
-    this.tableRows = new PlainCounter({ name: 'rowgate_table_rows_total', help: 'Rows read (sent) or written (written or deleted) on a table, by instance, table and direction', labelNames: ['instance_name', 'table_name', 'direction'], registers });
+    this.tableRequests = new PlainCounter({
+      name: 'rowgate_table_requests_total',
+      help: `Requests on a table, by instance, table, access (read, write) and status class; "-" for tables without series of their own (at most ${MAX_TABLES})`,
+      labelNames: ['instance_name', 'table_name', 'access', 'status_class'],
+      registers,
+    });
+    this.tableRows = new PlainCounter({
+      name: 'rowgate_table_rows_total',
+      help: 'Rows read (sent) or written (written or deleted) on a table, by instance, table and direction',
+      labelNames: ['instance_name', 'table_name', 'direction'],
+      registers,
+    });
     this.otherTable = { instance: '-', table: '-', requests: [] };
     const scanSeconds = new PlainHistogram({
       name: 'rowgate_scan_duration_seconds',
@@ -140,7 +191,12 @@ export class GatewayMetrics {
       registers,
     });
     this.scanBytes = scanBytes.labels();
-    this.authFailures = new PlainCounter({ name: 'rowgate_auth_failures_total', help: 'Requests refused by access control, by reason: missing, malformed or unknown_token (401), scope (403)', labelNames: ['reason'], registers });
+    this.authFailures = new PlainCounter({
+      name: 'rowgate_auth_failures_total',
+      help: 'Requests refused by access control, by reason: missing, malformed or unknown_token (401), scope (403)',
+      labelNames: ['reason'],
+      registers,
+    });
     new Gauge({
       name: 'rowgate_open_scans',
       help: 'Streaming scans in flight (bounded by limits.maxScans)',
@@ -275,10 +331,12 @@ function isStoreFailure(e: unknown): boolean {
  * read from the store itself, and a call costs no Proxy trap (a point GET makes three store calls).
  */
 export function instrumentStore(store: Store, metrics: GatewayMetrics): Store {
-  const count = (operation: string) => (e: unknown): never => {
-    if (isStoreFailure(e)) metrics.storeError(operation);
-    throw e;
-  };
+  const count =
+    (operation: string) =>
+    (e: unknown): never => {
+      if (isStoreFailure(e)) metrics.storeError(operation);
+      throw e;
+    };
   /** Settles like `result`, recording its time (a promise: until it settles) and counting a failure. */
   const timed = (operation: string, timer: HistogramSeries, started: number, result: unknown): unknown => {
     if (!(result instanceof Promise)) {

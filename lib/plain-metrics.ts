@@ -118,7 +118,11 @@ export class PlainHistogram extends PlainMetric<BucketCounts> {
       let cumulative = 0;
       for (let i = 0; i <= this.bounds.length; i++) {
         cumulative += series.counts[i]!;
-        values.push({ metricName: `${this.name}_bucket`, labels: { ...labels, le: i < this.bounds.length ? String(this.bounds[i]) : '+Inf' }, value: cumulative });
+        values.push({
+          metricName: `${this.name}_bucket`,
+          labels: { ...labels, le: i < this.bounds.length ? String(this.bounds[i]) : '+Inf' },
+          value: cumulative,
+        });
       }
       values.push({ metricName: `${this.name}_sum`, labels, value: series.sum });
       values.push({ metricName: `${this.name}_count`, labels, value: series.count });

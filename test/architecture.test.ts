@@ -22,9 +22,11 @@ t.test('revision checks (revision === / !== / < / >) appear only in lib/http/dia
   for (const file of sources(LIB)) {
     const rel = relative(LIB, file);
     if (rel === join('http', 'dialect.ts')) continue;
-    readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
-      if (/\brevision\s*(?:[!=]==|[<>]=?)\s*\d/.test(line)) found.push(`lib/${rel}:${i + 1}: ${line.trim()}`);
-    });
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (/\brevision\s*(?:[!=]==|[<>]=?)\s*\d/.test(line)) found.push(`lib/${rel}:${i + 1}: ${line.trim()}`);
+      });
   }
   t.same(found, [], 'every revision difference is a dialect property');
 });

@@ -10,7 +10,18 @@ const tokens = (name: string) => ({ tokens: [{ name, sha256: sha256Hex(name), sc
 
 t.test('live settings are applied, restart-only ones kept and listed', async (t) => {
   const running = buildConfig({ port: 8080, auth: tokens('a') });
-  const next = buildConfig({ port: 9090, revision: 2, store: { kind: 'lmdb', path: '/elsewhere' }, auth: tokens('b'), readOnly: true, cors: true, logLevel: 'warn', limits: { maxScans: 3 }, instances: ['x'], compression: true });
+  const next = buildConfig({
+    port: 9090,
+    revision: 2,
+    store: { kind: 'lmdb', path: '/elsewhere' },
+    auth: tokens('b'),
+    readOnly: true,
+    cors: true,
+    logLevel: 'warn',
+    limits: { maxScans: 3 },
+    instances: ['x'],
+    compression: true,
+  });
   const plan = planReload(running, next);
   t.same(plan.changed, ['auth', 'readOnly', 'cors', 'limits', 'logLevel', 'instances', 'compression']);
   t.same(plan.ignored, ['port', 'revision', 'store', 'admin']);

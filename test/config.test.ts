@@ -23,20 +23,24 @@ t.test('defaults', async (t) => {
   t.equal(c.tls, undefined);
   t.same(c.admin, { host: '127.0.0.1', port: 8081, readyTimeoutMs: 2000 });
   t.same(c.limits, DEFAULT_LIMITS);
-  t.same(DEFAULT_LIMITS, {
-    bodyBytes: 64 * 1024 * 1024,
-    urlBytes: 16 * 1024,
-    maxLimit: 1_000_000_000,
-    maxEids: 10_000,
-    maxPostCells: 1_000_000,
-    maxScans: 64,
-    headersTimeoutMs: 10_000,
-    requestTimeoutMs: 300_000,
-    keepAliveTimeoutMs: 65_000,
-    stallTimeoutMs: 60_000,
-    maxHeaderBytes: 32 * 1024,
-    shutdownGraceMs: 10_000,
-  }, 'the documented defaults (README.md, limits)');
+  t.same(
+    DEFAULT_LIMITS,
+    {
+      bodyBytes: 64 * 1024 * 1024,
+      urlBytes: 16 * 1024,
+      maxLimit: 1_000_000_000,
+      maxEids: 10_000,
+      maxPostCells: 1_000_000,
+      maxScans: 64,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 300_000,
+      keepAliveTimeoutMs: 65_000,
+      stallTimeoutMs: 60_000,
+      maxHeaderBytes: 32 * 1024,
+      shutdownGraceMs: 10_000,
+    },
+    'the documented defaults (README.md, limits)',
+  );
 });
 
 t.test('valid settings', async (t) => {
@@ -58,8 +62,14 @@ t.test('valid settings', async (t) => {
 
 t.test('limits: cross-checks, and what the largest accepted values are', async (t) => {
   const max = 2 ** 31 - 1;
-  const l = buildConfig({ limits: { headersTimeoutMs: max, requestTimeoutMs: max, keepAliveTimeoutMs: max, stallTimeoutMs: max, shutdownGraceMs: max } }).limits;
-  t.same([l.headersTimeoutMs, l.requestTimeoutMs, l.keepAliveTimeoutMs, l.stallTimeoutMs, l.shutdownGraceMs], [max, max, max, max, max], '2^31-1 ms is accepted');
+  const l = buildConfig({
+    limits: { headersTimeoutMs: max, requestTimeoutMs: max, keepAliveTimeoutMs: max, stallTimeoutMs: max, shutdownGraceMs: max },
+  }).limits;
+  t.same(
+    [l.headersTimeoutMs, l.requestTimeoutMs, l.keepAliveTimeoutMs, l.stallTimeoutMs, l.shutdownGraceMs],
+    [max, max, max, max, max],
+    '2^31-1 ms is accepted',
+  );
   t.equal(buildConfig({ limits: { bodyBytes: 2 ** 40 } }).limits.bodyBytes, 2 ** 40, 'sizes are not bound by the timer limit');
   t.equal(buildConfig({ limits: { urlBytes: 32767 } }).limits.urlBytes, 32767, 'urlBytes just below maxHeaderBytes');
   t.equal(buildConfig({ limits: { urlBytes: 20000, maxHeaderBytes: 65536 } }).limits.urlBytes, 20000);
@@ -136,12 +146,38 @@ t.test('invalid configuration is refused with a message naming the key', async (
     [{ auth: { tokens: {} } }, /configuration auth\.tokens: must be a list/],
     [{ auth: { users: [] } }, /configuration auth\.users: unknown key/],
     [{ auth: { tokens: [{ sha256: HASH, scopes: {} }] } }, /configuration auth\.tokens\[0\]\.name:/],
-    [{ auth: { tokens: [{ name: 'a', sha256: 'secret', scopes: {} }] } }, /configuration auth\.tokens\[0\]\.sha256: must be the SHA-256 of the token as 64 hex digits/],
+    [
+      { auth: { tokens: [{ name: 'a', sha256: 'secret', scopes: {} }] } },
+      /configuration auth\.tokens\[0\]\.sha256: must be the SHA-256 of the token as 64 hex digits/,
+    ],
     [{ auth: { tokens: [{ name: 'a', token: 'secret', sha256: HASH, scopes: {} }] } }, /configuration auth\.tokens\[0\]\.token: unknown key/],
     [{ auth: { tokens: [{ name: 'a', sha256: HASH }] } }, /configuration auth\.tokens\[0\]\.scopes: must be a mapping/],
-    [{ auth: { tokens: [{ name: 'a', sha256: HASH, scopes: { default: 'admin' } }] } }, /configuration auth\.tokens\[0\]\.scopes\.default: must be read, write or '\*'/],
-    [{ auth: { tokens: [{ name: 'a', sha256: HASH, scopes: {} }, { name: 'a', sha256: sha256Hex('x'), scopes: {} }] } }, /configuration auth\.tokens\[1\]\.name: token name "a" is used twice/],
-    [{ auth: { tokens: [{ name: 'a', sha256: HASH, scopes: {} }, { name: 'b', sha256: HASH.toUpperCase(), scopes: {} }] } }, /configuration auth\.tokens\[1\]\.sha256: the same token is configured twice/],
+    [
+      { auth: { tokens: [{ name: 'a', sha256: HASH, scopes: { default: 'admin' } }] } },
+      /configuration auth\.tokens\[0\]\.scopes\.default: must be read, write or '\*'/,
+    ],
+    [
+      {
+        auth: {
+          tokens: [
+            { name: 'a', sha256: HASH, scopes: {} },
+            { name: 'a', sha256: sha256Hex('x'), scopes: {} },
+          ],
+        },
+      },
+      /configuration auth\.tokens\[1\]\.name: token name "a" is used twice/,
+    ],
+    [
+      {
+        auth: {
+          tokens: [
+            { name: 'a', sha256: HASH, scopes: {} },
+            { name: 'b', sha256: HASH.toUpperCase(), scopes: {} },
+          ],
+        },
+      },
+      /configuration auth\.tokens\[1\]\.sha256: the same token is configured twice/,
+    ],
     // tls, admin
     [{ tls: { cert: '/no/such/cert.pem', key: '/no/such/key.pem' } }, /configuration tls\.cert: cannot read \/no\/such\/cert\.pem/],
     [{ admin: { port: -1 } }, /configuration admin\.port:/],
@@ -164,7 +200,10 @@ t.test('a YAML file is read and checked the same way', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'rowgate-config-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const good = join(dir, 'good.yaml');
-  writeFileSync(good, `readOnly: true\nauth:\n  tokens:\n    - name: ci\n      sha256: ${HASH}\n      scopes: {default: read}\ncors:\n  origins: [https://app.example]\nadmin: false\n`);
+  writeFileSync(
+    good,
+    `readOnly: true\nauth:\n  tokens:\n    - name: ci\n      sha256: ${HASH}\n      scopes: {default: read}\ncors:\n  origins: [https://app.example]\nadmin: false\n`,
+  );
   const c = loadConfig({ config: good });
   t.equal(c.readOnly, true);
   t.equal(c.auth?.tokens[0]?.name, 'ci');
@@ -188,18 +227,36 @@ t.test('precedence: flags > environment > file > defaults, for every setting the
   t.same([file.host, file.port, file.logLevel, file.store], ['127.0.0.3', 7000, 'error', { kind: 'lmdb', path: '/file/data' }], 'the file over the defaults');
   const env = { ROWGATE_HOST: '127.0.0.4', ROWGATE_PORT: '7001', ROWGATE_LOG_LEVEL: 'debug', ROWGATE_DATA: '/env/data' };
   const fromEnv = loadConfig({ config: fileA }, env);
-  t.same([fromEnv.host, fromEnv.port, fromEnv.logLevel, fromEnv.store], ['127.0.0.4', 7001, 'debug', { kind: 'lmdb', path: '/env/data' }], 'the environment over the file');
+  t.same(
+    [fromEnv.host, fromEnv.port, fromEnv.logLevel, fromEnv.store],
+    ['127.0.0.4', 7001, 'debug', { kind: 'lmdb', path: '/env/data' }],
+    'the environment over the file',
+  );
   const flags = loadConfig({ config: fileA, host: '127.0.0.5', port: '7002', logLevel: 'warn', data: '/flag/data' }, env);
-  t.same([flags.host, flags.port, flags.logLevel, flags.store], ['127.0.0.5', 7002, 'warn', { kind: 'lmdb', path: '/flag/data' }], 'flags over the environment');
+  t.same(
+    [flags.host, flags.port, flags.logLevel, flags.store],
+    ['127.0.0.5', 7002, 'warn', { kind: 'lmdb', path: '/flag/data' }],
+    'flags over the environment',
+  );
   t.equal(loadConfig({}, { ROWGATE_CONFIG: fileB }).port, 7100, 'ROWGATE_CONFIG names the file');
   t.equal(loadConfig({ config: fileA }, { ROWGATE_CONFIG: fileB }).port, 7000, '--config wins over ROWGATE_CONFIG');
   t.equal(loadConfig({}, { PORT: '7003' }).port, 7003, 'PORT, as platforms set it');
   t.equal(loadConfig({}, { PORT: '7003', ROWGATE_PORT: '7004' }).port, 7004, 'ROWGATE_PORT wins over PORT');
   t.equal(loadConfig({}, { PORT: '', ROWGATE_LOG_LEVEL: '' }).port, 8080, 'an empty variable is unset');
-  t.equal(loadConfig({}, { PORT: '0' }).admin && (loadConfig({}, { PORT: '0' }).admin as { port: number }).port, 0, 'the admin port follows a port from the environment');
-  t.throws(() => loadConfig({}, { ROWGATE_PORT: 'http' }), { code: 'RG_ERR_BAD_CONFIG', message: /^environment ROWGATE_PORT: must be an integer from 0 to 65535, got "http"$/ });
+  t.equal(
+    loadConfig({}, { PORT: '0' }).admin && (loadConfig({}, { PORT: '0' }).admin as { port: number }).port,
+    0,
+    'the admin port follows a port from the environment',
+  );
+  t.throws(() => loadConfig({}, { ROWGATE_PORT: 'http' }), {
+    code: 'RG_ERR_BAD_CONFIG',
+    message: /^environment ROWGATE_PORT: must be an integer from 0 to 65535, got "http"$/,
+  });
   t.throws(() => loadConfig({}, { PORT: '70000' }), /^environment PORT: must be an integer/);
-  t.throws(() => loadConfig({}, { ROWGATE_LOG_LEVEL: 'verbose' }), /^environment ROWGATE_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent/);
+  t.throws(
+    () => loadConfig({}, { ROWGATE_LOG_LEVEL: 'verbose' }),
+    /^environment ROWGATE_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent/,
+  );
   t.throws(() => loadConfig({ logLevel: 'loud' }, {}), /configuration --log-level: must be one of/);
 });
 
@@ -216,8 +273,8 @@ t.test('relative paths in the file resolve against its folder; flags and environ
   t.same(loadConfig({ config: file }, {}).store, { kind: 'lmdb', path: resolve(dir, '../elsewhere') }, 'the data key');
   writeFileSync(file, 'store: {kind: lmdb, path: /abs/data}\n');
   t.same(loadConfig({ config: file }, {}).store, { kind: 'lmdb', path: '/abs/data' }, 'an absolute path stays');
-  t.same(loadConfig({ config: file, data: 'rel' }, {}).store, { kind: 'lmdb', path: 'rel' }, '--data is the working directory\'s');
+  t.same(loadConfig({ config: file, data: 'rel' }, {}).store, { kind: 'lmdb', path: 'rel' }, "--data is the working directory's");
   t.same(loadConfig({ config: file }, { ROWGATE_DATA: 'rel' }).store, { kind: 'lmdb', path: 'rel' }, 'ROWGATE_DATA too');
   writeFileSync(file, 'port: 1\n');
-  t.same(loadConfig({ config: file }, {}).store, { kind: 'lmdb', path: './rowgate-data' }, 'the default data directory is the working directory\'s');
+  t.same(loadConfig({ config: file }, {}).store, { kind: 'lmdb', path: './rowgate-data' }, "the default data directory is the working directory's");
 });

@@ -24,11 +24,16 @@ t.test('every registered code builds the documented error body', async (t) => {
     t.ok(ERRORS[code].when.length > 10, `${code} says when it is raised`);
   }
   t.equal(rgError('RG_ERR_INTERNAL', 'x').status, 500, 'only the internal error is a 500');
-  t.same(codes.filter((c) => ERRORS[c].status === 500), ['RG_ERR_INTERNAL']);
+  t.same(
+    codes.filter((c) => ERRORS[c].status === 500),
+    ['RG_ERR_INTERNAL'],
+  );
 });
 
 t.test('every code is raised somewhere in lib/ (no dead codes)', async (t) => {
-  const text = sources('lib').map((p) => readFileSync(p, 'utf8')).join('\n');
+  const text = sources('lib')
+    .map((p) => readFileSync(p, 'utf8'))
+    .join('\n');
   for (const code of codes) t.ok(text.includes(`'${code}'`), `${code} is used`);
 });
 

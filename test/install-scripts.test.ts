@@ -30,7 +30,8 @@ function withInstallScripts(dir: string, found: Set<string>, depth = 0): void {
     if (existsSync(manifestPath)) {
       const m = JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest;
       const s = m.scripts ?? {};
-      if (s.preinstall !== undefined || s.install !== undefined || s.postinstall !== undefined || existsSync(join(path, 'binding.gyp'))) found.add(m.name ?? entry.name);
+      if (s.preinstall !== undefined || s.install !== undefined || s.postinstall !== undefined || existsSync(join(path, 'binding.gyp')))
+        found.add(m.name ?? entry.name);
     }
     withInstallScripts(join(path, 'node_modules'), found, depth + 1);
   }

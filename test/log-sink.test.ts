@@ -15,7 +15,11 @@ const dir = mkdtempSync(join(tmpdir(), 'rowgate-log-sink-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 
 const line = (i: number): string => `{"level":30,"n":${i},"msg":"request"}\n`;
-const numbers = (text: string): number[] => text.split('\n').filter((l) => l !== '').map((l) => (JSON.parse(l) as { n: number }).n);
+const numbers = (text: string): number[] =>
+  text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => (JSON.parse(l) as { n: number }).n);
 
 async function until(check: () => boolean, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
@@ -47,7 +51,11 @@ t.test('64 KiB of request lines are written without waiting', async (t) => {
     sink.writeLater(line(i));
     bytes += line(i++).length;
   }
-  t.same(numbers(readFileSync(file, 'utf8')), Array.from({ length: i }, (_, k) => k), 'every line, in order, synchronously');
+  t.same(
+    numbers(readFileSync(file, 'utf8')),
+    Array.from({ length: i }, (_, k) => k),
+    'every line, in order, synchronously',
+  );
 });
 
 t.test('process.exit() right after request lines: every line is in the log', async (t) => {
@@ -66,7 +74,11 @@ t.test('process.exit() right after request lines: every line is in the log', asy
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   t.equal(code, 3, err);
-  t.same(numbers(readFileSync(file, 'utf8')), Array.from({ length: 1000 }, (_, k) => k), 'all 1,000 lines written at exit');
+  t.same(
+    numbers(readFileSync(file, 'utf8')),
+    Array.from({ length: 1000 }, (_, k) => k),
+    'all 1,000 lines written at exit',
+  );
 });
 
 /** A non-blocking pipe to a reader that starts reading after `delayMs`, into `file`. */
@@ -89,7 +101,11 @@ t.test('a full pipe: lines wait (nothing thrown, nothing blocks) and all arrive 
   t.ok(await until(() => sink.flush(), 5000), 'everything handed over once the reader reads');
   reader.end();
   await reader.done;
-  t.same(numbers(readFileSync(file, 'utf8')), Array.from({ length: 30_001 }, (_, k) => k), 'every line, in order');
+  t.same(
+    numbers(readFileSync(file, 'utf8')),
+    Array.from({ length: 30_001 }, (_, k) => k),
+    'every line, in order',
+  );
 });
 
 t.test('past the pending limit request lines are dropped, counted in a warning line; pino lines are kept', async (t) => {
@@ -102,14 +118,21 @@ t.test('past the pending limit request lines are dropped, counted in a warning l
   t.ok(await until(() => sink.flush(), 5000), 'everything kept handed over once the reader reads');
   reader.end();
   await reader.done;
-  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { n?: number; dropped?: number; service?: string; level: number });
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { n?: number; dropped?: number; service?: string; level: number });
   const kept = lines.filter((l) => l.n !== undefined).map((l) => l.n!);
   const notice = lines.filter((l) => l.dropped !== undefined);
   t.equal(notice.length, 1, 'one warning line');
   t.match(notice[0], { level: 40, service: 'rowgate' });
   t.ok(kept.includes(total), "pino's line was kept");
   t.equal(kept.length - 1 + notice[0]!.dropped!, total, 'every request line is either in the log or counted as dropped');
-  t.same(kept.slice(0, 100), Array.from({ length: 100 }, (_, k) => k), 'the first lines kept, in order');
+  t.same(
+    kept.slice(0, 100),
+    Array.from({ length: 100 }, (_, k) => k),
+    'the first lines kept, in order',
+  );
 });
 
 t.test('shared (--workers): two processes writing to one pipe never split a line', async (t) => {
@@ -133,7 +156,9 @@ t.test('shared (--workers): two processes writing to one pipe never split a line
   await Promise.all(writers.map((w) => new Promise((resolve) => w.on('exit', resolve))));
   reader.stdin.end();
   await readerDone;
-  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
   let broken = 0;
   const seen = { 1: 0, 2: 0 } as Record<string, number>;
   for (const l of lines) {

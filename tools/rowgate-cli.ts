@@ -57,7 +57,13 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 0;
   } catch (e) {
     const { message, code } = describeFailure(e);
-    if (message !== undefined) process.stderr.write(message.split('\n').map((line) => `${running}: ${line}\n`).join(''));
+    if (message !== undefined)
+      process.stderr.write(
+        message
+          .split('\n')
+          .map((line) => `${running}: ${line}\n`)
+          .join(''),
+      );
     return code;
   }
 }

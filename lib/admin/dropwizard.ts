@@ -82,7 +82,8 @@ export async function closeTask(store: Store, search: string): Promise<AdminRepl
   const table = query.get('table');
   if (instance === undefined || instance === '') return json(400, { status: 400, error: '/tasks/close needs instance=<name> (and optionally table=<name>)' });
   if (!(await store.listInstances()).includes(instance)) return json(404, { status: 404, error: `instance ${instance} not found` });
-  if (table !== undefined && !(await store.listTables(instance)).includes(table)) return json(404, { status: 404, error: `table ${table} not found in instance ${instance}` });
+  if (table !== undefined && !(await store.listTables(instance)).includes(table))
+    return json(404, { status: 404, error: `table ${table} not found in instance ${instance}` });
   store.forget(instance, table);
   return { status: 200, contentType: TEXT, body: table === undefined ? `closed instance ${instance}\n` : `closed table ${table} of instance ${instance}\n` };
 }

@@ -25,8 +25,42 @@ export const DEMO_FIRST_UID = 1000;
 export const DEMO_BASE_TIMESTAMP = 1_700_000_000_000;
 
 const DAY_MS = 86_400_000;
-const FIRST_NAMES = ['Ada', 'Alan', 'Grace', 'Edsger', 'Barbara', 'Donald', 'Frances', 'Ken', 'Margaret', 'Niklaus', 'Radia', 'José', 'Zoë', 'Åsa', 'Chidi', 'Mei'];
-const LAST_NAMES = ['Lovelace', 'Turing', 'Hopper', 'Dijkstra', 'Liskov', 'Knuth', 'Allen', 'Thompson', 'Hamilton', 'Wirth', 'Perlman', "O'Brien", 'Nakamura', 'Müller', 'Okafor', 'Zhang'];
+const FIRST_NAMES = [
+  'Ada',
+  'Alan',
+  'Grace',
+  'Edsger',
+  'Barbara',
+  'Donald',
+  'Frances',
+  'Ken',
+  'Margaret',
+  'Niklaus',
+  'Radia',
+  'José',
+  'Zoë',
+  'Åsa',
+  'Chidi',
+  'Mei',
+];
+const LAST_NAMES = [
+  'Lovelace',
+  'Turing',
+  'Hopper',
+  'Dijkstra',
+  'Liskov',
+  'Knuth',
+  'Allen',
+  'Thompson',
+  'Hamilton',
+  'Wirth',
+  'Perlman',
+  "O'Brien",
+  'Nakamura',
+  'Müller',
+  'Okafor',
+  'Zhang',
+];
 const TAGS = ['admin', 'beta', 'early-adopter', 'newsletter', 'premium', 'support', 'trial', 'verified'];
 const STREETS = ['Main St', 'High St', 'Elm Ave', 'Station Rd', 'Harbour Way', 'Mill Lane'];
 const CITIES = ['Lisbon', 'Osaka', 'Toronto', 'Nairobi', 'Berlin', 'Valparaíso', 'Perth', 'Reykjavík'];

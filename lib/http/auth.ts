@@ -80,6 +80,8 @@ export function accessOf(method: string): Access {
 /** RG_ERR_FORBIDDEN (403) unless the principal may do `access` on `instance`. */
 export function requireScope(principal: Principal, instance: string, access: Access): void {
   if (!principal.can(instance, access)) {
-    throw Object.assign(rgError('RG_ERR_FORBIDDEN', `token ${principal.name} has no ${access} scope on instance ${instance}`), { authFailure: 'scope' as const });
+    throw Object.assign(rgError('RG_ERR_FORBIDDEN', `token ${principal.name} has no ${access} scope on instance ${instance}`), {
+      authFailure: 'scope' as const,
+    });
   }
 }

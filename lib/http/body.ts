@@ -23,14 +23,24 @@ export function requireJsonContent(req: IncomingMessage): void {
   const [type, ...params] = (req.headers['content-type'] ?? '').split(';');
   const mediaType = type!.trim().toLowerCase();
   if (mediaType !== 'application/json') {
-    throw rgError('RG_ERR_UNSUPPORTED_MEDIA_TYPE', `request body must be sent as Content-Type: application/json, got ${mediaType === '' ? 'none' : JSON.stringify(mediaType)}`);
+    throw rgError(
+      'RG_ERR_UNSUPPORTED_MEDIA_TYPE',
+      `request body must be sent as Content-Type: application/json, got ${mediaType === '' ? 'none' : JSON.stringify(mediaType)}`,
+    );
   }
   for (const param of params) {
     const eq = param.indexOf('=');
     if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
-    const charset = param.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    const charset = param
+      .slice(eq + 1)
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .toLowerCase();
     if (!UTF8_LABELS.has(charset)) {
-      throw rgError('RG_ERR_UNSUPPORTED_MEDIA_TYPE', `request body must be UTF-8 JSON: charset ${JSON.stringify(charset)} is not supported (send charset=utf-8, or no charset)`);
+      throw rgError(
+        'RG_ERR_UNSUPPORTED_MEDIA_TYPE',
+        `request body must be UTF-8 JSON: charset ${JSON.stringify(charset)} is not supported (send charset=utf-8, or no charset)`,
+      );
     }
   }
 }

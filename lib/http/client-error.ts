@@ -44,7 +44,10 @@ export function clientErrorOf(err: ParserError, limits: ClientErrorLimits): Rowg
     return rgError('RG_ERR_BODY_TOO_LARGE', "the chunk extensions of the request body exceed node's limit of 16 KiB");
   }
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return rgError('RG_ERR_REQUEST_TIMEOUT', `the request was not received in time: its line and headers are due within limits.headersTimeoutMs (${limits.headersTimeoutMs} ms), the whole request within limits.requestTimeoutMs (${limits.requestTimeoutMs} ms)`);
+    return rgError(
+      'RG_ERR_REQUEST_TIMEOUT',
+      `the request was not received in time: its line and headers are due within limits.headersTimeoutMs (${limits.headersTimeoutMs} ms), the whole request within limits.requestTimeoutMs (${limits.requestTimeoutMs} ms)`,
+    );
   }
   if (code.startsWith('HPE_')) {
     const reason = typeof err.reason === 'string' && err.reason !== '' ? err.reason : err.message;
@@ -59,12 +62,14 @@ export function clientErrorOf(err: ParserError, limits: ClientErrorLimits): Rowg
  */
 export function rawErrorResponse(err: RowgateError, method?: string): string {
   const body = serialize.error(err.toBody());
-  return `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}\r\n`
-    + `date: ${new Date().toUTCString()}\r\n`
-    + 'content-type: application/json\r\n'
-    + `content-length: ${Buffer.byteLength(body, 'utf8')}\r\n`
-    + 'connection: close\r\n\r\n'
-    + (method === 'HEAD' ? '' : body);
+  return (
+    `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}\r\n` +
+    `date: ${new Date().toUTCString()}\r\n` +
+    'content-type: application/json\r\n' +
+    `content-length: ${Buffer.byteLength(body, 'utf8')}\r\n` +
+    'connection: close\r\n\r\n' +
+    (method === 'HEAD' ? '' : body)
+  );
 }
 
 /**

@@ -34,14 +34,7 @@ export interface RequestInfo {
 
 export type Params = Record<string, string | undefined>;
 
-export type Handler = (
-  ctx: AppContext,
-  req: IncomingMessage,
-  res: ServerResponse,
-  params: Params,
-  query: Query,
-  info: RequestInfo,
-) => Promise<void>;
+export type Handler = (ctx: AppContext, req: IncomingMessage, res: ServerResponse, params: Params, query: Query, info: RequestInfo) => Promise<void>;
 
 /**
  * Instances clients may see: all when the configuration lists none, else those listed (DESIGN.md

@@ -25,20 +25,38 @@ const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
 
 /** What each query parameter means, and its shape as text (all arrive as strings). */
 const QUERY_PARAMS: Record<string, { description: string; schema: Json }> = {
-  eid: { description: 'One entity id (revision 3: JSON array of components or rowkey=/rowkey_hex=; revisions 1-2: the shell form, e.g. [12345] or [\'a\', \'b\']); [] components are wildcards on GET (revisions 2-3)', schema: { type: 'string' } },
+  eid: {
+    description:
+      "One entity id (revision 3: JSON array of components or rowkey=/rowkey_hex=; revisions 1-2: the shell form, e.g. [12345] or ['a', 'b']); [] components are wildcards on GET (revisions 2-3)",
+    schema: { type: 'string' },
+  },
   eids: { description: 'A JSON array of entity ids (bulk get or delete)', schema: { type: 'string' } },
   start_eid: { description: 'First row key of a range scan (inclusive), any entity id form', schema: { type: 'string' } },
   end_eid: { description: 'End of a range scan (exclusive), any entity id form', schema: { type: 'string' } },
   start_rk: { description: 'First row key of a range scan (inclusive), in hex', schema: { type: 'string', pattern: '^([0-9a-fA-F]{2})*$' } },
   end_rk: { description: 'End of a range scan (exclusive), in hex', schema: { type: 'string', pattern: '^([0-9a-fA-F]{2})*$' } },
   limit: { description: 'Most rows returned; -1 for all', schema: { type: 'string', pattern: '^-?[0-9]+$' } },
-  cols: { description: 'Columns: * (all), or comma-separated family and family:qualifier names (trimmed; family: is the family; refused for a map family on DELETE), or a JSON array of exact names such as ["logins:a,b","logins:"] (no trimming, commas allowed, family: is the empty qualifier)', schema: { type: 'string' } },
+  cols: {
+    description:
+      'Columns: * (all), or comma-separated family and family:qualifier names (trimmed; family: is the family; refused for a map family on DELETE), or a JSON array of exact names such as ["logins:a,b","logins:"] (no trimming, commas allowed, family: is the empty qualifier)',
+    schema: { type: 'string' },
+  },
   versions: { description: 'Versions per column: a positive integer or all', schema: { type: 'string', pattern: '^([1-9][0-9]*|all)$' } },
   timerange: { description: 'min..max in milliseconds, min < max; one side may be empty', schema: { type: 'string', pattern: '^[0-9]*\\.\\.[0-9]*$' } },
-  freshen: { description: 'Accepted for KijiREST clients (revisions 2-3): true or false. rowgate runs no fresheners and returns the stored cells; a request asking for freshening gets the response header X-Rowgate-Freshening', schema: { type: 'string', pattern: '^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$' } },
-  timeout: { description: 'Accepted for KijiREST clients (revisions 2-3): the freshening wait in ms, a non-negative integer; ignored, as no freshener runs', schema: { type: 'string', pattern: '^[0-9]{1,19}$' } },
+  freshen: {
+    description:
+      'Accepted for KijiREST clients (revisions 2-3): true or false. rowgate runs no fresheners and returns the stored cells; a request asking for freshening gets the response header X-Rowgate-Freshening',
+    schema: { type: 'string', pattern: '^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee])$' },
+  },
+  timeout: {
+    description: 'Accepted for KijiREST clients (revisions 2-3): the freshening wait in ms, a non-negative integer; ignored, as no freshener runs',
+    schema: { type: 'string', pattern: '^[0-9]{1,19}$' },
+  },
   n: { description: 'Ranges wanted at most (1 to 1024; default 1)', schema: { type: 'string', pattern: '^[0-9]+$' } },
-  timestamp: { description: 'Milliseconds: on DELETE, remove versions up to this timestamp; on PUT (revision 1), the timestamp of the written cells', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  timestamp: {
+    description: 'Milliseconds: on DELETE, remove versions up to this timestamp; on PUT (revision 1), the timestamp of the written cells',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
 };
 
 const PATH_PARAMS: Record<string, string> = {
@@ -52,13 +70,15 @@ function rowInput(revision: Revision): Schema {
   const dialect = dialectOf(revision);
   const entityId: Schema = dialect.jsonEntityIds
     ? { anyOf: [{ type: 'array', items: { type: ['string', 'integer', 'null', 'array'] } }, { type: 'string' }] }
-    : { type: 'string', description: 'The shell form, e.g. [12345] or [\'a\', \'b\']' };
+    : { type: 'string', description: "The shell form, e.g. [12345] or ['a', 'b']" };
   const cell: Schema = {
     type: 'object',
     properties: {
       value: { description: 'The value in Avro JSON; on a counter column an integer sets it and {"incr": n} adds n' },
       timestamp: { type: 'integer', minimum: -1, description: 'Milliseconds; -1 skips the cell (as KijiREST did), the rest of the row is written' },
-      ...(!dialect.rowInput.writerSchemas ? {} : { writer_schema: { description: 'A schema id, a type name, or an Avro schema', type: ['integer', 'string', 'object', 'array'] } }),
+      ...(!dialect.rowInput.writerSchemas
+        ? {}
+        : { writer_schema: { description: 'A schema id, a type name, or an Avro schema', type: ['integer', 'string', 'object', 'array'] } }),
     },
     required: ['value'],
     additionalProperties: false,
@@ -67,7 +87,15 @@ function rowInput(revision: Revision): Schema {
     type: 'object',
     properties: {
       entityId,
-      ...(dialect.rowInput.rowKeyField ? { rowKey: { type: 'string', pattern: '^([0-9a-fA-F]{2})*$', description: 'The hex row key, as KijiREST 0.4.0 rows had it: accepted when it names the row entityId names' } } : {}),
+      ...(dialect.rowInput.rowKeyField
+        ? {
+            rowKey: {
+              type: 'string',
+              pattern: '^([0-9a-fA-F]{2})*$',
+              description: 'The hex row key, as KijiREST 0.4.0 rows had it: accepted when it names the row entityId names',
+            },
+          }
+        : {}),
       cells: { type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'array', items: cell } } },
     },
     required: ['entityId'],
@@ -119,32 +147,51 @@ const OPERATIONS: Record<string, Operation> = {
   'GET /v1/version': { operationId: 'getVersion', summary: 'Versions of the interface, data format and software', result: 'Version' },
   'GET /v1/openapi.json': { operationId: 'getOpenApi', summary: 'This document: OpenAPI 3.1 of the served revision', result: 'OpenApiDocument' },
   'GET /v1/instances': { operationId: 'getInstances', summary: 'Visible instances', result: 'ResourceList' },
-  'GET /v1/instances/:instance': { operationId: 'getInstance', summary: 'An instance\'s metadata (MetadataBackup shape)', result: 'InstanceMetadata' },
+  'GET /v1/instances/:instance': { operationId: 'getInstance', summary: "An instance's metadata (MetadataBackup shape)", result: 'InstanceMetadata' },
   'GET /v1/instances/:instance/tables': { operationId: 'getTables', summary: 'Tables of an instance', result: 'ResourceList' },
-  [`GET ${TABLE}`]: { operationId: 'getTable', summary: 'A table\'s layout (Avro JSON TableLayoutDesc)', result: 'TableLayout' },
+  [`GET ${TABLE}`]: { operationId: 'getTable', summary: "A table's layout (Avro JSON TableLayoutDesc)", result: 'TableLayout' },
   [`GET ${TABLE}/rows`]: {
     operationId: 'getRows',
-    summary: 'Rows: a point get (eid), a bulk get (eids), a wildcard scan, or a range scan; CR LF framed row documents (Accept: application/x-ndjson for LF framing, application/avro for an Avro object container file); a complete scan ends with the trailers X-Rowgate-Rows and, when limit stopped it early, X-Rowgate-Next-Start',
+    summary:
+      'Rows: a point get (eid), a bulk get (eids), a wildcard scan, or a range scan; CR LF framed row documents (Accept: application/x-ndjson for LF framing, application/avro for an Avro object container file); a complete scan ends with the trailers X-Rowgate-Rows and, when limit stopped it early, X-Rowgate-Next-Start',
     result: 'Row',
     query: (revision) => [...dialectOf(revision).scanParams],
-    extraQuery: (revision) => (dialectOf(revision).freshening ? 'fresh.<key>=<value> (freshener parameters of KijiREST 0.6.0+; accepted and unused, as no freshener runs)' : undefined),
+    extraQuery: (revision) =>
+      dialectOf(revision).freshening ? 'fresh.<key>=<value> (freshener parameters of KijiREST 0.6.0+; accepted and unused, as no freshener runs)' : undefined,
     stream: true,
     // 406: an Accept naming none of application/json, application/x-ndjson, application/avro.
     errors: [406, 503],
   },
-  [`POST ${TABLE}/rows`]: { operationId: 'postRows', summary: 'Write one row or an array of rows, validated completely first', result: 'Targets', body: true, errors: [413, 415] },
+  [`POST ${TABLE}/rows`]: {
+    operationId: 'postRows',
+    summary: 'Write one row or an array of rows, validated completely first',
+    result: 'Targets',
+    body: true,
+    errors: [413, 415],
+  },
   [`GET ${TABLE}/splits`]: {
     operationId: 'getSplits',
-    summary: 'Split points: up to n contiguous row-key ranges covering the table, balanced by estimated size, as start/end values of the revision\'s range parameters (null = open), for parallel exports',
+    summary:
+      "Split points: up to n contiguous row-key ranges covering the table, balanced by estimated size, as start/end values of the revision's range parameters (null = open), for parallel exports",
     result: 'TableSplits',
     query: () => [...SPLITS_PARAMS],
   },
-  [`DELETE ${TABLE}/rows`]: { operationId: 'deleteRows', summary: 'Delete rows, families, columns, or versions up to a timestamp', result: 'Deleted', query: () => [...DELETE_PARAMS] },
-  [`GET ${TABLE}/entityId`]: { operationId: 'getEntityId', summary: 'The hex row key of an entity id in the shell form', result: 'EntityIdConversion', query: () => [...ENTITY_ID_PARAMS] },
+  [`DELETE ${TABLE}/rows`]: {
+    operationId: 'deleteRows',
+    summary: 'Delete rows, families, columns, or versions up to a timestamp',
+    result: 'Deleted',
+    query: () => [...DELETE_PARAMS],
+  },
+  [`GET ${TABLE}/entityId`]: {
+    operationId: 'getEntityId',
+    summary: 'The hex row key of an entity id in the shell form',
+    result: 'EntityIdConversion',
+    query: () => [...ENTITY_ID_PARAMS],
+  },
   [`GET ${TABLE}/rows/:hexEntityId`]: { operationId: 'getRow', summary: 'One row as a plain JSON document', result: 'Row', query: () => [...ROW_PARAMS] },
   [`PUT ${TABLE}/rows/:hexEntityId`]: {
     operationId: 'putRow',
-    summary: 'Write cells given as query parameters; answers with the row\'s written columns',
+    summary: "Write cells given as query parameters; answers with the row's written columns",
     result: 'Row',
     query: () => ['timestamp'],
     extraQuery: '<family:qualifier>=<JSON value>, timestamp.<family:qualifier>=<ms>, schema.<family:qualifier>=<Avro schema JSON>',
@@ -160,7 +207,9 @@ const ERROR_HEADERS: Record<number, Json> = {
 };
 
 function errorDescription(status: number): string {
-  const codes = Object.entries(ERRORS).filter(([, spec]) => spec.status === status).map(([code]) => code);
+  const codes = Object.entries(ERRORS)
+    .filter(([, spec]) => spec.status === status)
+    .map(([code]) => code);
   return codes.length === 0 ? 'Error' : codes.join(', ');
 }
 
@@ -168,7 +217,10 @@ function operationOf(route: Route, revision: Revision): Json {
   const op = OPERATIONS[`${route.method} ${route.path}`];
   if (!op) throw new Error(`openapi.ts describes no operation for ${route.method} ${route.path}`);
   const parameters: Json[] = [];
-  for (const name of route.path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1))) {
+  for (const name of route.path
+    .split('/')
+    .filter((s) => s.startsWith(':'))
+    .map((s) => s.slice(1))) {
     parameters.push({ name, in: 'path', required: true, description: PATH_PARAMS[name] ?? name, schema: { type: 'string' } });
   }
   for (const name of op.query?.(revision) ?? []) {
@@ -178,7 +230,8 @@ function operationOf(route: Route, revision: Revision): Json {
   }
   const responses: Json = {};
   const content: Json = { schema: ref(op.result) };
-  if (op.stream) content['x-rowgate-stream'] = { framing: 'CRLF', description: 'zero or more row documents, each followed by CR LF; zero rows is an empty body' };
+  if (op.stream)
+    content['x-rowgate-stream'] = { framing: 'CRLF', description: 'zero or more row documents, each followed by CR LF; zero rows is an empty body' };
   responses['200'] = { description: op.stream ? 'A row stream: each row document followed by CR LF' : 'OK', content: { 'application/json': content } };
   // Every route that reaches the store can meet it unreachable (503) or refusing the gateway (502).
   const storeErrors = route.path.startsWith('/v1/instances') ? [502, 503] : [];

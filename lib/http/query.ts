@@ -42,6 +42,9 @@ export function allowOnly(query: Query, allowed: ReadonlySet<string>, revision: 
     if (prefix !== undefined && name.length > prefix.length && name.startsWith(prefix)) continue;
     const known = [...allowed, ...(prefix === undefined ? [] : [`${prefix}<key>`])];
     const hint = hints?.get(name);
-    throw rgError('RG_ERR_BAD_PARAMETER', `unknown parameter ${name} for this route (the server speaks revision ${revision}; ${hint === undefined ? '' : `${hint}; `}known: ${known.join(', ') || 'none'})`);
+    throw rgError(
+      'RG_ERR_BAD_PARAMETER',
+      `unknown parameter ${name} for this route (the server speaks revision ${revision}; ${hint === undefined ? '' : `${hint}; `}known: ${known.join(', ') || 'none'})`,
+    );
   }
 }

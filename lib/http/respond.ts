@@ -23,7 +23,14 @@ export const COMPRESS_MIN_BYTES = 1024;
  * is not known up front, the response is chunked); every response carries `Vary: Accept-Encoding`
  * while compression is on, since the same resource may be answered either way.
  */
-export function sendJson(ctx: ReplyContext, req: IncomingMessage, res: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string> = {}): void {
+export function sendJson(
+  ctx: ReplyContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+): void {
   const length = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length;
   const enabled = ctx.config.compression;
   const encoding = length >= COMPRESS_MIN_BYTES ? negotiateEncoding(req, enabled) : undefined;

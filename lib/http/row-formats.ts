@@ -53,7 +53,11 @@ export function negotiateRowFormat(accept: string | undefined): RowFormat {
       bestQ = q;
     }
   }
-  if (best === undefined) throw rgError('RG_ERR_NOT_ACCEPTABLE', `rows are served as application/json, application/x-ndjson or application/avro; Accept: ${accept.slice(0, 200)} names none of them`);
+  if (best === undefined)
+    throw rgError(
+      'RG_ERR_NOT_ACCEPTABLE',
+      `rows are served as application/json, application/x-ndjson or application/avro; Accept: ${accept.slice(0, 200)} names none of them`,
+    );
   return best;
 }
 

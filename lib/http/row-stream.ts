@@ -27,7 +27,15 @@ export interface ChunkSource {
  * fast path (rendered bytes) where it has one and the terminator is the row stream's CR LF,
  * otherwise rows serialized here. Shared by GET rows and the export and scan commands.
  */
-export function scanSource(store: Store, instance: string, table: string, request: ScanRequest, format: RowKeyFormat, revision: Revision, terminator: string = ROW_TERMINATOR): ChunkSource {
+export function scanSource(
+  store: Store,
+  instance: string,
+  table: string,
+  request: ScanRequest,
+  format: RowKeyFormat,
+  revision: Revision,
+  terminator: string = ROW_TERMINATOR,
+): ChunkSource {
   return store.scanChunks && terminator === ROW_TERMINATOR
     ? renderedSource(store.scanChunks(instance, table, request, rowRenderSpec(revision)))
     : serializedSource(store.scan(instance, table, request), rowSerializer(format, revision), terminator);
@@ -145,6 +153,9 @@ export class RowStream extends Readable {
   }
 
   override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
-    this.source.close().then(() => callback(err), () => callback(err));
+    this.source.close().then(
+      () => callback(err),
+      () => callback(err),
+    );
   }
 }

@@ -50,7 +50,6 @@ interface RouteStore {
 
 const ROUTED_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'];
 
-
 /**
  * How often node checks headersTimeout/requestTimeout: they act only at these checks (default
  * 30 s), so a slow sender would otherwise outlive a short timeout by up to that much.
@@ -69,7 +68,10 @@ function readPem(key: 'cert' | 'key', path: string): Buffer {
 }
 
 export function createGateway(config: Config, rawStore: Store, log: Logger): Gateway {
-  const metrics = new GatewayMetrics(() => context.activeScans, () => rawStore.openScans);
+  const metrics = new GatewayMetrics(
+    () => context.activeScans,
+    () => rawStore.openScans,
+  );
   // Handlers see the store through the proxy that counts store errors.
   const store = instrumentStore(rawStore, metrics);
   const context: AppContext = { config, store, log, activeScans: 0 };
@@ -110,7 +112,8 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
       throw rgError('RG_ERR_BAD_HTTP_REQUEST', 'an HTTP/1.1 request must carry a Host header (RFC 9112 3.2)');
     }
     const url = req.url ?? '/';
-    if (url.length > config.limits.urlBytes) throw rgError('RG_ERR_URL_TOO_LONG', `request URL of ${url.length} bytes exceeds the limit of ${config.limits.urlBytes}`);
+    if (url.length > config.limits.urlBytes)
+      throw rgError('RG_ERR_URL_TOO_LONG', `request URL of ${url.length} bytes exceeds the limit of ${config.limits.urlBytes}`);
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     const method = req.method ?? 'GET';
@@ -230,7 +233,12 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
   // Requests node would answer itself with an empty body (417) or drop unanswered (CONNECT).
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     log.info({ method: req.method, status: 417, expect: req.headers.expect }, 'request refused');
-    sendError(context, req, res, rgError('RG_ERR_EXPECTATION_FAILED', `Expect: ${JSON.stringify(req.headers.expect ?? '')} cannot be met (only 100-continue is)`));
+    sendError(
+      context,
+      req,
+      res,
+      rgError('RG_ERR_EXPECTATION_FAILED', `Expect: ${JSON.stringify(req.headers.expect ?? '')} cannot be met (only 100-continue is)`),
+    );
   });
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => answerConnect(socket, log));
 

@@ -58,7 +58,13 @@ function dedupeNames(schema: Schema, seen: Map<string, string>): Schema {
     seen.set(full, text);
   }
   const out: Record<string, JsonValue> = {};
-  for (const [k, v] of Object.entries(o)) out[k] = k === 'fields' && Array.isArray(v) ? v.map((f) => ({ ...(f as Record<string, JsonValue>), type: dedupeNames((f as Record<string, JsonValue>).type ?? null, seen) })) : k === 'items' || k === 'values' ? dedupeNames(v, seen) : v;
+  for (const [k, v] of Object.entries(o))
+    out[k] =
+      k === 'fields' && Array.isArray(v)
+        ? v.map((f) => ({ ...(f as Record<string, JsonValue>), type: dedupeNames((f as Record<string, JsonValue>).type ?? null, seen) }))
+        : k === 'items' || k === 'values'
+          ? dedupeNames(v, seen)
+          : v;
   return out;
 }
 
@@ -110,7 +116,10 @@ export function avroExportOf(layout: TableLayout): AvroExport {
           type: {
             type: 'record',
             name: `${fam}_family`,
-            fields: family.columns.map((c) => ({ name: avroName(c.name), type: { type: 'array', items: cellRecord(`${fam}_${avroName(c.name)}_cell`, c.schema, `${family.name}:${c.name}`) } })),
+            fields: family.columns.map((c) => ({
+              name: avroName(c.name),
+              type: { type: 'array', items: cellRecord(`${fam}_${avroName(c.name)}_cell`, c.schema, `${family.name}:${c.name}`) },
+            })),
           },
         });
       }
@@ -122,18 +131,30 @@ export function avroExportOf(layout: TableLayout): AvroExport {
   const record = type as unknown as { getField(name: string): { getType(): AvroType } };
   for (const group of layout.localityGroups) {
     for (const family of group.families) {
-      const famType = record.getField(avroName(family.name)).getType() as unknown as { getValuesType?(): AvroType; getField?(n: string): { getType(): AvroType } };
-      const cellOf = (arrayType: AvroType): AvroType => ((arrayType as unknown as { getItemsType(): AvroType }).getItemsType() as unknown as { getField(n: string): { getType(): AvroType } }).getField('value').getType();
+      const famType = record.getField(avroName(family.name)).getType() as unknown as {
+        getValuesType?(): AvroType;
+        getField?(n: string): { getType(): AvroType };
+      };
+      const cellOf = (arrayType: AvroType): AvroType =>
+        ((arrayType as unknown as { getItemsType(): AvroType }).getItemsType() as unknown as { getField(n: string): { getType(): AvroType } })
+          .getField('value')
+          .getType();
       if (family.mapSchema !== undefined) plans.get(`${family.name}:`)!.valueType = cellOf(famType.getValuesType!());
       else for (const c of family.columns) plans.get(`${family.name}:${c.name}`)!.valueType = cellOf(famType.getField!(avroName(c.name)).getType());
     }
   }
 
   const rowValue = (document: string): unknown => {
-    const row = parseExactJson(document, 'row') as { entityId: JsonValue; cells: Record<string, Record<string, { timestamp: JsonValue; value: JsonValue; writer_schema?: JsonValue }[]>> };
-    const idText = typeof row.entityId === 'string' ? row.entityId : JSON.stringify(row.entityId, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+    const row = parseExactJson(document, 'row') as {
+      entityId: JsonValue;
+      cells: Record<string, Record<string, { timestamp: JsonValue; value: JsonValue; writer_schema?: JsonValue }[]>>;
+    };
+    const idText =
+      typeof row.entityId === 'string' ? row.entityId : JSON.stringify(row.entityId, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
     // An array entity id is re-read exactly (bigint longs) by the entity id parser.
-    const input = Array.isArray(row.entityId) ? parseEntityIdText(rawEntityId(document), { allowWildcards: false }) : parseEntityIdText(idText, { allowWildcards: false });
+    const input = Array.isArray(row.entityId)
+      ? parseEntityIdText(rawEntityId(document), { allowWildcards: false })
+      : parseEntityIdText(idText, { allowWildcards: false });
     const value: Record<string, unknown> = { row_key: resolveEntityId(format, input) };
     if (components.length > 0) {
       const parts = input.kind === 'components' ? input.components : [];
@@ -153,7 +174,9 @@ export function avroExportOf(layout: TableLayout): AvroExport {
           const plan = plans.get(key)!;
           return list.map((cell) => ({
             timestamp: BigInt(cell.timestamp as number | bigint),
-            value: plan.typed ? cellValue(plan.valueType!, cell.value, key) : JSON.stringify(cell.value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)),
+            value: plan.typed
+              ? cellValue(plan.valueType!, cell.value, key)
+              : JSON.stringify(cell.value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)),
             writer_schema: BigInt((cell.writer_schema ?? -1) as number | bigint),
           }));
         };

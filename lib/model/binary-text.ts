@@ -68,13 +68,19 @@ export function fromStringBinary(text: string, what = 'row key'): Buffer {
       const hi = text.charCodeAt(i + 1) === 0x78 ? hexDigit(text.charCodeAt(i + 2)) : -1;
       const lo = hi < 0 ? -1 : hexDigit(text.charCodeAt(i + 3));
       if (lo < 0) {
-        throw rgError('RG_ERR_BAD_ROW_KEY', `${what} ${quoteInput(text)} has a backslash at position ${i} that does not start an escape \\xHH (write a backslash as \\x5C)`);
+        throw rgError(
+          'RG_ERR_BAD_ROW_KEY',
+          `${what} ${quoteInput(text)} has a backslash at position ${i} that does not start an escape \\xHH (write a backslash as \\x5C)`,
+        );
       }
       out[n++] = (hi << 4) | lo;
       i += 3;
     } else if (c < 0x20 || c > 0x7e) {
       const cp = text.codePointAt(i)!;
-      throw rgError('RG_ERR_BAD_ROW_KEY', `${what} ${quoteInput(text)} has the character U+${cp.toString(16).toUpperCase().padStart(4, '0')} at position ${i}: bytes outside printable ASCII must be escaped as \\xHH`);
+      throw rgError(
+        'RG_ERR_BAD_ROW_KEY',
+        `${what} ${quoteInput(text)} has the character U+${cp.toString(16).toUpperCase().padStart(4, '0')} at position ${i}: bytes outside printable ASCII must be escaped as \\xHH`,
+      );
     } else {
       out[n++] = c;
     }

@@ -50,9 +50,7 @@ export async function encodeCell(args: EncodeCellArgs): Promise<EncodedCell> {
   const writer = !args.writerSchemas || args.writerSchema == null ? plan.reader : await writerSchemaOf(args.writerSchema, schemas, column);
   const { schema, json } = encodeValue(plan, writer, args.value, column, spec.type);
   const schemaId = cachedIds(schemas).get(schema) ?? (await schemaIdOf(schemas, schema));
-  return timestamp === undefined
-    ? { kind: 'value', family, qualifier, schemaId, json }
-    : { kind: 'value', family, qualifier, timestamp, schemaId, json };
+  return timestamp === undefined ? { kind: 'value', family, qualifier, schemaId, json } : { kind: 'value', family, qualifier, timestamp, schemaId, json };
 }
 
 /**
@@ -86,13 +84,17 @@ export function encodeCellCached(args: EncodeCellArgs): EncodedCell | undefined 
   const { schema, json } = encodeValue(plan, writer, args.value, column, spec.type);
   const schemaId = cachedIds(schemas).get(schema);
   if (schemaId === undefined) return undefined;
-  return timestamp === undefined
-    ? { kind: 'value', family, qualifier, schemaId, json }
-    : { kind: 'value', family, qualifier, timestamp, schemaId, json };
+  return timestamp === undefined ? { kind: 'value', family, qualifier, schemaId, json } : { kind: 'value', family, qualifier, timestamp, schemaId, json };
 }
 
 /** Validates the value against its writer schema, resolves it to the reader's: the JSON stored and its schema. */
-function encodeValue(plan: { readonly reader?: string; readonly allowedWriters?: ReadonlySet<string> }, writer: string | undefined, jsonValue: JsonValue, column: string, specType: string): { schema: string; json: string } {
+function encodeValue(
+  plan: { readonly reader?: string; readonly allowedWriters?: ReadonlySet<string> },
+  writer: string | undefined,
+  jsonValue: JsonValue,
+  column: string,
+  specType: string,
+): { schema: string; json: string } {
   const reader = plan.reader;
   if (writer === undefined) {
     throw rgError('RG_ERR_BAD_SCHEMA', `column ${column} (${specType}) has no layout schema to write with: give writer_schema`);
@@ -121,7 +123,10 @@ function parseTimestamp(ts: JsonValue | undefined, column: string): Timestamp | 
   if (ts === undefined || ts === null) return undefined;
   const timestamp = timestampFromJson(ts);
   if (timestamp !== undefined) return timestamp;
-  throw rgError('RG_ERR_BAD_TIMESTAMP', `timestamp of column ${column} must be an integer of milliseconds from 0 to ${MAX_TIMESTAMP}, got ${shorten(stringifyExactJson(ts))}`);
+  throw rgError(
+    'RG_ERR_BAD_TIMESTAMP',
+    `timestamp of column ${column} must be an integer of milliseconds from 0 to ${MAX_TIMESTAMP}, got ${shorten(stringifyExactJson(ts))}`,
+  );
 }
 
 function int64Of(v: JsonValue | undefined): bigint | undefined {
@@ -136,7 +141,10 @@ function encodeCounter(family: string, qualifier: string, value: JsonValue, ts: 
     const keys = Object.keys(value);
     const delta = keys.length === 1 && keys[0] === 'incr' ? int64Of(value.incr) : undefined;
     if (delta === undefined) {
-      throw rgError('RG_ERR_BAD_COUNTER', `counter increment of column ${column} must be {"incr": <64-bit integer>}, got ${shorten(stringifyExactJson(value))}`);
+      throw rgError(
+        'RG_ERR_BAD_COUNTER',
+        `counter increment of column ${column} must be {"incr": <64-bit integer>}, got ${shorten(stringifyExactJson(value))}`,
+      );
     }
     if (ts !== undefined && ts !== null) {
       throw rgError('RG_ERR_BAD_COUNTER', `counter increment of column ${column} cannot carry a timestamp (got ${shorten(stringifyExactJson(ts))})`);
@@ -168,7 +176,10 @@ function checkCounterWriterSchema(ws: JsonValue | undefined, column: string): vo
     }
   }
   if (canonical !== LONG_SCHEMA) {
-    throw rgError('RG_ERR_BAD_SCHEMA', `writer_schema of counter column ${column} must be "long" (schema id ${COUNTER_SCHEMA_ID}) or absent: a counter is a 64-bit integer, got ${shorten(stringifyExactJson(ws))}`);
+    throw rgError(
+      'RG_ERR_BAD_SCHEMA',
+      `writer_schema of counter column ${column} must be "long" (schema id ${COUNTER_SCHEMA_ID}) or absent: a counter is a 64-bit integer, got ${shorten(stringifyExactJson(ws))}`,
+    );
   }
 }
 
@@ -225,7 +236,10 @@ function resolve(writerType: AvroType, value: unknown, readerType: AvroType, col
   }
   const resolver = avroResolver(writerType, readerType);
   if (resolver instanceof Error) {
-    throw rgError('RG_ERR_BAD_SCHEMA', `writer schema ${shorten(writer)} cannot be read with the schema ${shorten(reader)} of column ${column}: ${resolver.message}`);
+    throw rgError(
+      'RG_ERR_BAD_SCHEMA',
+      `writer schema ${shorten(writer)} cannot be read with the schema ${shorten(reader)} of column ${column}: ${resolver.message}`,
+    );
   }
   try {
     return readerType.fromBuffer(writerType.toBuffer(value), resolver, true);

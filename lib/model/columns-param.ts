@@ -43,11 +43,17 @@ export function parseColumns(layout: TableLayout, text: string | undefined, use:
   for (const name of names) {
     const fam = layout.families.get(name.family);
     if (fam === undefined) {
-      throw rgError('RG_ERR_BAD_COLUMNS', `cols names an unknown family: ${JSON.stringify(name.family)} (in ${JSON.stringify(name.item)})${commaHint(text, names.length)}`);
+      throw rgError(
+        'RG_ERR_BAD_COLUMNS',
+        `cols names an unknown family: ${JSON.stringify(name.family)} (in ${JSON.stringify(name.item)})${commaHint(text, names.length)}`,
+      );
     }
     if (name.qualifier === undefined) {
       if (use === 'delete' && name.emptyAfterColon && fam.mapSchema !== undefined) {
-        throw rgError('RG_ERR_BAD_COLUMNS', `cols item ${JSON.stringify(name.item)} is ambiguous in a DELETE: write ${JSON.stringify(name.family)} to delete the whole family, or cols=${JSON.stringify([name.item])} (the JSON form) to delete the column whose qualifier is empty`);
+        throw rgError(
+          'RG_ERR_BAD_COLUMNS',
+          `cols item ${JSON.stringify(name.item)} is ambiguous in a DELETE: write ${JSON.stringify(name.family)} to delete the whole family, or cols=${JSON.stringify([name.item])} (the JSON form) to delete the column whose qualifier is empty`,
+        );
       }
       families.set(name.family, null);
       continue;
@@ -72,7 +78,10 @@ export function parseColumns(layout: TableLayout, text: string | undefined, use:
 
 /** The plain form's names; undefined for `*`. */
 function plainNames(text: string, use: ColumnsUse): Name[] | undefined {
-  const items = text.split(',').map((raw) => raw.trim()).filter((item) => item !== ''); // "a,,b" and a trailing comma are tolerated
+  const items = text
+    .split(',')
+    .map((raw) => raw.trim())
+    .filter((item) => item !== ''); // "a,,b" and a trailing comma are tolerated
   if (items.includes('*')) {
     if (use === 'read' || items.length === 1) return undefined;
     throw rgError('RG_ERR_BAD_COLUMNS', `cols=* deletes the whole row and cannot be combined with other columns in a DELETE: ${JSON.stringify(text)}`);
@@ -94,7 +103,10 @@ function jsonNames(text: string): Name[] {
     throw rgError('RG_ERR_BAD_COLUMNS', `cols starts with "[" but is not a JSON array of column names: ${(e as Error).message}`);
   }
   if (!Array.isArray(list) || !list.every((item): item is string => typeof item === 'string')) {
-    throw rgError('RG_ERR_BAD_COLUMNS', `cols in the JSON form must be an array of strings, each "family" or "family:qualifier", got ${JSON.stringify(text.slice(0, 200))}`);
+    throw rgError(
+      'RG_ERR_BAD_COLUMNS',
+      `cols in the JSON form must be an array of strings, each "family" or "family:qualifier", got ${JSON.stringify(text.slice(0, 200))}`,
+    );
   }
   return list.map((item) => {
     const colon = item.indexOf(':');
@@ -106,5 +118,7 @@ function jsonNames(text: string): Name[] {
 
 /** Where a plain value was split at commas, a name may have held one: say how to send it. */
 function commaHint(text: string, items: number): string {
-  return !text.startsWith('[') && items > 1 ? '; "," separates columns in cols: a qualifier holding a comma is named with the JSON form, cols=["family:a,b"]' : '';
+  return !text.startsWith('[') && items > 1
+    ? '; "," separates columns in cols: a qualifier holding a comma is named with the JSON form, cols=["family:a,b"]'
+    : '';
 }

@@ -26,7 +26,17 @@ export function integerValue(literal: string): number | bigint | null {
   return b < LONG_MIN || b > LONG_MAX ? null : b;
 }
 
-const ESCAPES = new Map([['"', '"'], ["'", "'"], ['\\', '\\'], ['/', '/'], ['b', '\b'], ['f', '\f'], ['n', '\n'], ['r', '\r'], ['t', '\t']]);
+const ESCAPES = new Map([
+  ['"', '"'],
+  ["'", "'"],
+  ['\\', '\\'],
+  ['/', '/'],
+  ['b', '\b'],
+  ['f', '\f'],
+  ['n', '\n'],
+  ['r', '\r'],
+  ['t', '\t'],
+]);
 
 function isWs(c: string | undefined): boolean {
   return c === ' ' || c === '\t' || c === '\n' || c === '\r';
@@ -113,7 +123,10 @@ export function parseComponentsJson(text: string, what: string, allowWildcards: 
     if (text[i] !== ']') throw fail('arrays inside an entity id must be empty (the wildcard [])', at);
     i++;
     if (!allowWildcards) {
-      throw rgError('RG_ERR_WILDCARD_NOT_ALLOWED', `${what} ${quoteInput(text)}: the wildcard [] (component ${index}) is not accepted here, only a complete entity id`);
+      throw rgError(
+        'RG_ERR_WILDCARD_NOT_ALLOWED',
+        `${what} ${quoteInput(text)}: the wildcard [] (component ${index}) is not accepted here, only a complete entity id`,
+      );
     }
     return WILDCARD;
   };

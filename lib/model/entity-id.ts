@@ -42,7 +42,10 @@ export function parseEntityIdText(text: string, opts: { allowWildcards: boolean 
   const rowKey = parseRowKeyForm(text);
   if (rowKey) return rowKey;
   if (text.trimStart()[0] !== '[') {
-    throw rgError('RG_ERR_BAD_ENTITY_ID', `Provide components wrapped as a JSON array or provide the row key (rowkey=... or rowkey_hex=...): got ${quoteInput(text)}`);
+    throw rgError(
+      'RG_ERR_BAD_ENTITY_ID',
+      `Provide components wrapped as a JSON array or provide the row key (rowkey=... or rowkey_hex=...): got ${quoteInput(text)}`,
+    );
   }
   const { items } = parseComponentsJson(text, 'entity id', opts.allowWildcards);
   return { kind: 'components', components: items, text };
@@ -60,7 +63,8 @@ function percentDecode(text: string, original: string): Buffer {
       parts.push(Buffer.from(' '));
     } else {
       const hex = text.slice(i + 1, i + 3);
-      if (!/^[0-9a-fA-F]{2}$/.test(hex)) throw rgError('RG_ERR_BAD_ROW_KEY', `entity id ${quoteInput(original)}: % at position ${i} of the url: spec is not followed by two hex digits`);
+      if (!/^[0-9a-fA-F]{2}$/.test(hex))
+        throw rgError('RG_ERR_BAD_ROW_KEY', `entity id ${quoteInput(original)}: % at position ${i} of the url: spec is not followed by two hex digits`);
       parts.push(Buffer.from(hex, 'hex'));
       i += 2;
     }
@@ -168,7 +172,10 @@ function checkRowKey(format: RowKeyFormat, rowKey: Buffer): void {
   if (components !== undefined && (format.encoding === 'HASH_PREFIX' || (format.encoding === 'FORMATTED' && format.hashSize > 0))) {
     const canonical = encodeRowKey(format, components);
     if (!canonical.equals(rowKey)) {
-      throw rgError('RG_ERR_BAD_ROW_KEY', `row key ${toHex(rowKey)} does not match its entity id ${componentsToJson(components)}: that entity id's row key is ${toHex(canonical)} (the hash prefix is computed from the components)`);
+      throw rgError(
+        'RG_ERR_BAD_ROW_KEY',
+        `row key ${toHex(rowKey)} does not match its entity id ${componentsToJson(components)}: that entity id's row key is ${toHex(canonical)} (the hash prefix is computed from the components)`,
+      );
     }
   }
 }
@@ -181,7 +188,10 @@ export function resolveEntityId(format: RowKeyFormat, input: EntityIdInput): Buf
   }
   const at = input.components.indexOf(WILDCARD);
   if (at >= 0) {
-    throw rgError('RG_ERR_WILDCARD_NOT_ALLOWED', `Entity id must be fully specified, without wildcards: ${quoteInput(input.text)} has a wildcard [] at component ${at}`);
+    throw rgError(
+      'RG_ERR_WILDCARD_NOT_ALLOWED',
+      `Entity id must be fully specified, without wildcards: ${quoteInput(input.text)} has a wildcard [] at component ${at}`,
+    );
   }
   return encodeRowKey(format, input.components as readonly ComponentValue[]);
 }

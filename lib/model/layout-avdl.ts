@@ -7,16 +7,30 @@
 export const NAMESPACE = 'org.kiji.schema.avro.';
 
 export type PrimitiveName = 'null' | 'boolean' | 'int' | 'long' | 'string';
-export interface EnumType { readonly kind: 'enum'; readonly name: string; readonly symbols: readonly string[] }
-export interface ArrayType { readonly kind: 'array'; readonly items: AvdlType }
-export interface UnionType { readonly kind: 'union'; readonly branches: readonly AvdlType[] }
+export interface EnumType {
+  readonly kind: 'enum';
+  readonly name: string;
+  readonly symbols: readonly string[];
+}
+export interface ArrayType {
+  readonly kind: 'array';
+  readonly items: AvdlType;
+}
+export interface UnionType {
+  readonly kind: 'union';
+  readonly branches: readonly AvdlType[];
+}
 export interface FieldSpec {
   readonly name: string;
   readonly type: AvdlType;
   /** Present when the field has an avdl default; the value is in decoded (internal) form. */
   readonly default?: unknown;
 }
-export interface RecordType { readonly kind: 'record'; readonly name: string; readonly fields: readonly FieldSpec[] }
+export interface RecordType {
+  readonly kind: 'record';
+  readonly name: string;
+  readonly fields: readonly FieldSpec[];
+}
 export type AvdlType = PrimitiveName | EnumType | ArrayType | UnionType | RecordType;
 
 const optional = (t: AvdlType): UnionType => ({ kind: 'union', branches: ['null', t] });
@@ -29,10 +43,7 @@ const opt = (name: string, type: AvdlType, dflt: unknown): FieldSpec => ({ name,
 const HashType = enumOf('HashType', ['MD5']);
 const RowKeyEncoding = enumOf('RowKeyEncoding', ['RAW', 'HASH', 'HASH_PREFIX', 'FORMATTED']);
 
-const AvroSchema = record('AvroSchema', [
-  opt('uid', optional('long'), null),
-  opt('json', optional('string'), null),
-]);
+const AvroSchema = record('AvroSchema', [opt('uid', optional('long'), null), opt('json', optional('string'), null)]);
 
 const CellSchema = record('CellSchema', [
   opt('storage', enumOf('SchemaStorage', ['HASH', 'UID', 'FINAL']), 'HASH'),
@@ -61,12 +72,7 @@ const diff = (): FieldSpec[] => [opt('delete', 'boolean', false), opt('renamed_f
 
 const ColumnDesc = record('ColumnDesc', [...head(), req('column_schema', CellSchema), ...diff()]);
 
-const FamilyDesc = record('FamilyDesc', [
-  ...head(),
-  opt('map_schema', optional(CellSchema), null),
-  opt('columns', array(ColumnDesc), []),
-  ...diff(),
-]);
+const FamilyDesc = record('FamilyDesc', [...head(), opt('map_schema', optional(CellSchema), null), opt('columns', array(ColumnDesc), []), ...diff()]);
 
 const LocalityGroupDesc = record('LocalityGroupDesc', [
   ...head(),
@@ -80,17 +86,9 @@ const LocalityGroupDesc = record('LocalityGroupDesc', [
   ...diff(),
 ]);
 
-const HashSpec = record('HashSpec', [
-  opt('hash_type', HashType, 'MD5'),
-  opt('hash_size', 'int', 16),
-  opt('suppress_key_materialization', 'boolean', false),
-]);
+const HashSpec = record('HashSpec', [opt('hash_type', HashType, 'MD5'), opt('hash_size', 'int', 16), opt('suppress_key_materialization', 'boolean', false)]);
 
-export const RowKeyFormat1 = record('RowKeyFormat', [
-  req('encoding', RowKeyEncoding),
-  opt('hash_type', optional(HashType), null),
-  opt('hash_size', 'int', 0),
-]);
+export const RowKeyFormat1 = record('RowKeyFormat', [req('encoding', RowKeyEncoding), opt('hash_type', optional(HashType), null), opt('hash_size', 'int', 0)]);
 
 export const RowKeyFormat2 = record('RowKeyFormat2', [
   req('encoding', RowKeyEncoding),
@@ -117,7 +115,10 @@ export const TableLayoutDesc = record('TableLayoutDesc', [
 
 // ------------------------------------------------------------ decoded (internal) shapes
 
-export interface AvroSchemaRec { uid: number | null; json: string | null }
+export interface AvroSchemaRec {
+  uid: number | null;
+  json: string | null;
+}
 export interface CellSchemaRec {
   storage: 'HASH' | 'UID' | 'FINAL';
   type: 'INLINE' | 'CLASS' | 'COUNTER' | 'AVRO' | 'RAW_BYTES' | 'PROTOBUF';
@@ -140,8 +141,13 @@ export interface ElementRec {
   delete: boolean;
   renamed_from: string | null;
 }
-export interface ColumnRec extends ElementRec { column_schema: CellSchemaRec }
-export interface FamilyRec extends ElementRec { map_schema: CellSchemaRec | null; columns: ColumnRec[] }
+export interface ColumnRec extends ElementRec {
+  column_schema: CellSchemaRec;
+}
+export interface FamilyRec extends ElementRec {
+  map_schema: CellSchemaRec | null;
+  columns: ColumnRec[];
+}
 export interface LocalityGroupRec extends ElementRec {
   in_memory: boolean;
   max_versions: number;
@@ -151,8 +157,16 @@ export interface LocalityGroupRec extends ElementRec {
   compression_type: 'NONE' | 'GZ' | 'LZO' | 'SNAPPY';
   families: FamilyRec[];
 }
-export interface HashSpecRec { hash_type: 'MD5'; hash_size: number; suppress_key_materialization: boolean }
-export interface RowKeyFormat1Rec { encoding: string; hash_type: 'MD5' | null; hash_size: number }
+export interface HashSpecRec {
+  hash_type: 'MD5';
+  hash_size: number;
+  suppress_key_materialization: boolean;
+}
+export interface RowKeyFormat1Rec {
+  encoding: string;
+  hash_type: 'MD5' | null;
+  hash_size: number;
+}
 export interface RowKeyFormat2Rec {
   encoding: string;
   salt: HashSpecRec | null;

@@ -35,14 +35,23 @@ export function checkCellSchema(cs: CellSchemaRec, version: LayoutVersion, path:
   if (cs.type === 'AVRO' || cs.type === 'RAW_BYTES') requireVersion(version, [1, 3, 0], typePath, `cell type ${cs.type}`);
   if (cs.type === 'PROTOBUF') requireVersion(version, [1, 4, 0], typePath, 'cell type PROTOBUF');
   if (cs.type === 'CLASS') {
-    throw badLayout(typePath, `CLASS cells are not supported: rowgate cannot load Java classes (${cs.value ?? 'no class named'}); declare the column INLINE with the record's Avro schema as value, or AVRO with a default_reader`);
+    throw badLayout(
+      typePath,
+      `CLASS cells are not supported: rowgate cannot load Java classes (${cs.value ?? 'no class named'}); declare the column INLINE with the record's Avro schema as value, or AVRO with a default_reader`,
+    );
   }
   if (cs.type === 'PROTOBUF') {
-    throw badLayout(typePath, `PROTOBUF cells are not supported: rowgate cannot load protobuf classes (${cs.protobuf_class_name ?? cs.protobuf_full_name ?? 'no class named'})`);
+    throw badLayout(
+      typePath,
+      `PROTOBUF cells are not supported: rowgate cannot load protobuf classes (${cs.protobuf_class_name ?? cs.protobuf_full_name ?? 'no class named'})`,
+    );
   }
   const storagePath = fieldPath(path, 'storage');
   if (cs.type === 'COUNTER' && cs.storage !== 'FINAL') {
-    throw badLayout(storagePath, `COUNTER cells require storage "FINAL", got "${cs.storage}" (storage defaults to "HASH"; write {type: "COUNTER", storage: "FINAL"})`);
+    throw badLayout(
+      storagePath,
+      `COUNTER cells require storage "FINAL", got "${cs.storage}" (storage defaults to "HASH"; write {type: "COUNTER", storage: "FINAL"})`,
+    );
   }
   if (cs.storage === 'FINAL' && cs.type !== 'INLINE' && cs.type !== 'COUNTER') {
     throw badLayout(storagePath, `storage "FINAL" is only allowed for INLINE and COUNTER cells, not ${cs.type}`);

@@ -15,7 +15,10 @@ function compileV1(kf: RowKeyFormat1Rec): RowKeyFormat {
     case 'RAW':
       return { encoding: 'RAW' };
     case 'FORMATTED':
-      throw badLayout(`${P}.encoding`, 'FORMATTED keys need a RowKeyFormat2 (with components); these keys were read as the deprecated RowKeyFormat because they carry no RowKeyFormat2 field such as components');
+      throw badLayout(
+        `${P}.encoding`,
+        'FORMATTED keys need a RowKeyFormat2 (with components); these keys were read as the deprecated RowKeyFormat because they carry no RowKeyFormat2 field such as components',
+      );
   }
   // Kiji rejects only < 0 and > 16 here, so 0 is a legal (empty) prefix.
   if (kf.hash_size < 0 || kf.hash_size > 16) throw badLayout(`${P}.hash_size`, `must be between 0 and 16 for ${kf.encoding}, got ${kf.hash_size}`);
@@ -30,7 +33,10 @@ function compileV1(kf: RowKeyFormat1Rec): RowKeyFormat {
 function compileV2(kf: RowKeyFormat2Rec): RowKeyFormat {
   if (kf.encoding === 'RAW') return { encoding: 'RAW' };
   if (kf.encoding !== 'FORMATTED') {
-    throw badLayout(`${P}.encoding`, `${kf.encoding} is not allowed in a RowKeyFormat2 (only RAW or FORMATTED); ${kf.encoding} exists only in the deprecated RowKeyFormat`);
+    throw badLayout(
+      `${P}.encoding`,
+      `${kf.encoding} is not allowed in a RowKeyFormat2 (only RAW or FORMATTED); ${kf.encoding} exists only in the deprecated RowKeyFormat`,
+    );
   }
   const n = kf.components.length;
   if (n === 0) throw badLayout(`${P}.components`, 'FORMATTED keys need at least one component');
@@ -49,7 +55,10 @@ function compileV2(kf: RowKeyFormat2Rec): RowKeyFormat {
     throw badLayout(`${P}.range_scan_start_index`, `must be between 1 and the number of components (${n}), got ${kf.range_scan_start_index}`);
   }
   if (salt.suppress_key_materialization && kf.range_scan_start_index !== n) {
-    throw badLayout(`${P}.range_scan_start_index`, `must equal the number of components (${n}) when suppress_key_materialization is true, got ${kf.range_scan_start_index}`);
+    throw badLayout(
+      `${P}.range_scan_start_index`,
+      `must equal the number of components (${n}) when suppress_key_materialization is true, got ${kf.range_scan_start_index}`,
+    );
   }
   return {
     encoding: 'FORMATTED',

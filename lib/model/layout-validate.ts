@@ -66,7 +66,10 @@ function checkNativeTranslation(desc: TableLayoutDescRec): void {
       const p = `locality_groups[${i}].families[${j}]`;
       if (fam.map_schema !== null) throw badLayout(`${p}.map_schema`, 'column_name_translator HBASE_NATIVE allows only group-type families');
       if (fam.name !== lg.name) {
-        throw badLayout(`${p}.name`, `column_name_translator HBASE_NATIVE needs every family to have the name of its locality group ("${lg.name}"), got "${fam.name}"`);
+        throw badLayout(
+          `${p}.name`,
+          `column_name_translator HBASE_NATIVE needs every family to have the name of its locality group ("${lg.name}"), got "${fam.name}"`,
+        );
       }
     });
   });

@@ -41,7 +41,10 @@ export function parseLayoutVersion(text: string): LayoutVersion {
   if (protocol === 'kiji') {
     // Only kiji-1.0 (trailing zeros ignored) survives, as an alias of layout-1.0.0.
     if (compare(nums, [1, 0, 0]) !== 0) {
-      throw badLayout('version', `"${text}" is not supported: of the deprecated kiji-x.y versions only kiji-1.0 is accepted (as layout-1.0.0); write a layout version such as "layout-1.5.0"`);
+      throw badLayout(
+        'version',
+        `"${text}" is not supported: of the deprecated kiji-x.y versions only kiji-1.0 is accepted (as layout-1.0.0); write a layout version such as "layout-1.5.0"`,
+      );
     }
     return { major: 1, minor: 0, revision: 0, text: 'layout-1.0.0' };
   }

@@ -54,7 +54,12 @@ export class RowBatch {
     let size = varintLength(row.rowKey.length) + row.rowKey.length + varintLength(row.cells.length);
     for (const cell of row.cells) {
       const qualifier = Buffer.byteLength(cell.qualifier, 'utf8');
-      size += 1 + varintLength(this.familyId(cell.family)) + varintLength(qualifier) + qualifier + (cell.kind !== 'counter-increment' && cell.timestamp !== undefined ? 8 : 0);
+      size +=
+        1 +
+        varintLength(this.familyId(cell.family)) +
+        varintLength(qualifier) +
+        qualifier +
+        (cell.kind !== 'counter-increment' && cell.timestamp !== undefined ? 8 : 0);
       if (cell.kind === 'value') {
         const json = Buffer.byteLength(cell.json, 'utf8');
         size += varintLength(cell.schemaId) + varintLength(json) + json;
@@ -191,13 +196,16 @@ class ChunkReader {
       if (kind === VALUE) {
         const schemaId = this.varint();
         const json = this.string();
-        cells.push(timestamp === undefined ? { kind: 'value', family, qualifier, schemaId, json } : { kind: 'value', family, qualifier, timestamp, schemaId, json });
+        cells.push(
+          timestamp === undefined ? { kind: 'value', family, qualifier, schemaId, json } : { kind: 'value', family, qualifier, timestamp, schemaId, json },
+        );
         continue;
       }
       const value = buf.readBigInt64LE(this.pos);
       this.pos += 8;
       if (kind === INCREMENT) cells.push({ kind: 'counter-increment', family, qualifier, delta: value });
-      else cells.push(timestamp === undefined ? { kind: 'counter-set', family, qualifier, value } : { kind: 'counter-set', family, qualifier, timestamp, value });
+      else
+        cells.push(timestamp === undefined ? { kind: 'counter-set', family, qualifier, value } : { kind: 'counter-set', family, qualifier, timestamp, value });
     }
     return { rowKey, cells };
   }

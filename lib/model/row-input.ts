@@ -72,7 +72,10 @@ function checkRowKeyField(given: JsonValue, rowKey: Buffer, entityId: EntityIdIn
   if (typeof given !== 'string') throw rgError('RG_ERR_BAD_BODY', 'rowKey must be a string: the row key in hex');
   const named = fromHex(given, 'rowKey');
   if (!named.equals(rowKey)) {
-    throw rgError('RG_ERR_BAD_ENTITY_ID', `rowKey ${given.slice(0, 200)} and entityId ${entityId.text.slice(0, 200)} name different rows (the row key of that entityId is ${toHex(rowKey)})`);
+    throw rgError(
+      'RG_ERR_BAD_ENTITY_ID',
+      `rowKey ${given.slice(0, 200)} and entityId ${entityId.text.slice(0, 200)} name different rows (the row key of that entityId is ${toHex(rowKey)})`,
+    );
   }
 }
 
@@ -122,7 +125,10 @@ function encodeRowCore(item: JsonValue, ctx: RowInputContext, awaited: ReadonlyM
   const rowKey = resolveEntityId(layout.keyFormat, entityId);
   if (item.rowKey !== undefined) checkRowKeyField(item.rowKey, rowKey, entityId);
   if (ctx.maxRowKeyBytes !== undefined && rowKey.length > ctx.maxRowKeyBytes) {
-    throw rgError('RG_ERR_ROW_KEY_TOO_LONG', `row key of entity id ${entityId.text.slice(0, 80)} has ${rowKey.length} bytes; the store accepts at most ${ctx.maxRowKeyBytes}`);
+    throw rgError(
+      'RG_ERR_ROW_KEY_TOO_LONG',
+      `row key of entity id ${entityId.text.slice(0, 80)} has ${rowKey.length} bytes; the store accepts at most ${ctx.maxRowKeyBytes}`,
+    );
   }
 
   const families = item.cells ?? {};
@@ -139,7 +145,8 @@ function encodeRowCore(item: JsonValue, ctx: RowInputContext, awaited: ReadonlyM
     for (const qualifier of names) {
       const list = qualifiers[qualifier];
       if (!Array.isArray(list)) throw rgError('RG_ERR_BAD_BODY', `cells of column ${family}:${qualifier} must be a list of cells`);
-      if (list.length === 0 && !hasColumn(familyLayout, qualifier)) throw rgError('RG_ERR_UNKNOWN_COLUMN', `Specified column does not exist: ${family}:${qualifier}`);
+      if (list.length === 0 && !hasColumn(familyLayout, qualifier))
+        throw rgError('RG_ERR_UNKNOWN_COLUMN', `Specified column does not exist: ${family}:${qualifier}`);
       for (let i = 0; i < list.length; i++) {
         const cell = list[i];
         if (!isJsonObject(cell) || !('value' in cell)) {
@@ -147,11 +154,14 @@ function encodeRowCore(item: JsonValue, ctx: RowInputContext, awaited: ReadonlyM
         }
         for (const key of Object.keys(cell)) {
           if (!CELL_FIELDS.has(key)) {
-            throw rgError('RG_ERR_BAD_BODY', `unknown field ${JSON.stringify(key)} in cell ${i} of column ${family}:${qualifier} (a cell has value, timestamp, writer_schema)`);
+            throw rgError(
+              'RG_ERR_BAD_BODY',
+              `unknown field ${JSON.stringify(key)} in cell ${i} of column ${family}:${qualifier} (a cell has value, timestamp, writer_schema)`,
+            );
           }
         }
         if (!writerSchemas && cell.writer_schema !== undefined) {
-          throw rgError('RG_ERR_BAD_PARAMETER', 'writer_schema is not part of revision 1 (the column\'s layout schema is used)');
+          throw rgError('RG_ERR_BAD_PARAMETER', "writer_schema is not part of revision 1 (the column's layout schema is used)");
         }
         if (cell.timestamp === SKIPPED_TIMESTAMP) {
           // Its column must still exist (a typo is not skipped silently); its value is not read.
@@ -159,7 +169,16 @@ function encodeRowCore(item: JsonValue, ctx: RowInputContext, awaited: ReadonlyM
           continue;
         }
         const index = cells.length;
-        const args: EncodeCellArgs = { layout, family, qualifier, timestamp: cell.timestamp, value: cell.value!, writerSchema: cell.writer_schema, schemas, writerSchemas };
+        const args: EncodeCellArgs = {
+          layout,
+          family,
+          qualifier,
+          timestamp: cell.timestamp,
+          value: cell.value!,
+          writerSchema: cell.writer_schema,
+          schemas,
+          writerSchemas,
+        };
         const encoded = awaited?.get(index) ?? encodeCellCached(args);
         if (encoded === undefined) return new ColdCell(index, args);
         cells.push(encoded);

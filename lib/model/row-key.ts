@@ -74,8 +74,10 @@ export function checkComponent(spec: RowKeyComponentSpec, index: number, v: Comp
   switch (spec.type) {
     case 'STRING':
       if (typeof v !== 'string') throw rgError('RG_ERR_BAD_ENTITY_ID', `${label} must be a STRING, got ${describeValue(v)}`);
-      if (v.includes('\0')) throw rgError('RG_ERR_BAD_ENTITY_ID', `${label} must not contain U+0000 (it terminates STRING components in the row key): ${JSON.stringify(v)}`);
-      if (!isWellFormed(v)) throw rgError('RG_ERR_BAD_ENTITY_ID', `${label} has an unpaired UTF-16 surrogate, which has no UTF-8 encoding: ${JSON.stringify(v)}`);
+      if (v.includes('\0'))
+        throw rgError('RG_ERR_BAD_ENTITY_ID', `${label} must not contain U+0000 (it terminates STRING components in the row key): ${JSON.stringify(v)}`);
+      if (!isWellFormed(v))
+        throw rgError('RG_ERR_BAD_ENTITY_ID', `${label} has an unpaired UTF-16 surrogate, which has no UTF-8 encoding: ${JSON.stringify(v)}`);
       return v;
     case 'INTEGER':
       if (typeof v === 'number' && Number.isInteger(v) && v >= INT32_MIN && v <= INT32_MAX) return v;
@@ -100,10 +102,16 @@ export function checkComponent(spec: RowKeyComponentSpec, index: number, v: Comp
 export function checkFormattedComponents(format: FormattedFormat, components: readonly ComponentValue[]): (string | number | bigint)[] {
   const specs = format.components;
   if (components.length > specs.length) {
-    throw rgError('RG_ERR_BAD_ENTITY_ID', `entity id has ${components.length} components but the table key has ${specs.length}: ${componentsToJson(components)}`);
+    throw rgError(
+      'RG_ERR_BAD_ENTITY_ID',
+      `entity id has ${components.length} components but the table key has ${specs.length}: ${componentsToJson(components)}`,
+    );
   }
   if (components.length < format.nullableStartIndex) {
-    throw rgError('RG_ERR_BAD_ENTITY_ID', `entity id has ${components.length} component${components.length === 1 ? '' : 's'} but the table key needs at least ${format.nullableStartIndex} (components before index ${format.nullableStartIndex} cannot be null): ${componentsToJson(components)}`);
+    throw rgError(
+      'RG_ERR_BAD_ENTITY_ID',
+      `entity id has ${components.length} component${components.length === 1 ? '' : 's'} but the table key needs at least ${format.nullableStartIndex} (components before index ${format.nullableStartIndex} cannot be null): ${componentsToJson(components)}`,
+    );
   }
   const values: (string | number | bigint)[] = [];
   let firstNull = -1;
@@ -112,13 +120,19 @@ export function checkFormattedComponents(format: FormattedFormat, components: re
     const spec = specs[i]!;
     if (v === null) {
       if (i < format.nullableStartIndex) {
-        throw rgError('RG_ERR_BAD_ENTITY_ID', `${componentLabel(spec, i)} cannot be null (components before index ${format.nullableStartIndex} are required): ${componentsToJson(components)}`);
+        throw rgError(
+          'RG_ERR_BAD_ENTITY_ID',
+          `${componentLabel(spec, i)} cannot be null (components before index ${format.nullableStartIndex} are required): ${componentsToJson(components)}`,
+        );
       }
       if (firstNull < 0) firstNull = i;
       continue;
     }
     if (firstNull >= 0) {
-      throw rgError('RG_ERR_BAD_ENTITY_ID', `${componentLabel(spec, i)} is not null but follows the null component at index ${firstNull} (only trailing components may be null): ${componentsToJson(components)}`);
+      throw rgError(
+        'RG_ERR_BAD_ENTITY_ID',
+        `${componentLabel(spec, i)} is not null but follows the null component at index ${firstNull} (only trailing components may be null): ${componentsToJson(components)}`,
+      );
     }
     values.push(checkComponent(spec, i, v));
   }
@@ -244,7 +258,8 @@ function decodeFormatted(format: FormattedFormat, key: Buffer): ComponentValue[]
   const h = format.hashSize;
   if (key.length < h) throw badKey(format, key, `it is shorter than the ${h}-byte hash prefix`);
   if (format.suppressMaterialization) {
-    if (key.length !== h) throw badKey(format, key, `the table suppresses key materialization, so the key is the ${h}-byte hash only, but it has ${key.length} bytes`);
+    if (key.length !== h)
+      throw badKey(format, key, `the table suppresses key materialization, so the key is the ${h}-byte hash only, but it has ${key.length} bytes`);
     return undefined;
   }
   const specs = format.components;
@@ -262,9 +277,7 @@ function decodeFormatted(format: FormattedFormat, key: Buffer): ComponentValue[]
       const width = spec.type === 'INTEGER' ? 4 : 8;
       if (pos + width > key.length) throw badKey(format, key, `${componentLabel(spec, i)} at byte ${pos} needs ${width} bytes, only ${key.length - pos} left`);
       // Flip the sign bit back without touching the caller's buffer.
-      out[i] = width === 4
-        ? (key.readUInt32BE(pos) ^ 0x80000000) | 0
-        : BigInt.asIntN(64, key.readBigUInt64BE(pos) ^ 0x8000000000000000n);
+      out[i] = width === 4 ? (key.readUInt32BE(pos) ^ 0x80000000) | 0 : BigInt.asIntN(64, key.readBigUInt64BE(pos) ^ 0x8000000000000000n);
       pos += width;
     }
   }

@@ -93,7 +93,15 @@ interface FieldInfo {
 function emitSchema(type: AvroType, ns: string, defined: Set<string>): string {
   const primitive = PRIMITIVES[type.typeName];
   if (primitive !== undefined) return primitive;
-  const t = type as AvroType & { types: AvroType[]; itemsType: AvroType; valuesType: AvroType; symbols: string[]; size: number; fields: FieldInfo[]; default?: string };
+  const t = type as AvroType & {
+    types: AvroType[];
+    itemsType: AvroType;
+    valuesType: AvroType;
+    symbols: string[];
+    size: number;
+    fields: FieldInfo[];
+    default?: string;
+  };
   switch (type.typeName) {
     case 'union:wrapped':
       return `[${t.types.map((b) => emitSchema(b, ns, defined)).join(',')}]`;

@@ -198,7 +198,14 @@ export interface SchemaTable {
 
 /** A cell ready for the store: validated against the layout, value already in wire JSON. */
 export type EncodedCell =
-  | { readonly kind: 'value'; readonly family: string; readonly qualifier: string; readonly timestamp?: Timestamp; readonly schemaId: number; readonly json: string }
+  | {
+      readonly kind: 'value';
+      readonly family: string;
+      readonly qualifier: string;
+      readonly timestamp?: Timestamp;
+      readonly schemaId: number;
+      readonly json: string;
+    }
   | { readonly kind: 'counter-set'; readonly family: string; readonly qualifier: string; readonly timestamp?: Timestamp; readonly value: bigint }
   | { readonly kind: 'counter-increment'; readonly family: string; readonly qualifier: string; readonly delta: bigint };
 

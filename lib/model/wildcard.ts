@@ -32,10 +32,16 @@ export interface CompiledWildcard {
  */
 export function compileWildcard(format: RowKeyFormat, components: readonly (ComponentValue | Wildcard)[]): CompiledWildcard {
   if (format.encoding !== 'FORMATTED') {
-    throw rgError('RG_ERR_BAD_ENTITY_ID', `wildcard entity id ${componentsToJson(components)} needs a FORMATTED row key format, but this table's row keys are ${format.encoding} and have no components to match`);
+    throw rgError(
+      'RG_ERR_BAD_ENTITY_ID',
+      `wildcard entity id ${componentsToJson(components)} needs a FORMATTED row key format, but this table's row keys are ${format.encoding} and have no components to match`,
+    );
   }
   if (format.suppressMaterialization) {
-    throw rgError('RG_ERR_BAD_ENTITY_ID', `wildcard entity id ${componentsToJson(components)} cannot be matched: this table suppresses key materialization, so its row keys hold only a hash`);
+    throw rgError(
+      'RG_ERR_BAD_ENTITY_ID',
+      `wildcard entity id ${componentsToJson(components)} cannot be matched: this table suppresses key materialization, so its row keys hold only a hash`,
+    );
   }
   const specs = format.components;
   const n = specs.length;
@@ -51,14 +57,20 @@ export function compileWildcard(format: RowKeyFormat, components: readonly (Comp
     if (c === WILDCARD) continue;
     if (c === null) {
       if (i < format.nullableStartIndex) {
-        throw rgError('RG_ERR_BAD_ENTITY_ID', `component '${specs[i]!.name}' (index ${i}) cannot be null (components before index ${format.nullableStartIndex} are required): ${componentsToJson(components)}`);
+        throw rgError(
+          'RG_ERR_BAD_ENTITY_ID',
+          `component '${specs[i]!.name}' (index ${i}) cannot be null (components before index ${format.nullableStartIndex} are required): ${componentsToJson(components)}`,
+        );
       }
       if (firstNull < 0) firstNull = i;
       expect[i] = null;
       continue;
     }
     if (firstNull >= 0) {
-      throw rgError('RG_ERR_BAD_ENTITY_ID', `component '${specs[i]!.name}' (index ${i}) is not null but follows the null component at index ${firstNull} (only trailing components may be null): ${componentsToJson(components)}`);
+      throw rgError(
+        'RG_ERR_BAD_ENTITY_ID',
+        `component '${specs[i]!.name}' (index ${i}) is not null but follows the null component at index ${firstNull} (only trailing components may be null): ${componentsToJson(components)}`,
+      );
     }
     values[i] = checkComponent(specs[i]!, i, c);
     expect[i] = encodeComponent(values[i]!);

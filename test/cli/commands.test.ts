@@ -53,17 +53,29 @@ t.test('create-table, ls, get and scan on one data directory', async (t) => {
   const got = await runCli(['get', ...data, '--instance', 'shop', '--table', 'users', '--eid', '[101]', '--cols', 'info:name']);
   t.equal(got.code, 0, got.stderr);
   const expectedName = (demoRow(101) as { cells: { info: { name: { timestamp: number; value: string }[] } } }).cells.info.name[0]!;
-  t.equal(got.stdout, `{"entityId":[101],"cells":{"info":{"name":[{"timestamp":${expectedName.timestamp},"value":${JSON.stringify(expectedName.value)},"writer_schema":0}]}}}\n`);
+  t.equal(
+    got.stdout,
+    `{"entityId":[101],"cells":{"info":{"name":[{"timestamp":${expectedName.timestamp},"value":${JSON.stringify(expectedName.value)},"writer_schema":0}]}}}\n`,
+  );
   const missing = await runCli(['get', ...data, '--instance', 'shop', '--table', 'users', '--eid', '[7]']);
   t.equal(missing.stdout, '{"entityId":[7],"cells":{}}\n', 'a missing row has no cells');
   const raw = await runCli(['get', ...data, '--instance', 'shop', '--table', 'notes', '--eid', 'rowkey_hex=68656c6c6f00776f726c64']);
-  t.equal(raw.stdout, '{"entityId":"rowkey=hello\\\\x00world","cells":{"n":{"text":[{"timestamp":5,"value":"line 1\\r\\nline 2","writer_schema":0}]}}}\n', 'CR LF stays escaped');
+  t.equal(
+    raw.stdout,
+    '{"entityId":"rowkey=hello\\\\x00world","cells":{"n":{"text":[{"timestamp":5,"value":"line 1\\r\\nline 2","writer_schema":0}]}}}\n',
+    'CR LF stays escaped',
+  );
   const badEid = await runCli(['get', ...data, '--instance', 'shop', '--table', 'users', '--eid', '101']);
   t.equal(badEid.code, 2, 'a bad option value is bad usage');
   t.match(badEid.stderr, /^rowgate get: Provide components wrapped as a JSON array/);
   // Over-long keys: refused naming the option (lmdb-js printed "Key of size 3006 was too large" and a stack trace).
   const longKey = `rowkey=${'y'.repeat(3000)}`;
-  for (const [command, option] of [['get', '--eid'], ['scan', '--start-eid'], ['scan', '--end-eid'], ['export', '--start-eid']] as const) {
+  for (const [command, option] of [
+    ['get', '--eid'],
+    ['scan', '--start-eid'],
+    ['scan', '--end-eid'],
+    ['export', '--start-eid'],
+  ] as const) {
     const tooLong = await runCli([command, ...data, '--instance', 'shop', '--table', 'notes', option, longKey]);
     t.equal(tooLong.code, 2, `${command} ${option} of 3000 bytes is bad usage`);
     t.equal(tooLong.stderr, `rowgate ${command}: ${option} is a row key of 3000 bytes; the store accepts at most 1024\n`);
@@ -116,7 +128,13 @@ t.test('export: ranges, time ranges, versions, files', async (t) => {
   // A key range: [start, end) in row-key order.
   const eidOf = (doc: string): string => JSON.stringify((JSON.parse(doc) as { entityId: unknown }).entityId);
   const range = await runCli(['export', ...table, '--start-eid', eidOf(docs[10]!), '--end-eid', eidOf(docs[20]!)]);
-  t.equal(range.stdout, docs.slice(10, 20).map((d) => `${d}\r\n`).join(''));
+  t.equal(
+    range.stdout,
+    docs
+      .slice(10, 20)
+      .map((d) => `${d}\r\n`)
+      .join(''),
+  );
   const limited = await runCli(['export', ...table, '--limit', '0']);
   t.equal(limited.stdout, '', 'limit 0: nothing');
 
@@ -124,7 +142,11 @@ t.test('export: ranges, time ranges, versions, files', async (t) => {
   const ranged = await runCli(['export', ...table, '--timerange', '1700000100000..1700000200000']);
   const stamps = [...ranged.stdout.matchAll(/"timestamp":(\d+)/g)].map((m) => Number(m[1]));
   t.ok(stamps.length > 0, 'some cells in the range');
-  t.same(stamps.filter((ts) => ts < 1700000100000 || ts >= 1700000200000), [], 'no cell outside [min, max)');
+  t.same(
+    stamps.filter((ts) => ts < 1700000100000 || ts >= 1700000200000),
+    [],
+    'no cell outside [min, max)',
+  );
   t.ok(ranged.stdout.split('\r\n').length - 1 < 300, 'rows without a cell in the range are left out');
 
   // --out: the file appears complete, under its name only at the end.
@@ -135,7 +157,11 @@ t.test('export: ranges, time ranges, versions, files', async (t) => {
   const file = join(dir, 'users.ndjson');
   const ok = await runCli(['export', ...table, '--out', file]);
   t.equal(ok.code, 0, ok.stderr);
-  t.same(readdirSync(dir).filter((n) => n.startsWith('users.ndjson')), ['users.ndjson'], 'no partial file left behind');
+  t.same(
+    readdirSync(dir).filter((n) => n.startsWith('users.ndjson')),
+    ['users.ndjson'],
+    'no partial file left behind',
+  );
 
   const noTable = await runCli(['export', ...data, '--instance', 'x', '--table', 'nope']);
   t.equal(noTable.code, 1);
@@ -160,7 +186,21 @@ t.test('export and scan --eid: one row, or the rows a wildcard entity id matches
   t.equal((await runCli(['create-table', ...data, '--instance', 'w', '--layout', writeFile(dir, 'pairs.json', PAIRS_LAYOUT)])).code, 0);
   const input: string[] = [];
   for (const s of ['a', 'b', 'ab', '']) {
-    for (const n of [1, 10, -7, 42]) input.push(JSON.stringify({ entityId: [s, n], cells: { f: { q: [{ value: `${s}/${n}`, timestamp: 5 }, { value: 'older', timestamp: 4 }], [`n${n}`]: [{ value: 'x', timestamp: 6 }] } } }));
+    for (const n of [1, 10, -7, 42])
+      input.push(
+        JSON.stringify({
+          entityId: [s, n],
+          cells: {
+            f: {
+              q: [
+                { value: `${s}/${n}`, timestamp: 5 },
+                { value: 'older', timestamp: 4 },
+              ],
+              [`n${n}`]: [{ value: 'x', timestamp: 6 }],
+            },
+          },
+        }),
+      );
   }
   const imported = await runCli(['import', ...data, '--instance', 'w', '--table', 'pairs', '-'], { input: input.join('\n') });
   t.equal(imported.code, 0, imported.stderr);
@@ -169,7 +209,11 @@ t.test('export and scan --eid: one row, or the rows a wildcard entity id matches
   t.equal(all.length, 16);
   const idOf = (doc: string): [string, number] => (JSON.parse(doc) as { entityId: [string, number] }).entityId;
   const lines = (docs: readonly string[], end = '\r\n'): string => docs.map((d) => d + end).join('');
-  t.notSame(all.map((d) => idOf(d)[0]), all.map((d) => idOf(d)[0]).sort(), 'salted: rows of one string are not adjacent');
+  t.notSame(
+    all.map((d) => idOf(d)[0]),
+    all.map((d) => idOf(d)[0]).sort(),
+    'salted: rows of one string are not adjacent',
+  );
 
   const leading = await runCli(['export', ...table, '--eid', '["a", []]']);
   t.equal(leading.code, 0, leading.stderr);
@@ -178,26 +222,53 @@ t.test('export and scan --eid: one row, or the rows a wildcard entity id matches
   const second = await runCli(['export', ...table, '--eid', '[[], 10]']);
   t.equal(second.stdout, lines(all.filter((d) => idOf(d)[1] === 10)), 'leading wildcard');
   const limited = await runCli(['export', ...table, '--eid', '[[], 10]', '--limit', '2', '--versions', '1', '--cols', 'f:q']);
-  const tenRows = all.filter((d) => idOf(d)[1] === 10).slice(0, 2).map((d) => idOf(d));
-  t.same(limited.stdout.split('\r\n').slice(0, -1).map((d) => JSON.parse(d) as unknown), tenRows.map((id) => ({ entityId: id, cells: { f: { q: [{ timestamp: 5, value: `${id[0]}/${id[1]}`, writer_schema: 0 }] } } })), '--limit, --versions and --cols apply');
+  const tenRows = all
+    .filter((d) => idOf(d)[1] === 10)
+    .slice(0, 2)
+    .map((d) => idOf(d));
+  t.same(
+    limited.stdout
+      .split('\r\n')
+      .slice(0, -1)
+      .map((d) => JSON.parse(d) as unknown),
+    tenRows.map((id) => ({ entityId: id, cells: { f: { q: [{ timestamp: 5, value: `${id[0]}/${id[1]}`, writer_schema: 0 }] } } })),
+    '--limit, --versions and --cols apply',
+  );
   const scanned = await runCli(['scan', ...table, '--eid', '["ab", []]', '--versions', 'all']);
   t.equal(scanned.code, 0, scanned.stderr);
-  t.equal(scanned.stdout, lines(all.filter((d) => idOf(d)[0] === 'ab'), '\n'), 'scan: the same rows, LF ends');
+  t.equal(
+    scanned.stdout,
+    lines(
+      all.filter((d) => idOf(d)[0] === 'ab'),
+      '\n',
+    ),
+    'scan: the same rows, LF ends',
+  );
   const partial = await runCli(['scan', ...table, '--eid', '["ab"]']);
-  t.match(partial.stderr, /^rowgate scan: entity id has 1 component but the table key needs at least 2/, 'without [] an entity id names one row, so it must be complete (as GET rows?eid)');
+  t.match(
+    partial.stderr,
+    /^rowgate scan: entity id has 1 component but the table key needs at least 2/,
+    'without [] an entity id names one row, so it must be complete (as GET rows?eid)',
+  );
   t.equal((await runCli(['export', ...table, '--eid', '["zz", []]'])).stdout, '', 'no matching row');
 
   // One row: the line the full export has; a missing row is printed with no cells, as GET rows?eid answers.
   const one = await runCli(['export', ...table, '--eid', '["b", -7]']);
   t.equal(one.code, 0, one.stderr);
   t.equal(one.stdout, lines(all.filter((d) => JSON.stringify(idOf(d)) === '["b",-7]')));
-  t.equal((await runCli(['scan', ...table, '--eid', '["b", -7]', '--cols', 'f:n-7'])).stdout, '{"entityId":["b",-7],"cells":{"f":{"n-7":[{"timestamp":6,"value":"x","writer_schema":0}]}}}\n');
+  t.equal(
+    (await runCli(['scan', ...table, '--eid', '["b", -7]', '--cols', 'f:n-7'])).stdout,
+    '{"entityId":["b",-7],"cells":{"f":{"n-7":[{"timestamp":6,"value":"x","writer_schema":0}]}}}\n',
+  );
   t.equal((await runCli(['export', ...table, '--eid', '["zz", 3]'])).stdout, '{"entityId":["zz",3],"cells":{}}\r\n');
   t.equal((await runCli(['export', ...table, '--eid', '["b", -7]', '--limit', '0'])).stdout, '');
 
   const both = await runCli(['export', ...table, '--eid', '["a", []]', '--start-eid', '["a", 1]']);
   t.equal(both.code, 2, '--eid with a range option is bad usage');
-  t.equal(both.stderr, 'rowgate export: give either --eid or --start-eid/--end-eid, not both (an entity id selects one row or the rows matching its wildcards)\n');
+  t.equal(
+    both.stderr,
+    'rowgate export: give either --eid or --start-eid/--end-eid, not both (an entity id selects one row or the rows matching its wildcards)\n',
+  );
   const badWildcard = await runCli(['scan', ...data, '--instance', 'w', '--table', 'pairs', '--eid', '[[], "x"]']);
   t.equal(badWildcard.code, 2);
   t.match(badWildcard.stderr, /^rowgate scan: /);
@@ -210,8 +281,18 @@ t.test('--config names the store for every command', async (t) => {
   t.equal(created.code, 0, created.stderr);
   t.ok(existsSync(join(dir, 'cfgdata')), 'the store of the configuration file');
   t.equal((await runCli(['ls', '--config', config])).stdout, 'c\n');
-  t.equal((await runCli(['import', '--config', config, '--instance', 'c', '--table', 'notes', '-'], { input: '{"entityId":"rowkey=a","cells":{"n":{"text":[{"value":"x","timestamp":1}]}}}' })).code, 0);
-  t.equal((await runCli(['export', '--config', config, '--instance', 'c', '--table', 'notes'])).stdout, '{"entityId":"rowkey=a","cells":{"n":{"text":[{"timestamp":1,"value":"x","writer_schema":0}]}}}\r\n');
+  t.equal(
+    (
+      await runCli(['import', '--config', config, '--instance', 'c', '--table', 'notes', '-'], {
+        input: '{"entityId":"rowkey=a","cells":{"n":{"text":[{"value":"x","timestamp":1}]}}}',
+      })
+    ).code,
+    0,
+  );
+  t.equal(
+    (await runCli(['export', '--config', config, '--instance', 'c', '--table', 'notes'])).stdout,
+    '{"entityId":"rowkey=a","cells":{"n":{"text":[{"timestamp":1,"value":"x","writer_schema":0}]}}}\r\n',
+  );
   t.equal((await runCli(['ls', '--config', config, '--data', join(dir, 'cfgdata')])).stdout, 'c\n', '--data overrides store.path');
 
   // A Bigtable store named by the file is configured from it (no network here: the config is incomplete).
@@ -230,7 +311,8 @@ t.test('usage', async (t) => {
   for (const command of ['serve', 'create-table', 'import', 'export', 'ls', 'get', 'scan']) t.match(help.stdout, new RegExp(`\\n  ${command} `));
   const exportHelp = await runCli(['export', '--help']);
   t.equal(exportHelp.code, 0);
-  for (const option of ['--out', '--cols', '--versions', '--timerange', '--limit', '--eid', '--start-eid', '--end-eid', '--config', '--data']) t.match(exportHelp.stdout, option);
+  for (const option of ['--out', '--cols', '--versions', '--timerange', '--limit', '--eid', '--start-eid', '--end-eid', '--config', '--data'])
+    t.match(exportHelp.stdout, option);
   const version = await runCli(['--version']);
   t.match(version.stdout, /^\d+\.\d+\.\d+\n$/);
   const unknown = await runCli(['frobnicate']);

@@ -85,7 +85,11 @@ async function checkForms(t: Test, dir: string, label: string): Promise<void> {
 function checkWhole(t: Test, stored: Stored, sizeOf: (b: number) => number, label: string): number {
   const present = [...stored.keys()].sort((a, b) => a - b);
   const last = present[present.length - 1] ?? -1;
-  t.same(present, Array.from({ length: last + 1 }, (_, i) => i), `${label}: batches present are 0 .. ${last}, none missing`);
+  t.same(
+    present,
+    Array.from({ length: last + 1 }, (_, i) => i),
+    `${label}: batches present are 0 .. ${last}, none missing`,
+  );
   let bad = 0;
   for (const b of present) {
     const n = sizeOf(b);
@@ -110,7 +114,9 @@ function checkWhole(t: Test, stored: Stored, sizeOf: (b: number) => number, labe
 
 /** Starts the writer, waits for `acks` acknowledgements and a random delay, kills it with SIGKILL. */
 async function writeAndKill(dir: string, firstBatch: number, run: Run): Promise<{ acked: number[]; delay: number }> {
-  const child = spawn(process.execPath, [WRITER, dir, String(firstBatch), String(run.rowsPerBatch), String(run.concurrent)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [WRITER, dir, String(firstBatch), String(run.rowsPerBatch), String(run.concurrent)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const acked: number[] = [];
   let pending = '';
   let stderr = '';
@@ -150,9 +156,16 @@ async function killWriterRuns(t: Test, runs: readonly Run[]): Promise<void> {
   for (const [index, run] of runs.entries()) {
     const label = `run ${index + 1}`;
     const { acked, delay } = await writeAndKill(dir, nextBatch, run);
-    t.ok(acked.length >= run.acks, `${label}: ${acked.length} batches of ${run.rowsPerBatch} acknowledged (${run.concurrent} writes outstanding), killed ${delay} ms after ack ${run.acks}`);
+    t.ok(
+      acked.length >= run.acks,
+      `${label}: ${acked.length} batches of ${run.rowsPerBatch} acknowledged (${run.concurrent} writes outstanding), killed ${delay} ms after ack ${run.acks}`,
+    );
     const sorted = [...acked].sort((a, b) => a - b);
-    t.same(sorted, Array.from({ length: acked.length }, (_, i) => nextBatch + i), `${label}: each batch acknowledged once, none skipped`);
+    t.same(
+      sorted,
+      Array.from({ length: acked.length }, (_, i) => nextBatch + i),
+      `${label}: each batch acknowledged once, none skipped`,
+    );
     if (run.concurrent === 1) t.same(acked, sorted, `${label}: acknowledged in order`);
     const lastAck = sorted[sorted.length - 1]!;
     // Up to `concurrent` batches after the last ack were submitted and may be committed unacknowledged.
@@ -163,7 +176,10 @@ async function killWriterRuns(t: Test, runs: readonly Run[]): Promise<void> {
     const missing = acked.filter((b) => !stored.has(b));
     t.same(missing, [], `${label}: every acknowledged batch is present`);
     const last = checkWhole(t, stored, (b) => batchSize.get(b) ?? 0, label);
-    t.ok(last >= lastAck && last <= lastAck + run.concurrent, `${label}: last batch present (${last}) is between the last acknowledged (${lastAck}) and ${run.concurrent} after it`);
+    t.ok(
+      last >= lastAck && last <= lastAck + run.concurrent,
+      `${label}: last batch present (${last}) is between the last acknowledged (${lastAck}) and ${run.concurrent} after it`,
+    );
     unacked += last - lastAck;
     nextBatch = last + 1;
   }
@@ -203,7 +219,9 @@ async function importAndKill(top: string, dir: string, firstBatch: number, batch
   let text = '';
   for (let b = firstBatch; b < FILE_BATCHES; b++) for (let i = 0; i < IMPORT_BATCH; i++) text += `${JSON.stringify(crashRow(b, i, IMPORT_BATCH))}\n`;
   const file = writeFile(top, `from-${firstBatch}.ndjson`, text);
-  const child = spawn(process.execPath, [CLI, 'import', '--data', dir, '--instance', 'crash', '--table', 'users', '--batch', String(IMPORT_BATCH), file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'import', '--data', dir, '--instance', 'crash', '--table', 'users', '--batch', String(IMPORT_BATCH), file], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (b: Buffer) => (output += b.toString()));
   child.stderr.on('data', (b: Buffer) => (output += b.toString()));
@@ -244,7 +262,10 @@ t.test('rowgate import --batch 50 killed mid-load: the rows present are whole ba
     const stored = await readBack(t, dir);
     await checkForms(t, dir, label);
     const last = checkWhole(t, stored, () => IMPORT_BATCH, label);
-    t.ok(last + 1 >= nextBatch + batches && last < FILE_BATCHES - 1, `${label}: killed mid-load ${delay} ms after ${seen} batches were seen committed; batches 0 .. ${last} of ${FILE_BATCHES} present (${last + 1 - nextBatch} from this run)`);
+    t.ok(
+      last + 1 >= nextBatch + batches && last < FILE_BATCHES - 1,
+      `${label}: killed mid-load ${delay} ms after ${seen} batches were seen committed; batches 0 .. ${last} of ${FILE_BATCHES} present (${last + 1 - nextBatch} from this run)`,
+    );
     nextBatch = last + 1;
   }
 });

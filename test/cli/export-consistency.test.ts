@@ -45,7 +45,11 @@ t.test('rows written during a parallel (and a resumed) export: at most once, in 
   const byKey = new Map(before.map((doc) => [rowKeyOfDocument(Buffer.from(doc), format, 3).toString('hex'), doc]));
   // Rows i % 3 === 0 are rewritten (whole) again and again; i % 3 === 1 are never touched;
   // i % 3 === 2 are deleted one by one; new rows are inserted past the old ids.
-  await h.store.write('default', 'sample_table', Array.from({ length: ROWS / 3 }, (_, k) => rewrite(3 * k, 0)));
+  await h.store.write(
+    'default',
+    'sample_table',
+    Array.from({ length: ROWS / 3 }, (_, k) => rewrite(3 * k, 0)),
+  );
   const stableDocs = new Map<string, string>();
   for (let i = 1; i < ROWS; i += 3) stableDocs.set(keyOf(i).toString('hex'), byKey.get(keyOf(i).toString('hex'))!);
   t.equal(stableDocs.size, ROWS / 3);
@@ -60,7 +64,10 @@ t.test('rows written during a parallel (and a resumed) export: at most once, in 
       for (let round = 0; writing && round < 10_000; round++, v++) {
         const batch: RowWrite[] = [];
         for (let k = 0; k < 50; k++) batch.push(rewrite(3 * ((round * 50 + k) % (ROWS / 3)), v));
-        batch.push({ rowKey: keyOf(ROWS + round), cells: [{ kind: 'value', family: 'longs', qualifier: 'n', timestamp: 1, schemaId: 3, json: String(round) }] });
+        batch.push({
+          rowKey: keyOf(ROWS + round),
+          cells: [{ kind: 'value', family: 'longs', qualifier: 'n', timestamp: 1, schemaId: 3, json: String(round) }],
+        });
         await h.store.write('default', 'sample_table', batch);
         await h.store.delete('default', 'sample_table', [{ rowKey: keyOf(3 * (round % (ROWS / 3)) + 2) }]);
         await sleep(2);

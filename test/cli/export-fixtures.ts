@@ -20,7 +20,14 @@ export async function filledGateway(t: { teardown(fn: () => unknown): void }, di
     rows.push({
       rowKey: encodeRowKey(format, [BigInt(i) * 1_000_003n]),
       cells: [
-        { kind: 'value', family: 'strings', qualifier: `q${i % 3}`, timestamp: 1000 + i, schemaId: 0, json: JSON.stringify(`row ${i} \r\n ${'x'.repeat(i % 200)}`) },
+        {
+          kind: 'value',
+          family: 'strings',
+          qualifier: `q${i % 3}`,
+          timestamp: 1000 + i,
+          schemaId: 0,
+          json: JSON.stringify(`row ${i} \r\n ${'x'.repeat(i % 200)}`),
+        },
         { kind: 'value', family: 'longs', qualifier: 'n', timestamp: 7, schemaId: 3, json: String(i) },
       ],
     });

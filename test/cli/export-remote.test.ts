@@ -61,7 +61,14 @@ t.test('export --url equals the full scan and the local export, with and without
   const docs = full.split('\r\n').slice(0, -1);
   const eidOf = (doc: string): string => JSON.stringify((JSON.parse(doc) as { entityId: unknown }).entityId);
   const range = await runCli(['export', '--url', h.base, ...TABLE, '--start-eid', eidOf(docs[10]!), '--end-eid', eidOf(docs[2000]!), '--parallel', '4']);
-  t.equal(range.stdout, docs.slice(10, 2000).map((d) => `${d}\r\n`).join(''), 'a key range, split and joined');
+  t.equal(
+    range.stdout,
+    docs
+      .slice(10, 2000)
+      .map((d) => `${d}\r\n`)
+      .join(''),
+    'a key range, split and joined',
+  );
   const limited = await runCli(['export', '--url', h.base, ...TABLE, '--limit', '5', '--cols', 'longs']);
   t.equal(limited.stdout, (await raw(h.base, 'GET', `${ROWS_PATH}?limit=5&cols=longs&versions=all`)).body);
 
@@ -72,7 +79,11 @@ t.test('export --url equals the full scan and the local export, with and without
   t.match(badCols.stderr, /^rowgate export: cols names an unknown family: "nofamily"/);
   const noTable = await runCli(['export', '--url', h.base, '--instance', 'default', '--table', 'nope']);
   t.equal(noTable.code, 1);
-  t.match(noTable.stderr, /^rowgate export: http:\/\/127\.0\.0\.1:\d+: table nope not found in instance default \(404 RG_ERR_TABLE_NOT_FOUND\)\n$/, 'the gateway\'s error, named');
+  t.match(
+    noTable.stderr,
+    /^rowgate export: http:\/\/127\.0\.0\.1:\d+: table nope not found in instance default \(404 RG_ERR_TABLE_NOT_FOUND\)\n$/,
+    "the gateway's error, named",
+  );
 });
 
 t.test('the token comes from --token or ROWGATE_TOKEN; ls, get and scan --url print what they print locally', async (t) => {
@@ -106,7 +117,12 @@ t.test('the token comes from --token or ROWGATE_TOKEN; ls, get and scan --url pr
  * A TCP proxy to `target` that cuts each of the first `cuts` connections after `after` bytes of
  * response (the gateway's rows stop mid-stream, as a dropped network would stop them).
  */
-async function cuttingProxy(t: { teardown(fn: () => unknown): void }, target: string, cuts: number, after: number): Promise<{ url: string; cut: () => number }> {
+async function cuttingProxy(
+  t: { teardown(fn: () => unknown): void },
+  target: string,
+  cuts: number,
+  after: number,
+): Promise<{ url: string; cut: () => number }> {
   const port = Number(new URL(target).port);
   let cut = 0;
   const sockets = new Set<Socket>();
@@ -164,7 +180,10 @@ t.test('--format ndjson and avro, locally and with --url --parallel; avro read b
   const full = (await raw(h.base, 'GET', `${ROWS_PATH}?limit=-1`)).body;
   const local = ['--data', join(dir, 'data')];
   const remote = ['--url', h.base, '--parallel', '3'];
-  for (const [what, source] of [['local', local], ['--url --parallel 3', remote]] as const) {
+  for (const [what, source] of [
+    ['local', local],
+    ['--url --parallel 3', remote],
+  ] as const) {
     const nd = await runCli(['export', ...source, ...TABLE, '--format', 'ndjson']);
     t.equal(nd.code, 0, nd.stderr);
     t.ok(nd.stdout === full.replaceAll('\r\n', '\n'), `${what} ndjson: the rows LF framed`);

@@ -65,7 +65,11 @@ t.test('--resume after a cut anywhere finishes the exact export, locally and wit
   t.equal(noOut.code, 2, '--resume without --out is bad usage');
   const wildcard = join(dir, 'wild.json');
   writeFileSync(`${wildcard}.partial`, full.subarray(0, 2000));
-  t.equal((await runCli(['export', '--url', h.base, ...TABLE, '--eid', '[[]]', '--out', wildcard, '--resume'])).code, 2, '--resume of a wildcard export is refused');
+  t.equal(
+    (await runCli(['export', '--url', h.base, ...TABLE, '--eid', '[[]]', '--out', wildcard, '--resume'])).code,
+    2,
+    '--resume of a wildcard export is refused',
+  );
 });
 
 /** Starts an export, sends `signal` once FILE.partial holds at least `bytes`, and waits for the process. */
@@ -87,7 +91,10 @@ t.test('a real SIGKILL or Ctrl-C mid-export, then --resume: the uninterrupted ex
   const h = await filledGateway(t, dir);
   const full = Buffer.from((await raw(h.base, 'GET', `${ROWS_PATH}?limit=-1`)).body, 'utf8');
   const slow = await slowProxy(t, h.base);
-  for (const [signal, at] of [['SIGKILL', 0.3], ['SIGINT', 0.6]] as const) {
+  for (const [signal, at] of [
+    ['SIGKILL', 0.3],
+    ['SIGINT', 0.6],
+  ] as const) {
     const out = join(dir, `${signal}.json`);
     const args = ['export', '--url', slow, ...TABLE, '--parallel', '2', '--out', out];
     const stopped = await interrupt(args, `${out}.partial`, Math.floor(full.length * at), signal);
@@ -95,7 +102,11 @@ t.test('a real SIGKILL or Ctrl-C mid-export, then --resume: the uninterrupted ex
     t.ok(statSync(`${out}.partial`).size < full.length, `${signal}: stopped before the end`);
     if (signal === 'SIGINT') {
       t.equal(stopped.code, 130, 'Ctrl-C: exit 130');
-      t.match(stopped.stderr, /interrupted \(SIGINT\)\nrowgate export: stopped after \d+ rows, kept in .*SIGINT\.json\.partial; continue with:\nrowgate export: {3}tools\/rowgate export --url .* --resume\n/, 'says how to continue');
+      t.match(
+        stopped.stderr,
+        /interrupted \(SIGINT\)\nrowgate export: stopped after \d+ rows, kept in .*SIGINT\.json\.partial; continue with:\nrowgate export: {3}tools\/rowgate export --url .* --resume\n/,
+        'says how to continue',
+      );
     }
     const resumed = await runCli([...args.slice(0, 2), h.base, ...args.slice(3), '--resume']);
     t.equal(resumed.code, 0, resumed.stderr);

@@ -82,7 +82,11 @@ t.test('serve on a full disk: 507, still serving, writes again once space is fre
   }
   const missing = acknowledged.filter((id) => found.get(id) !== `${id}-${VALUE}`);
   t.same(missing, [], `all ${acknowledged.length} acknowledged rows read back with their value`);
-  t.notMatch(gw.stderr(), /Unhandled|unhandledRejection|triggerUncaughtException|Warning|^\s+at /m, 'no unhandled rejection, warning or stack trace was printed');
+  t.notMatch(
+    gw.stderr(),
+    /Unhandled|unhandledRejection|triggerUncaughtException|Warning|^\s+at /m,
+    'no unhandled rejection, warning or stack trace was printed',
+  );
 
   gw.child.kill('SIGTERM');
   const [code] = (await once(gw.child, 'exit')) as [number | null];
@@ -112,6 +116,14 @@ t.test('import on a full disk: its usual error and the resumable summary, commit
 
   const out = await runCli(['export', '--data', data, '--instance', 'it', '--table', 'users', '--cols', 'info:name']);
   t.equal(out.code, 0, out.stderr);
-  const uids = out.stdout.split('\r\n').filter((l) => l !== '').map((l) => (JSON.parse(l) as { entityId: number[] }).entityId[0]!).sort((a, b) => a - b);
-  t.same(uids, Array.from({ length: imported }, (_, i) => i + 1), 'exactly the lines before the summary line are in the table');
+  const uids = out.stdout
+    .split('\r\n')
+    .filter((l) => l !== '')
+    .map((l) => (JSON.parse(l) as { entityId: number[] }).entityId[0]!)
+    .sort((a, b) => a - b);
+  t.same(
+    uids,
+    Array.from({ length: imported }, (_, i) => i + 1),
+    'exactly the lines before the summary line are in the table',
+  );
 });

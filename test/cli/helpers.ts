@@ -121,7 +121,8 @@ export async function serveCli(
   let stderr = '';
   child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
   // serve prints its admin line right after the first unless the admin listener is off (admin: false).
-  const listening = options.admin === false ? /^listening on http:\/\/[^\n]+:(\d+)\n/ : /^listening on http:\/\/[^\n]+:(\d+)\nadmin listening on http:\/\/[^\n]+:(\d+)\n/;
+  const listening =
+    options.admin === false ? /^listening on http:\/\/[^\n]+:(\d+)\n/ : /^listening on http:\/\/[^\n]+:(\d+)\nadmin listening on http:\/\/[^\n]+:(\d+)\n/;
   const [port, adminPort] = await new Promise<[number, number | undefined]>((resolve, reject) => {
     child.stdout!.on('data', (b: Buffer) => {
       stdout += b.toString();

@@ -46,7 +46,11 @@ t.test('a bad line in a later batch: earlier batches stay, nothing of its batch 
   t.match(r.stderr, /^rowgate import: line 26: value of column info:age does not match its writer schema "int": expected int, got "twenty-six"\n/);
   t.match(r.stderr, /\nrowgate import: rows before line 21 were imported \(20 rows, \d+ cells\); nothing from line 21 on was written\n$/);
   t.notMatch(r.stderr, /\n\s+at /, 'no stack trace');
-  t.same(await exportedUids(flags), Array.from({ length: 20 }, (_, i) => i + 1), 'exactly the rows of lines 1-20');
+  t.same(
+    await exportedUids(flags),
+    Array.from({ length: 20 }, (_, i) => i + 1),
+    'exactly the rows of lines 1-20',
+  );
   const row21 = await runCli(['get', ...flags, '--eid', '[21]']);
   t.equal(row21.stdout, '{"entityId":[21],"cells":{}}\n', 'the row of line 21 (same batch as the bad line) was not written');
 });
@@ -74,7 +78,11 @@ t.test('several parsing threads: batches written in input order, a bad line stop
   t.equal(r.code, 1);
   t.match(r.stderr, /^rowgate import: line 300: /);
   t.match(r.stderr, /rows before line 295 were imported \(294 rows, \d+ cells\)/);
-  t.same(await exportedUids(flags2), Array.from({ length: 294 }, (_, i) => i + 1), 'exactly the rows of lines 1-294');
+  t.same(
+    await exportedUids(flags2),
+    Array.from({ length: 294 }, (_, i) => i + 1),
+    'exactly the rows of lines 1-294',
+  );
 });
 
 t.test('a bad line in the first batch: nothing is imported', async (t) => {
@@ -99,7 +107,10 @@ t.test('each kind of bad line is named with its line number and what is wrong', 
     ['{"entityId":[5],"cells":{"info":{"nope":[{"value":1}]}}}', /line 2: Specified column does not exist: info:nope/],
     ['{"entityId":[5],"cells":{"info":{"age":{"value":1}}}}', /line 2: cells of column info:age must be a list of cells/],
     ['{"entityId":[5],"cells":{"info":{"age":[{"value":1,"ts":5}]}}}', /line 2: unknown field "ts" in cell 0 of column info:age/],
-    ['{"entityId":[5],"cells":{"info":{"age":[{"value":1,"timestamp":-4}]}}}', /line 2: timestamp of column info:age must be an integer of milliseconds from 0 to 9223372036854775807, got -4/],
+    [
+      '{"entityId":[5],"cells":{"info":{"age":[{"value":1,"timestamp":-4}]}}}',
+      /line 2: timestamp of column info:age must be an integer of milliseconds from 0 to 9223372036854775807, got -4/,
+    ],
     ['{"entityId":[5],"cells":{"info":{"age":[{"value":1,"writer_schema":999}]}}}', /line 2: writer_schema 999 of column info:age is not in the schema table/],
     ['{"entityId":[5],"cells":{"logins":{"web":[{"value":"many"}]}}}', /line 2: counter value of column logins:web must be a 64-bit integer/],
   ];
@@ -162,6 +173,9 @@ t.test('a batch the store refuses (counter overflow) stops the import: earlier b
   const file = writeFile(dir, 'rows.ndjson', `${lines.join('\n')}\n`);
   const r = await runCli(['import', ...flags, '--batch', '2', file]);
   t.equal(r.code, 1);
-  t.match(r.stderr, /^rowgate import: writing lines 3-4 failed: incrementing counter logins:web by 1 overflows a 64-bit integer\nrowgate import: rows before line 3 were imported \(2 rows, \d+ cells\); nothing from line 3 on was written\n$/);
+  t.match(
+    r.stderr,
+    /^rowgate import: writing lines 3-4 failed: incrementing counter logins:web by 1 overflows a 64-bit integer\nrowgate import: rows before line 3 were imported \(2 rows, \d+ cells\); nothing from line 3 on was written\n$/,
+  );
   t.same(await exportedUids(flags), [2], 'lines 1-2 only (row 1 has no info:email)');
 });

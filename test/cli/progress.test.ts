@@ -45,15 +45,35 @@ t.test('import and export draw a progress bar on a terminal and none into a pipe
 
   const exported = await onTerminal(['export', ...flags, '--out', join(dir, 'out.ndjson')]);
   t.equal(exported.code, 0, 'export exits 0');
-  t.match(exported.output, /exporting \|[^|]*\| \d+% \| \d+\/3000 rows \| \d+ cells \| [\d.]+ MB \| \d+ rows\/s \| ETA/, 'export on a terminal: rows against the estimated total, cells, bytes, rate and ETA');
+  t.match(
+    exported.output,
+    /exporting \|[^|]*\| \d+% \| \d+\/3000 rows \| \d+ cells \| [\d.]+ MB \| \d+ rows\/s \| ETA/,
+    'export on a terminal: rows against the estimated total, cells, bytes, rate and ETA',
+  );
   t.match(exported.output, /exported 3000 rows/);
 
   // Over HTTP: the total comes from the gateway's split estimates.
   const gateway = await startGateway({}, { store: new LmdbStore({ path: join(dir, 'data') }) });
   t.teardown(() => gateway.close());
-  const remote = await onTerminal(['export', '--url', gateway.base, '--instance', 'it', '--table', 'users', '--parallel', '2', '--out', join(dir, 'remote.ndjson')]);
+  const remote = await onTerminal([
+    'export',
+    '--url',
+    gateway.base,
+    '--instance',
+    'it',
+    '--table',
+    'users',
+    '--parallel',
+    '2',
+    '--out',
+    join(dir, 'remote.ndjson'),
+  ]);
   t.equal(remote.code, 0, remote.output);
-  t.match(remote.output, /exporting \|[^|]*\| \d+% \| \d+\/3000 rows \| [\d.]+ MB \| \d+ rows\/s \| ETA/, 'export --url on a terminal: the same, with the total from split estimates');
+  t.match(
+    remote.output,
+    /exporting \|[^|]*\| \d+% \| \d+\/3000 rows \| [\d.]+ MB \| \d+ rows\/s \| ETA/,
+    'export --url on a terminal: the same, with the total from split estimates',
+  );
   t.match(remote.output, /exported 3000 rows/);
   const remotePiped = await runCli(['export', '--url', gateway.base, '--instance', 'it', '--table', 'users', '--out', join(dir, 'remote2.ndjson')]);
   t.notMatch(remotePiped.stderr, /\u001b\[|\r(?!\n)|%/, 'export --url into a pipe: no bar');

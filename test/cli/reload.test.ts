@@ -17,7 +17,9 @@ const TOKEN_A = 'token-a-0123456789';
 const TOKEN_B = 'token-b-0123456789';
 
 function configText(dir: string, extra: string, tokens: Record<string, string>): string {
-  const list = Object.entries(tokens).map(([name, token]) => `    - {name: ${name}, sha256: ${sha256Hex(token)}, scopes: {'*': '*'}}\n`).join('');
+  const list = Object.entries(tokens)
+    .map(([name, token]) => `    - {name: ${name}, sha256: ${sha256Hex(token)}, scopes: {'*': '*'}}\n`)
+    .join('');
   return `host: 127.0.0.1\nport: 0\nstore: {kind: lmdb, path: ${join(dir, 'data')}}\nauth:\n  tokens:\n${list}${extra}`;
 }
 
@@ -27,7 +29,11 @@ const POINT = '/v1/instances/default/tables/users/rows?eid=[1000]&cols=info:name
 async function status(port: number, token: string | undefined, method = 'GET', path = POINT, body?: string): Promise<number> {
   const res = await fetch(`http://127.0.0.1:${port}${path}`, {
     method,
-    headers: { connection: 'close', ...(token === undefined ? {} : { authorization: `Bearer ${token}` }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      connection: 'close',
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body,
   });
   await res.arrayBuffer();
@@ -44,7 +50,16 @@ t.test('tokens, read-only and log level change live; a running scan finishes; ba
   const lines: string[] = [];
   const name = 'n'.repeat(4000);
   for (let i = 0; i < 5000; i++) lines.push(JSON.stringify({ entityId: [100_000 + i], cells: { info: { name: [{ value: name, timestamp: 1000 }] } } }));
-  const imported = await runCli(['import', '--data', join(dir, 'data'), '--instance', 'default', '--table', 'users', writeFile(dir, 'rows.ndjson', lines.join('\n') + '\n')]);
+  const imported = await runCli([
+    'import',
+    '--data',
+    join(dir, 'data'),
+    '--instance',
+    'default',
+    '--table',
+    'users',
+    writeFile(dir, 'rows.ndjson', lines.join('\n') + '\n'),
+  ]);
   t.equal(imported.code, 0, imported.stderr);
 
   t.equal(await status(s.port, TOKEN_A), 200, 'token a works');
@@ -52,7 +67,17 @@ t.test('tokens, read-only and log level change live; a running scan finishes; ba
 
   // A scan started with token a, paused by its reader (backpressure holds it open on the server).
   const scan = await new Promise<IncomingMessage>((resolve, reject) => {
-    request({ host: '127.0.0.1', port: s.port, path: '/v1/instances/default/tables/users/rows?limit=100000&cols=info:name', headers: { authorization: `Bearer ${TOKEN_A}` } }, resolve).on('error', reject).end();
+    request(
+      {
+        host: '127.0.0.1',
+        port: s.port,
+        path: '/v1/instances/default/tables/users/rows?limit=100000&cols=info:name',
+        headers: { authorization: `Bearer ${TOKEN_A}` },
+      },
+      resolve,
+    )
+      .on('error', reject)
+      .end();
   });
   t.equal(scan.statusCode, 200);
   scan.pause();
@@ -78,7 +103,9 @@ t.test('tokens, read-only and log level change live; a running scan finishes; ba
   // A file that fails validation: the running configuration stays.
   writeFile(dir, 'rowgate.yaml', configText(dir, 'limits: {maxScans: many}\n', { a: TOKEN_A }));
   process.kill(s.pid, 'SIGHUP');
-  await s.waitLog(/"error":"configuration limits\.maxScans: must be an integer[^\n]*"msg":"SIGHUP: the configuration file was refused; the running configuration stays"/);
+  await s.waitLog(
+    /"error":"configuration limits\.maxScans: must be an integer[^\n]*"msg":"SIGHUP: the configuration file was refused; the running configuration stays"/,
+  );
   t.equal(await status(s.port, TOKEN_B), 200, 'token b still works');
   t.equal(await status(s.port, TOKEN_A), 401, 'token a is still refused');
 
@@ -87,7 +114,17 @@ t.test('tokens, read-only and log level change live; a running scan finishes; ba
   process.kill(s.pid, 'SIGHUP');
   await s.waitLog(/"ignored":\["port","revision","admin"\],"msg":"SIGHUP: these settings changed but need a restart; ignored until then"/);
   const requestsLogged = (s.stderr().match(/"msg":"request"/g) ?? []).length;
-  t.equal(await status(s.port, TOKEN_B, 'POST', '/v1/instances/default/tables/users/rows', JSON.stringify({ entityId: [1], cells: { info: { name: [{ value: 'x' }] } } })), 403, 'read-only: a write is refused');
+  t.equal(
+    await status(
+      s.port,
+      TOKEN_B,
+      'POST',
+      '/v1/instances/default/tables/users/rows',
+      JSON.stringify({ entityId: [1], cells: { info: { name: [{ value: 'x' }] } } }),
+    ),
+    403,
+    'read-only: a write is refused',
+  );
   const v = await fetch(`http://127.0.0.1:${s.port}${POINT}`, { headers: { authorization: `Bearer ${TOKEN_B}` } });
   t.match(await v.text(), /^\{"entityId":\[1000\]/, 'still revision 3 (a revision change needs a restart)');
   await sleep(100);

@@ -86,7 +86,14 @@ t.test(`import then export of ${ROWS} rows is byte for byte the input`, async (t
   const startEid = JSON.stringify((JSON.parse(from.text) as { entityId: unknown }).entityId);
   const part = await runCli(['export', ...store, '--instance', 'rt', '--table', 'users', '--start-eid', startEid, '--limit', '2000']);
   t.equal(part.code, 0, part.stderr);
-  t.equal(part.stdout, generated.slice(500, 2500).map((r) => `${r.text}\r\n`).join(''), 'rows 500..2499 on stdout');
+  t.equal(
+    part.stdout,
+    generated
+      .slice(500, 2500)
+      .map((r) => `${r.text}\r\n`)
+      .join(''),
+    'rows 500..2499 on stdout',
+  );
 
   const reexported = await runCli(['export', ...store, '--instance', 'rt', '--table', 'users', '--cols', 'info:email', '--limit', '3']);
   const emails = generated.slice(0, 3).map((r) => {

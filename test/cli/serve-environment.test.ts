@@ -29,14 +29,14 @@ t.test('the environment sets data, port and log level; flags win over it', async
   t.equal(await loud.stop(), 0);
 });
 
-t.test('ROWGATE_CONFIG names the file; its relative store.path is its folder\'s, not the working directory\'s', async (t) => {
+t.test("ROWGATE_CONFIG names the file; its relative store.path is its folder's, not the working directory's", async (t) => {
   const dir = tempDir(t);
   const elsewhere = tempDir(t);
   const config = writeFile(dir, 'rowgate.yaml', 'port: 1\nhost: 127.0.0.1\nlogLevel: warn\nstore: {kind: lmdb, path: ./data}\n');
   const s = await serveCli(t, [], { env: { ROWGATE_CONFIG: config, ROWGATE_PORT: '0' }, cwd: elsewhere });
-  t.ok(existsSync(join(dir, 'data')), 'store.path resolved against the file\'s folder');
+  t.ok(existsSync(join(dir, 'data')), "store.path resolved against the file's folder");
   t.notOk(existsSync(join(elsewhere, 'data')), 'not against the working directory');
-  t.equal(await status(s.port), 200, 'ROWGATE_PORT wins over the file\'s port');
+  t.equal(await status(s.port), 200, "ROWGATE_PORT wins over the file's port");
   t.equal(await s.stop(), 0);
 });
 

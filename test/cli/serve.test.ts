@@ -95,12 +95,19 @@ t.test('a fresh data directory is seeded with the demo table and served', async 
   const all = await httpGet(s.port, '/v1/instances/default/tables/users/rows?limit=5000&versions=all');
   const rows = all.body.split('\r\n').filter((x) => x !== '');
   t.equal(rows.length, 1000, 'the demo table has 1,000 rows');
-  t.ok(rows.some((doc) => /"score":\[\{[^\]]*\},\{/.test(doc)), 'some columns have several versions');
+  t.ok(
+    rows.some((doc) => /"score":\[\{[^\]]*\},\{/.test(doc)),
+    'some columns have several versions',
+  );
 
   const ended = await stop(s.child, 'SIGTERM');
   t.same(ended, { code: 0, signal: null }, 'SIGTERM exits 0');
   t.notOk(/"level":50/.test(s.stderr()), 'no error logged');
-  t.same(readdirSync(join(dir, 'nested')).sort(), ['data', `rowgate-seeding-${process.pid}`], 'no staging directory left behind; the stale one of a killed seeding removed, a running process\'s kept');
+  t.same(
+    readdirSync(join(dir, 'nested')).sort(),
+    ['data', `rowgate-seeding-${process.pid}`],
+    "no staging directory left behind; the stale one of a killed seeding removed, a running process's kept",
+  );
 });
 
 t.test('an existing data directory is served as it is; SIGINT exits 0', async (t) => {
@@ -117,7 +124,7 @@ t.test('an existing data directory is served as it is; SIGINT exits 0', async (t
   t.same(await stop(second.child, 'SIGINT'), { code: 0, signal: null });
 });
 
-t.test('regression: --workers 2 announces the gateway port, not the admin listener\'s', async (t) => {
+t.test("regression: --workers 2 announces the gateway port, not the admin listener's", async (t) => {
   const dir = tempDir(t);
   const s = await serve(t, ['--data', join(dir, 'data'), '--port', '0', '--workers', '2']);
   for (let i = 0; i < 4; i++) {
@@ -165,7 +172,11 @@ t.test('startup errors print the message and exit 2, without a stack trace', asy
   t.equal(busy.code, 2);
   t.match(busy.stderr, /EADDRINUSE/);
   t.notMatch(busy.stderr, /\n\s+at /, 'no stack trace');
-  t.same(readdirSync(dir).filter((name) => name !== 'bad.yaml'), [], 'the port is checked first: no demo data directory (or staging directory) left behind');
+  t.same(
+    readdirSync(dir).filter((name) => name !== 'bad.yaml'),
+    [],
+    'the port is checked first: no demo data directory (or staging directory) left behind',
+  );
 
   const usage = await runCli(['serve', '--bogus']);
   t.equal(usage.code, 2);
@@ -177,7 +188,9 @@ t.test('request log lines written just before SIGTERM are in the log when serve 
   const served = await serveCli(t, ['--data', join(dir, 'data'), '--port', '0', '--host', '127.0.0.1', '--log-level', 'info']);
   const ids: string[] = [];
   for (let i = 0; i < 5; i++) {
-    const res = await fetch(`http://127.0.0.1:${served.port}/v1/instances/default/tables/users/rows?eid=[${1000 + i}]`, { headers: i === 0 ? { 'x-request-id': 'client-chosen-1' } : {} });
+    const res = await fetch(`http://127.0.0.1:${served.port}/v1/instances/default/tables/users/rows?eid=[${1000 + i}]`, {
+      headers: i === 0 ? { 'x-request-id': 'client-chosen-1' } : {},
+    });
     t.equal(res.status, 200);
     await res.arrayBuffer();
     ids.push(res.headers.get('x-request-id') ?? '');
@@ -189,7 +202,11 @@ t.test('request log lines written just before SIGTERM are in the log when serve 
     .split('\n')
     .filter((l) => l.includes('"msg":"request"'))
     .map((l) => JSON.parse(l) as { reqId: string; status: number; instance: string; table: string; client: string });
-  t.same(logged.map((l) => l.reqId), ids, 'one line per request, in order, with the id its response carried');
+  t.same(
+    logged.map((l) => l.reqId),
+    ids,
+    'one line per request, in order, with the id its response carried',
+  );
   t.equal(ids[0], 'client-chosen-1');
   t.match(logged[1], { status: 200, instance: 'default', table: 'users', client: '127.0.0.1' });
 });

@@ -32,9 +32,21 @@ t.test('one /metrics for all workers', async (t) => {
     const res = await fetch(`http://127.0.0.1:${adminPort}/metrics`, { headers: { connection: 'close' } });
     t.equal(res.status, 200);
     const text = await res.text();
-    t.equal(sample(text, 'rowgate_http_requests_total', { route: '/v1/instances/:instance/tables/:table/rows', method: 'GET', status: '200' }), 20, `scrape ${i}: the requests of both workers`);
-    t.equal(sample(text, 'rowgate_table_rows_total', { instance_name: 'default', table_name: 'users', direction: 'read' }), 20, `scrape ${i}: rows per table summed`);
-    t.equal(sample(text, 'rowgate_http_request_duration_seconds_count', { route: '/v1/instances/:instance/tables/:table/rows', method: 'GET' }), 20, `scrape ${i}: histograms summed`);
+    t.equal(
+      sample(text, 'rowgate_http_requests_total', { route: '/v1/instances/:instance/tables/:table/rows', method: 'GET', status: '200' }),
+      20,
+      `scrape ${i}: the requests of both workers`,
+    );
+    t.equal(
+      sample(text, 'rowgate_table_rows_total', { instance_name: 'default', table_name: 'users', direction: 'read' }),
+      20,
+      `scrape ${i}: rows per table summed`,
+    );
+    t.equal(
+      sample(text, 'rowgate_http_request_duration_seconds_count', { route: '/v1/instances/:instance/tables/:table/rows', method: 'GET' }),
+      20,
+      `scrape ${i}: histograms summed`,
+    );
   }
   t.equal(await served.stop(), 0);
   t.notMatch(served.stderr(), /"level":50/, 'no error logged');

@@ -48,17 +48,26 @@ t.test('ping, metrics as JSON or text, healthcheck', async (t) => {
   const metrics = JSON.parse(asJson.body) as Record<string, { type: string; help: string; values: { labels: Record<string, string>; value: number }[] }>;
   const requests = metrics.rowgate_http_requests_total!;
   t.equal(requests.type, 'counter');
-  t.ok(requests.values.some((v) => v.labels.route === `/v1/instances/:instance/tables/:table/rows` && v.labels.status === '200' && v.value === 1), 'the request is counted');
+  t.ok(
+    requests.values.some((v) => v.labels.route === `/v1/instances/:instance/tables/:table/rows` && v.labels.status === '200' && v.value === 1),
+    'the request is counted',
+  );
   t.equal(metrics.rowgate_open_scans?.type, 'gauge');
   t.ok(metrics.rowgate_http_request_duration_seconds?.values.length, 'histograms too');
   t.ok(metrics.process_resident_memory_bytes, 'process metrics too');
   const duration = metrics.rowgate_http_request_duration_seconds!;
   t.equal(duration.type, 'histogram');
-  t.ok(duration.values.some((v) => (v as { metricName?: string }).metricName === 'rowgate_http_request_duration_seconds_bucket' && v.labels.le === '+Inf'), 'bucket series named');
+  t.ok(
+    duration.values.some((v) => (v as { metricName?: string }).metricName === 'rowgate_http_request_duration_seconds_bucket' && v.labels.le === '+Inf'),
+    'bucket series named',
+  );
   // The same numbers as the text form (both are made from it).
   const text = (await raw(admin, 'GET', '/metrics')).body;
   const line = text.split('\n').find((l) => l.startsWith('rowgate_http_requests_total{') && l.includes('status="200"'))!;
-  t.ok(requests.values.some((v) => v.value === Number(line.split(' ').pop())), line);
+  t.ok(
+    requests.values.some((v) => v.value === Number(line.split(' ').pop())),
+    line,
+  );
   // Any Accept listing JSON, as the Python client's requests carry it.
   t.match((await raw(admin, 'GET', '/metrics', undefined, { accept: 'text/html, application/json;q=0.9' })).headers['content-type'], /^application\/json/);
   for (const accept of [undefined, PROMETHEUS_ACCEPT, 'application/json;q=0', 'text/plain']) {
@@ -70,7 +79,7 @@ t.test('ping, metrics as JSON or text, healthcheck', async (t) => {
   const health = await raw(admin, 'GET', '/healthcheck');
   t.equal(health.status, 200);
   t.match(health.headers['content-type'], /^text\/plain/);
-  t.equal(health.body, '* store: OK\n', 'Dropwizard\'s text lines');
+  t.equal(health.body, '* store: OK\n', "Dropwizard's text lines");
   const healthJson = await raw(admin, 'GET', '/healthcheck', undefined, { accept: 'application/json' });
   t.same(JSON.parse(healthJson.body), { store: { healthy: true } });
   t.equal((await raw(admin, 'DELETE', '/healthcheck')).status, 405);
@@ -99,7 +108,7 @@ t.test('healthcheck is a 500 naming the failure when the store does not answer',
   t.equal((await raw(admin, 'GET', '/healthcheck')).status, 200);
 });
 
-t.test('tasks/close drops the LMDB store\'s cached tables and schema table', async (t) => {
+t.test("tasks/close drops the LMDB store's cached tables and schema table", async (t) => {
   const h = await startGateway();
   t.teardown(() => h.close());
   const admin = await startAdmin(t, h.gateway.context.store, h.gateway);
@@ -122,7 +131,13 @@ t.test('tasks/close drops the LMDB store\'s cached tables and schema table', asy
   t.not(await store.schemaTable('default'), schemas, 'so is its schema table');
 
   // The gateway keeps serving reads and writes through the reopened objects.
-  const post = await raw(h.base, 'POST', `${TABLE}/rows`, JSON.stringify({ entityId: [1], cells: { strings: { a: [{ value: 'after close', timestamp: 1 }] } } }), json);
+  const post = await raw(
+    h.base,
+    'POST',
+    `${TABLE}/rows`,
+    JSON.stringify({ entityId: [1], cells: { strings: { a: [{ value: 'after close', timestamp: 1 }] } } }),
+    json,
+  );
   t.equal(post.status, 200, post.body);
   t.match((await raw(h.base, 'GET', `${TABLE}/rows?eid=[1]`)).body, /after close/);
 });
@@ -190,13 +205,24 @@ t.test('metricsTextToJson: families, escaped labels, histogram series, +Inf', as
     '',
   ].join('\n');
   t.same(metricsTextToJson(text), {
-    a_total: { type: 'counter', help: 'Requests "quoted" \\ and\nnewline', values: [{ labels: { route: '/x', q: 'a"b\\c\nd' }, value: 3 }, { labels: {}, value: 4 }] },
-    h: { type: 'histogram', help: 'Latency', values: [
-      { labels: { le: '0.5' }, value: 1, metricName: 'h_bucket' },
-      { labels: { le: '+Inf' }, value: 2, metricName: 'h_bucket' },
-      { labels: {}, value: 0.75, metricName: 'h_sum' },
-      { labels: {}, value: 2, metricName: 'h_count' },
-    ] },
+    a_total: {
+      type: 'counter',
+      help: 'Requests "quoted" \\ and\nnewline',
+      values: [
+        { labels: { route: '/x', q: 'a"b\\c\nd' }, value: 3 },
+        { labels: {}, value: 4 },
+      ],
+    },
+    h: {
+      type: 'histogram',
+      help: 'Latency',
+      values: [
+        { labels: { le: '0.5' }, value: 1, metricName: 'h_bucket' },
+        { labels: { le: '+Inf' }, value: 2, metricName: 'h_bucket' },
+        { labels: {}, value: 0.75, metricName: 'h_sum' },
+        { labels: {}, value: 2, metricName: 'h_count' },
+      ],
+    },
     g: { type: 'untyped', help: '', values: [{ labels: {}, value: null }] },
   });
 });

@@ -129,7 +129,11 @@ t.test('store errors are counted; readyz fails when the store does not answer', 
   t.equal((await raw(admin, 'GET', '/healthz')).status, 200);
 
   const text = (await raw(admin, 'GET', '/metrics')).body;
-  t.equal(sample(text, 'rowgate_store_errors_total', { operation: 'getChunk' }), 1, 'a failed point get (getChunk, the fast path); not-found errors are not store errors');
+  t.equal(
+    sample(text, 'rowgate_store_errors_total', { operation: 'getChunk' }),
+    1,
+    'a failed point get (getChunk, the fast path); not-found errors are not store errors',
+  );
   t.equal(sample(text, 'rowgate_store_errors_total', { operation: 'listInstances' }), 1, 'the failed readiness probe (the hung one timed out, not failed)');
   t.equal(sample(text, 'rowgate_http_requests_total', { route: '/v1/instances/:instance/tables/:table/rows', method: 'GET', status: '500' }), 1);
 });

@@ -117,7 +117,11 @@ for (const revision of [1, 2, 3] as const) {
     const h = await startGateway({ auth: AUTH, revision });
     t.teardown(() => h.close());
     const probes = probesOf(revision);
-    t.same(probes.map((p) => `${p.method} ${p.template}`), routesFor(revision).map((r) => `${r.method} ${r.path}`), 'one probe per route');
+    t.same(
+      probes.map((p) => `${p.method} ${p.template}`),
+      routesFor(revision).map((r) => `${r.method} ${r.path}`),
+      'one probe per route',
+    );
     for (const p of probes) {
       const what = `${p.method} ${p.template}`;
       const write = accessOf(p.method) === 'write';
@@ -156,7 +160,10 @@ for (const revision of [1, 2, 3] as const) {
       // The probe reaches its route: with a token allowed everything it is neither refused nor unrouted.
       const admin = await errorOf(h.base, p, bearer(TOKENS.admin));
       t.notOk([401, 403].includes(admin.res.status), `${what}: admin passes (${admin.res.status})`);
-      t.notOk(['RG_ERR_ROUTE_NOT_FOUND', 'RG_ERR_METHOD_NOT_ALLOWED'].includes(admin.body.code ?? ''), `${what}: the probe hits the route (${admin.res.body.slice(0, 200)})`);
+      t.notOk(
+        ['RG_ERR_ROUTE_NOT_FOUND', 'RG_ERR_METHOD_NOT_ALLOWED'].includes(admin.body.code ?? ''),
+        `${what}: the probe hits the route (${admin.res.body.slice(0, 200)})`,
+      );
     }
 
     // An instance hidden by configuration: 404 for a token that may use it, still 403 for one
@@ -269,7 +276,11 @@ t.test('read-only mode refuses every write with 403 naming the mode', async (t) 
 t.test('tokens and CORS preflight: preflight needs no token', async (t) => {
   const h = await startGateway({ auth: AUTH, cors: { origins: ['https://app.example'] } });
   t.teardown(() => h.close());
-  const pre = await raw(h.base, 'OPTIONS', `${TABLE}/rows`, undefined, { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' });
+  const pre = await raw(h.base, 'OPTIONS', `${TABLE}/rows`, undefined, {
+    origin: 'https://app.example',
+    'access-control-request-method': 'POST',
+    'access-control-request-headers': 'authorization',
+  });
   t.equal(pre.status, 204);
   t.match(pre.headers['access-control-allow-headers'], /Authorization/);
   const denied = await raw(h.base, 'GET', '/v1', undefined, { origin: 'https://app.example' });
@@ -286,7 +297,11 @@ t.test('CORS allow-list: listed origins echoed, others get nothing, preflight an
   t.equal(listed.headers['access-control-allow-credentials'], 'true');
   t.match(listed.headers.vary, /Origin/);
   t.match(listed.headers['access-control-expose-headers'], /Retry-After/);
-  t.equal((await raw(h.base, 'GET', '/v1', undefined, { origin: 'HTTPS://APP.EXAMPLE' })).headers['access-control-allow-origin'], 'HTTPS://APP.EXAMPLE', 'origins compare case-insensitively');
+  t.equal(
+    (await raw(h.base, 'GET', '/v1', undefined, { origin: 'HTTPS://APP.EXAMPLE' })).headers['access-control-allow-origin'],
+    'HTTPS://APP.EXAMPLE',
+    'origins compare case-insensitively',
+  );
 
   for (const origin of ['https://evil.example', 'https://app.example.evil.example', 'null', 'https://app.example:8443']) {
     const res = await raw(h.base, 'GET', '/v1', undefined, { origin });

@@ -71,7 +71,10 @@ t.before(async () => {
   for (let start = 0; start < ROWS; start += 50_000) {
     const batch: RowWrite[] = [];
     for (let i = start; i < start + 50_000; i++) {
-      batch.push({ rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]), cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: VALUE }] });
+      batch.push({
+        rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]),
+        cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: VALUE }],
+      });
     }
     await h.store.write('default', 'sample_table', batch);
   }
@@ -103,7 +106,10 @@ t.test('limit=1000000 on a large table: a paused client keeps pulled rows and me
   await expectPullingStopped(t, client, 'the scan is pending');
   t.equal(pool?.partsSubmitted ?? 0, partsBefore, 'the scan ran on the calling thread, not the scan threads');
   const growth = heldMemory() - memoryBefore;
-  t.ok(growth < MAX_MEMORY_GROWTH, `live heap + external memory grew by ${(growth / 1048576).toFixed(1)} MB while ~${Math.round(TABLE_JSON_BYTES / 1048576)} MB of rows are pending`);
+  t.ok(
+    growth < MAX_MEMORY_GROWTH,
+    `live heap + external memory grew by ${(growth / 1048576).toFixed(1)} MB while ~${Math.round(TABLE_JSON_BYTES / 1048576)} MB of rows are pending`,
+  );
   await disconnect(t, h, client.req, counter);
 });
 

@@ -54,7 +54,10 @@ async function pausedThenDisconnected(t: Test, h: Harness, counter: { pulled: nu
   const ahead = pool!.partsSubmitted - partsBefore - delivered;
   t.ok(ahead <= pool!.threads * 2 + 1, `${ahead} parts rendered ahead while the client was paused (${delivered} went to the socket's buffers)`);
   const heapGrowth = process.memoryUsage().heapUsed - heapBefore;
-  t.ok(heapGrowth < 50 * 1024 * 1024, `heap grew by ${Math.round(heapGrowth / 1048576)} MB while ${ROWS} rows (~${Math.round((ROWS * 260) / 1048576)} MB of JSON) are pending`);
+  t.ok(
+    heapGrowth < 50 * 1024 * 1024,
+    `heap grew by ${Math.round(heapGrowth / 1048576)} MB while ${ROWS} rows (~${Math.round((ROWS * 260) / 1048576)} MB of JSON) are pending`,
+  );
 
   req!.destroy();
   const deadline = Date.now() + 2000;
@@ -74,7 +77,10 @@ t.test('a paused client keeps the server from reading ahead; a disconnect closes
   for (let start = 0; start < ROWS; start += 50_000) {
     const batch: RowWrite[] = [];
     for (let i = start; i < start + 50_000; i++) {
-      batch.push({ rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]), cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: value }] });
+      batch.push({
+        rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]),
+        cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: value }],
+      });
     }
     await h.store.write('default', 'sample_table', batch);
   }

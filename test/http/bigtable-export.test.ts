@@ -38,18 +38,31 @@ if (!emulator) {
     for (let i = 0; i < ROWS; i++) {
       const key = randomBytes(1 + (i % 12));
       if (i % 5 === 0) key[0] = 0;
-      random.push({ rowKey: key, cells: [{ kind: 'value', family: 'info', qualifier: 'q', timestamp: 1, schemaId: 0, json: JSON.stringify('v'.repeat(100 + (i % 10) * 100)) }] });
-      salted.push({ rowKey: encodeRowKey(sample.keyFormat, [BigInt(i)]), cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: JSON.stringify('x'.repeat(200 + (i % 50))) }] });
+      random.push({
+        rowKey: key,
+        cells: [{ kind: 'value', family: 'info', qualifier: 'q', timestamp: 1, schemaId: 0, json: JSON.stringify('v'.repeat(100 + (i % 10) * 100)) }],
+      });
+      salted.push({
+        rowKey: encodeRowKey(sample.keyFormat, [BigInt(i)]),
+        cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: JSON.stringify('x'.repeat(200 + (i % 50))) }],
+      });
     }
     await h.store.write('default', 'raw_table', random);
     await h.store.write('default', 'sample_table', salted);
     for (const table of ['raw_table', 'sample_table']) {
       const ranges = await checkSplitsCover(t, h.base, `/v1/instances/default/tables/${table}`, [1, 4, 9], table);
-      t.ok(ranges.every((r) => r.estimated_rows === null && r.estimated_bytes >= 0), `${table}: bytes estimated, rows not (Bigtable samples hold bytes only)`);
+      t.ok(
+        ranges.every((r) => r.estimated_rows === null && r.estimated_bytes >= 0),
+        `${table}: bytes estimated, rows not (Bigtable samples hold bytes only)`,
+      );
       t.comment(`${table}: ${ranges.length} ranges, bytes ${ranges.map((r) => r.estimated_bytes).join(' ')}`);
       const path = `/v1/instances/default/tables/${table}/rows`;
       const full = await raw(h.base, 'GET', `${path}?limit=-1`);
-      t.equal(await pageThrough(t, h.base, path, 700, 'start_eid', full.body.split('\r\n').length - 1), full.body, `${table}: pages by the next-start trailer are the full scan`);
+      t.equal(
+        await pageThrough(t, h.base, path, 700, 'start_eid', full.body.split('\r\n').length - 1),
+        full.body,
+        `${table}: pages by the next-start trailer are the full scan`,
+      );
 
       await ensureBuilt();
       const args = ['export', '--url', h.base, '--instance', 'default', '--table', table, '--parallel', '4'];

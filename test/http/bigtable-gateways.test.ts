@@ -21,12 +21,28 @@ const SCHEMAS = '/v1/instances/default/tables/schemas/rows';
 const SCHEMAS_LAYOUT = JSON.stringify({
   name: 'schemas',
   keys_format: { encoding: 'FORMATTED', salt: { hash_size: 2 }, components: [{ name: 'id', type: 'STRING' }] },
-  locality_groups: [{
-    name: 'default', in_memory: false, max_versions: 1, ttl_seconds: 2147483647, compression_type: 'NONE',
-    families: [{ name: 'f', columns: Array.from({ length: 10 }, (_, i) => ({
-      name: `c${i}`, column_schema: { storage: 'UID', type: 'INLINE', value: JSON.stringify({ type: 'record', name: `R${i}`, fields: [{ name: `x${i}`, type: 'int' }] }) },
-    })) }],
-  }],
+  locality_groups: [
+    {
+      name: 'default',
+      in_memory: false,
+      max_versions: 1,
+      ttl_seconds: 2147483647,
+      compression_type: 'NONE',
+      families: [
+        {
+          name: 'f',
+          columns: Array.from({ length: 10 }, (_, i) => ({
+            name: `c${i}`,
+            column_schema: {
+              storage: 'UID',
+              type: 'INLINE',
+              value: JSON.stringify({ type: 'record', name: `R${i}`, fields: [{ name: `x${i}`, type: 'int' }] }),
+            },
+          })),
+        },
+      ],
+    },
+  ],
   version: 'layout-1.3.0',
 });
 const q = (v: unknown) => encodeURIComponent(JSON.stringify(v));
@@ -82,7 +98,8 @@ if (!emulator) {
     t.equal(read.body, '{"entityId":[7],"cells":{"strings":{"k":[{"timestamp":3,"value":"from a","writer_schema":0}]}}}\r\n', 'written on A, read on B');
 
     // A table created with the CLI while both gateways run is listed and served by each at once.
-    const tablesOf = async (base: string): Promise<string[]> => (JSON.parse((await raw(base, 'GET', '/v1/instances/default/tables')).body) as { name: string }[]).map((x) => x.name).sort();
+    const tablesOf = async (base: string): Promise<string[]> =>
+      (JSON.parse((await raw(base, 'GET', '/v1/instances/default/tables')).body) as { name: string }[]).map((x) => x.name).sort();
     t.same(await tablesOf(a), ['sample_table']);
     t.same(await tablesOf(b), ['sample_table']);
     const created = await runCli(['create-table', '--config', config, '--instance', 'default', '--layout', writeFile(dir, 'schemas.json', SCHEMAS_LAYOUT)]);
@@ -98,22 +115,31 @@ if (!emulator) {
     const writes: Promise<{ status: number; body: string }>[] = [];
     for (let k = 0; k < PER_GATEWAY; k++) {
       for (let i = 0; i < 10; i++) {
-        for (const [n, base] of [[0, a], [1, b]] as const) {
+        for (const [n, base] of [
+          [0, a],
+          [1, b],
+        ] as const) {
           const body = { entityId: [`r${i}-${n}-${k}`], cells: { f: { [`c${i}`]: [{ value: { [`x${i}`]: i }, timestamp: 1 }] } } };
           writes.push(raw(base, 'POST', SCHEMAS, JSON.stringify(body), json));
         }
       }
     }
     const results = await Promise.all(writes);
-    t.ok(results.every((r) => r.status === 200), results.find((r) => r.status !== 200)?.body ?? `all ${results.length} POSTs accepted`);
+    t.ok(
+      results.every((r) => r.status === 200),
+      results.find((r) => r.status !== 200)?.body ?? `all ${results.length} POSTs accepted`,
+    );
     const ids: number[][] = [];
     for (let i = 0; i < 10; i++) {
       const eids = [0, 1].flatMap((n) => Array.from({ length: PER_GATEWAY }, (_, k) => [`r${i}-${n}-${k}`]));
-      const rows = rowsOf((await raw(i % 2 ? a : b, 'GET', `${SCHEMAS}?eids=${q(eids)}`)).body) as { cells: { f: Record<string, { writer_schema: number }[]> } }[];
+      const rows = rowsOf((await raw(i % 2 ? a : b, 'GET', `${SCHEMAS}?eids=${q(eids)}`)).body) as {
+        cells: { f: Record<string, { writer_schema: number }[]> };
+      }[];
       t.equal(rows.length, 2 * PER_GATEWAY);
       ids.push(rows.map((r) => r.cells.f[`c${i}`]![0]!.writer_schema));
     }
-    for (const [i, written] of ids.entries()) t.equal(new Set(written).size, 1, `schema ${i}: one id through both gateways (${[...new Set(written)].join(', ')})`);
+    for (const [i, written] of ids.entries())
+      t.equal(new Set(written).size, 1, `schema ${i}: one id through both gateways (${[...new Set(written)].join(', ')})`);
     t.equal(new Set(ids.map((p) => p[0])).size, 10, 'ten schemas, ten ids');
     const meta = JSON.parse((await raw(b, 'GET', '/v1/instances/default')).body) as { schema_table?: { entries: { id: number; avro_schema: string }[] } };
     if (meta.schema_table) {
@@ -131,6 +157,9 @@ if (!emulator) {
     const value = (counter.data as { m: { n: { value: number | Uint8Array }[] } }).m.n[0]!.value;
     const drawn = typeof value === 'number' ? value : Number(Buffer.from(value).readBigInt64BE(0));
     t.ok(drawn >= 10, `${drawn} numbers drawn for 10 schemas: ${drawn - 10} registrations lost a race and withdrew`);
-    t.ok(ids.every((written) => written[0]! >= 8 && written[0]! < 8 + drawn), 'every id is one of the numbers drawn');
+    t.ok(
+      ids.every((written) => written[0]! >= 8 && written[0]! < 8 + drawn),
+      'every id is one of the numbers drawn',
+    );
   });
 }

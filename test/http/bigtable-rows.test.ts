@@ -26,7 +26,10 @@ if (!emulator) {
     t.teardown(() => h.close());
     const instances = await raw(h.base, 'GET', '/v1/instances');
     t.equal(instances.status, 200, instances.body);
-    t.same(JSON.parse(instances.body), [{ name: 'default', uri: '/v1/instances/default' }, { name: 'hidden', uri: '/v1/instances/hidden' }]);
+    t.same(JSON.parse(instances.body), [
+      { name: 'default', uri: '/v1/instances/default' },
+      { name: 'hidden', uri: '/v1/instances/hidden' },
+    ]);
     const tables = await raw(h.base, 'GET', '/v1/instances/default/tables');
     t.equal(tables.status, 200, tables.body);
     t.same(JSON.parse(tables.body), [

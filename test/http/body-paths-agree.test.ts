@@ -41,51 +41,141 @@ const CORPUS: readonly Case[] = [
   { name: 'a string cell', rows: [row(1, str('"a"'))], expect: 'ok' },
   { name: 'escapes and characters beyond the BMP', rows: [row(2, str('"\\u00e9\\ud83d\\ude00 é😀 \\"q\\" \\\\ \\/ \\n\\t\\u0000"'))], expect: 'ok' },
   { name: 'a lone surrogate escape (JSON allows it)', rows: [row(3, str('"\\ud800"'))], expect: 'ok' },
-  { name: 'longs beyond 2^53', rows: [row(4, '{"longs":{"max":[{"value":9223372036854775807,"timestamp":1}],"min":[{"value":-9223372036854775808,"timestamp":2}],"x":[{"value":9007199254740993,"timestamp":3}]}}')], expect: 'ok' },
+  {
+    name: 'longs beyond 2^53',
+    rows: [
+      row(
+        4,
+        '{"longs":{"max":[{"value":9223372036854775807,"timestamp":1}],"min":[{"value":-9223372036854775808,"timestamp":2}],"x":[{"value":9007199254740993,"timestamp":3}]}}',
+      ),
+    ],
+    expect: 'ok',
+  },
   {
     name: 'several cells, versions and writer_schema forms',
-    rows: [row(5, '{"group_family":{"string_qualifier":[{"value":"v1","timestamp":10,"writer_schema":"string"},{"value":"v2","timestamp":11,"writer_schema":0},{"value":"v3","timestamp":12,"writer_schema":{"type":"string"}}],"long_qualifier":[{"value":7,"timestamp":10,"writer_schema":"int"}]},"strings":{"ü k":[{"value":"m","timestamp":4}],"":[{"value":"empty qualifier","timestamp":4}]}}')],
+    rows: [
+      row(
+        5,
+        '{"group_family":{"string_qualifier":[{"value":"v1","timestamp":10,"writer_schema":"string"},{"value":"v2","timestamp":11,"writer_schema":0},{"value":"v3","timestamp":12,"writer_schema":{"type":"string"}}],"long_qualifier":[{"value":7,"timestamp":10,"writer_schema":"int"}]},"strings":{"ü k":[{"value":"m","timestamp":4}],"":[{"value":"empty qualifier","timestamp":4}]}}',
+      ),
+    ],
     expect: 'ok',
   },
   {
     name: 'a union and a record',
-    rows: [row(6, '{"group_family":{"union_qualifier":[{"value":{"string":"u"},"timestamp":3},{"value":null,"timestamp":4}],"inline_record":[{"value":{"username":"ada","num_purchases":9007199254740993,"nick":{"string":"a"}},"timestamp":5}]}}')],
+    rows: [
+      row(
+        6,
+        '{"group_family":{"union_qualifier":[{"value":{"string":"u"},"timestamp":3},{"value":null,"timestamp":4}],"inline_record":[{"value":{"username":"ada","num_purchases":9007199254740993,"nick":{"string":"a"}},"timestamp":5}]}}',
+      ),
+    ],
     expect: 'ok',
   },
-  { name: 'counters set and incremented, writer_schema "long" or 3', rows: [row(7, '{"group_family":{"counter":[{"value":40,"timestamp":1,"writer_schema":3}]}}'), row(7, '{"group_family":{"counter":[{"value":{"incr":2},"writer_schema":"long"}]}}')], expect: 'ok' },
-  { name: 'no cells, an existing family with none, an existing column with none', rows: [row(8, '{}'), row(9, '{"strings":{}}'), row(10, '{"group_family":{"string_qualifier":[]},"longs":{"any":[]}}')], expect: 'ok' },
+  {
+    name: 'counters set and incremented, writer_schema "long" or 3',
+    rows: [
+      row(7, '{"group_family":{"counter":[{"value":40,"timestamp":1,"writer_schema":3}]}}'),
+      row(7, '{"group_family":{"counter":[{"value":{"incr":2},"writer_schema":"long"}]}}'),
+    ],
+    expect: 'ok',
+  },
+  {
+    name: 'no cells, an existing family with none, an existing column with none',
+    rows: [row(8, '{}'), row(9, '{"strings":{}}'), row(10, '{"group_family":{"string_qualifier":[]},"longs":{"any":[]}}')],
+    expect: 'ok',
+  },
   { name: 'whitespace everywhere (CR and tab too)', rows: [` \t{ "entityId" :\r[ 11 ] , "cells" : ${str('"ws"')} }\t\r `], expect: 'ok' },
-  { name: 'a repeated key: the last one counts', rows: [row(12, '{"group_family":{"string_qualifier":[{"value":"first","value":"second","timestamp":5}]}}')], expect: 'ok' },
-  { name: 'a row key given as rowkey_hex', rows: [`{"entityId":"rowkey_hex=${encodeRowKey(SAMPLE.keyFormat, [13n]).toString('hex')}","cells":${str('"hex"')}}`], expect: 'ok' },
+  {
+    name: 'a repeated key: the last one counts',
+    rows: [row(12, '{"group_family":{"string_qualifier":[{"value":"first","value":"second","timestamp":5}]}}')],
+    expect: 'ok',
+  },
+  {
+    name: 'a row key given as rowkey_hex',
+    rows: [`{"entityId":"rowkey_hex=${encodeRowKey(SAMPLE.keyFormat, [13n]).toString('hex')}","cells":${str('"hex"')}}`],
+    expect: 'ok',
+  },
   { name: 'an array of rows, one row written twice', rows: [row(14, str('"x"', 1)), row(15, str('"y"', 1)), row(14, str('"z"', 1))], expect: 'ok' },
   { name: 'a long value', rows: [row(16, str(JSON.stringify('long '.repeat(2000))))], expect: 'ok' },
   // Nesting: a cell's writer_schema is inside 5 levels; 512 levels parse (and are no schema), 513 do not.
-  { name: 'nesting 512 deep parses', rows: [row(17, `{"group_family":{"string_qualifier":[{"value":"d","timestamp":1,"writer_schema":${'['.repeat(507)}"string"${']'.repeat(507)}}]}}`)], expect: 'RG_ERR_BAD_SCHEMA' },
+  {
+    name: 'nesting 512 deep parses',
+    rows: [row(17, `{"group_family":{"string_qualifier":[{"value":"d","timestamp":1,"writer_schema":${'['.repeat(507)}"string"${']'.repeat(507)}}]}}`)],
+    expect: 'RG_ERR_BAD_SCHEMA',
+  },
 
   // Bytes that are not UTF-8, anywhere.
-  { name: 'an invalid byte in a value', rows: [b('{"entityId":[20],"cells":{"group_family":{"string_qualifier":[{"value":"a', [0xff], 'b","timestamp":5}]}}}')], expect: 'RG_ERR_BAD_BODY' },
-  { name: 'an overlong encoding', rows: [b('{"entityId":[21],"cells":{"group_family":{"string_qualifier":[{"value":"', [0xc0, 0xaf], '","timestamp":5}]}}}')], expect: 'RG_ERR_BAD_BODY' },
-  { name: 'an encoded surrogate', rows: [b('{"entityId":[22],"cells":{"group_family":{"string_qualifier":[{"value":"', [0xed, 0xa0, 0x80], '","timestamp":5}]}}}')], expect: 'RG_ERR_BAD_BODY' },
-  { name: 'a sequence cut short', rows: [b('{"entityId":[23],"cells":{"group_family":{"string_qualifier":[{"value":"', [0xe2, 0x82], '","timestamp":5}]}}}')], expect: 'RG_ERR_BAD_BODY' },
-  { name: 'an invalid byte in a key', rows: [b('{"entityId":[24],"cells":{"strings":{"k', [0x80], '":[{"value":"v","timestamp":5}]}}}')], expect: 'RG_ERR_BAD_BODY' },
+  {
+    name: 'an invalid byte in a value',
+    rows: [b('{"entityId":[20],"cells":{"group_family":{"string_qualifier":[{"value":"a', [0xff], 'b","timestamp":5}]}}}')],
+    expect: 'RG_ERR_BAD_BODY',
+  },
+  {
+    name: 'an overlong encoding',
+    rows: [b('{"entityId":[21],"cells":{"group_family":{"string_qualifier":[{"value":"', [0xc0, 0xaf], '","timestamp":5}]}}}')],
+    expect: 'RG_ERR_BAD_BODY',
+  },
+  {
+    name: 'an encoded surrogate',
+    rows: [b('{"entityId":[22],"cells":{"group_family":{"string_qualifier":[{"value":"', [0xed, 0xa0, 0x80], '","timestamp":5}]}}}')],
+    expect: 'RG_ERR_BAD_BODY',
+  },
+  {
+    name: 'a sequence cut short',
+    rows: [b('{"entityId":[23],"cells":{"group_family":{"string_qualifier":[{"value":"', [0xe2, 0x82], '","timestamp":5}]}}}')],
+    expect: 'RG_ERR_BAD_BODY',
+  },
+  {
+    name: 'an invalid byte in a key',
+    rows: [b('{"entityId":[24],"cells":{"strings":{"k', [0x80], '":[{"value":"v","timestamp":5}]}}}')],
+    expect: 'RG_ERR_BAD_BODY',
+  },
   { name: 'a body ending in a cut sequence', rows: [b(row(25, str('"a"')), [0xf0, 0x9f])], expect: 'RG_ERR_BAD_BODY' },
-  { name: 'an invalid byte in the second of two rows', rows: [row(26, str('"ok"')), b('{"entityId":[27],"cells":{"group_family":{"string_qualifier":[{"value":"', [0xfe], '","timestamp":5}]}}}')], expect: 'RG_ERR_BAD_BODY' },
+  {
+    name: 'an invalid byte in the second of two rows',
+    rows: [row(26, str('"ok"')), b('{"entityId":[27],"cells":{"group_family":{"string_qualifier":[{"value":"', [0xfe], '","timestamp":5}]}}}')],
+    expect: 'RG_ERR_BAD_BODY',
+  },
 
   // "__proto__" is a key like any other.
   { name: 'a "__proto__" family with cells', rows: [row(30, '{"__proto__":{"a":[{"value":"x","timestamp":5}]}}')], expect: 'RG_ERR_UNKNOWN_COLUMN' },
   { name: 'a "__proto__" family with none', rows: [row(31, '{"__proto__":{}}')], expect: 'RG_ERR_UNKNOWN_COLUMN' },
   { name: 'a "__proto__" row field', rows: ['{"entityId":[32],"__proto__":{"x":1},"cells":' + str('"p"') + '}'], expect: 'RG_ERR_BAD_BODY' },
-  { name: 'a "__proto__" cell field', rows: [row(33, '{"group_family":{"string_qualifier":[{"value":"p","timestamp":5,"__proto__":{"value":"q"}}]}}')], expect: 'RG_ERR_BAD_BODY' },
-  { name: 'a "__proto__" qualifier of a group family', rows: [row(34, '{"group_family":{"__proto__":[{"value":"p","timestamp":5}]}}')], expect: 'RG_ERR_UNKNOWN_COLUMN' },
+  {
+    name: 'a "__proto__" cell field',
+    rows: [row(33, '{"group_family":{"string_qualifier":[{"value":"p","timestamp":5,"__proto__":{"value":"q"}}]}}')],
+    expect: 'RG_ERR_BAD_BODY',
+  },
+  {
+    name: 'a "__proto__" qualifier of a group family',
+    rows: [row(34, '{"group_family":{"__proto__":[{"value":"p","timestamp":5}]}}')],
+    expect: 'RG_ERR_UNKNOWN_COLUMN',
+  },
   { name: 'a "__proto__" qualifier of a map family is a qualifier', rows: [row(35, '{"strings":{"__proto__":[{"value":"p","timestamp":5}]}}')], expect: 'ok' },
-  { name: 'a "__proto__" value of a record', rows: [row(36, '{"group_family":{"inline_record":[{"value":{"username":"a","num_purchases":1,"__proto__":{"nick":{"string":"n"}}},"timestamp":5}]}}')], expect: 'RG_ERR_BAD_VALUE' },
+  {
+    name: 'a "__proto__" value of a record',
+    rows: [row(36, '{"group_family":{"inline_record":[{"value":{"username":"a","num_purchases":1,"__proto__":{"nick":{"string":"n"}}},"timestamp":5}]}}')],
+    expect: 'RG_ERR_BAD_VALUE',
+  },
 
   // Names with no cells, writer schemas of counters.
   { name: 'a family that does not exist, with no cells', rows: [row(40, '{"nofam":{}}')], expect: 'RG_ERR_UNKNOWN_COLUMN' },
-  { name: 'a family that does not exist, among valid rows', rows: [row(41, str('"a"')), row(42, '{"nofam":{}}'), row(43, str('"c"'))], expect: 'RG_ERR_UNKNOWN_COLUMN' },
+  {
+    name: 'a family that does not exist, among valid rows',
+    rows: [row(41, str('"a"')), row(42, '{"nofam":{}}'), row(43, str('"c"'))],
+    expect: 'RG_ERR_UNKNOWN_COLUMN',
+  },
   { name: 'a column that does not exist, with no cells', rows: [row(44, '{"group_family":{"nope":[]}}')], expect: 'RG_ERR_UNKNOWN_COLUMN' },
-  { name: 'a counter written as a string', rows: [row(45, '{"group_family":{"counter":[{"value":5,"timestamp":1,"writer_schema":"string"}]}}')], expect: 'RG_ERR_BAD_SCHEMA' },
-  { name: 'a counter increment with writer_schema 0', rows: [row(46, '{"group_family":{"counter":[{"value":{"incr":1},"writer_schema":0}]}}')], expect: 'RG_ERR_BAD_SCHEMA' },
+  {
+    name: 'a counter written as a string',
+    rows: [row(45, '{"group_family":{"counter":[{"value":5,"timestamp":1,"writer_schema":"string"}]}}')],
+    expect: 'RG_ERR_BAD_SCHEMA',
+  },
+  {
+    name: 'a counter increment with writer_schema 0',
+    rows: [row(46, '{"group_family":{"counter":[{"value":{"incr":1},"writer_schema":0}]}}')],
+    expect: 'RG_ERR_BAD_SCHEMA',
+  },
 
   // Malformed JSON.
   { name: 'a truncated row', rows: ['{"entityId":[50],"cells":{"group_family":'], expect: 'RG_ERR_BAD_BODY' },
@@ -97,9 +187,24 @@ const CORPUS: readonly Case[] = [
   { name: 'NaN', rows: [row(56, '{"longs":{"a":[{"value":NaN,"timestamp":5}]}}')], expect: 'RG_ERR_BAD_BODY' },
   { name: 'text after the row', rows: [row(57, str('"a"')) + ' x'], expect: 'RG_ERR_BAD_BODY' },
   { name: 'two rows on one line without a comma', rows: [row(58, str('"a"')) + row(59, str('"b"'))], expect: 'RG_ERR_BAD_BODY' },
-  { name: 'nesting 513 deep', rows: [row(60, `{"group_family":{"string_qualifier":[{"value":"d","timestamp":1,"writer_schema":${'['.repeat(508)}"string"${']'.repeat(508)}}]}}`)], expect: 'RG_ERR_BAD_BODY' },
-  { name: 'nesting 512 deep in the second row of an array (513 with the array)', rows: [row(66, str('"a"')), row(67, `{"group_family":{"string_qualifier":[{"value":"d","timestamp":1,"writer_schema":${'['.repeat(507)}"string"${']'.repeat(507)}}]}}`)], expect: 'RG_ERR_BAD_BODY' },
-  { name: 'a broken row after good ones', rows: [row(61, str('"a"')), row(62, str('"b"')), '{"entityId":[63],"cells":{"group_family":{"string_qualifier":[{"value":}]}}}'], expect: 'RG_ERR_BAD_BODY' },
+  {
+    name: 'nesting 513 deep',
+    rows: [row(60, `{"group_family":{"string_qualifier":[{"value":"d","timestamp":1,"writer_schema":${'['.repeat(508)}"string"${']'.repeat(508)}}]}}`)],
+    expect: 'RG_ERR_BAD_BODY',
+  },
+  {
+    name: 'nesting 512 deep in the second row of an array (513 with the array)',
+    rows: [
+      row(66, str('"a"')),
+      row(67, `{"group_family":{"string_qualifier":[{"value":"d","timestamp":1,"writer_schema":${'['.repeat(507)}"string"${']'.repeat(507)}}]}}`),
+    ],
+    expect: 'RG_ERR_BAD_BODY',
+  },
+  {
+    name: 'a broken row after good ones',
+    rows: [row(61, str('"a"')), row(62, str('"b"')), '{"entityId":[63],"cells":{"group_family":{"string_qualifier":[{"value":}]}}}'],
+    expect: 'RG_ERR_BAD_BODY',
+  },
 
   // Rows that are JSON but not rows.
   { name: 'an array as a row', rows: ['[1, 2]'], expect: 'RG_ERR_BAD_BODY' },
@@ -119,11 +224,14 @@ function bodyOf(c: Case): Buffer {
 function postChunked(base: string, path: string, body: Buffer, size: number): Promise<RawResponse> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: url.hostname, port: url.port, method: 'POST', path, headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = httpRequest(
+      { host: url.hostname, port: url.port, method: 'POST', path, headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
     req.on('error', reject);
     for (let i = 0; i < body.length; i += size) req.write(body.subarray(i, i + size));
     req.end();
@@ -169,7 +277,10 @@ t.test('every body path gives the same verdict and stores the same cells', async
   const good = CORPUS.filter((c) => c.expect === 'ok');
   const bad = CORPUS.map((c, i) => [c, i] as const).filter(([c]) => c.expect !== 'ok');
   // Jobs: [file name, table, lines]; the results by file name.
-  const jobs: [string, string, Buffer][] = [['good', 'good', Buffer.concat(good.flatMap(lines))], ...bad.map(([c, i]): [string, string, Buffer] => [`c${i}`, 'bad', Buffer.concat(lines(c))])];
+  const jobs: [string, string, Buffer][] = [
+    ['good', 'good', Buffer.concat(good.flatMap(lines))],
+    ...bad.map(([c, i]): [string, string, Buffer] => [`c${i}`, 'bad', Buffer.concat(lines(c))]),
+  ];
   const imports = new Map<string, CliResult>();
   const lane = async (): Promise<void> => {
     for (let job = jobs.shift(); job !== undefined; job = jobs.shift()) {
@@ -192,7 +303,10 @@ t.test('every body path gives the same verdict and stores the same cells', async
     const cells: Record<string, string[]> = {};
     for (const p of HTTP_PATHS) {
       const path = `/v1/instances/default/tables/${tableName(i, p)}/rows`;
-      answers[p] = p === 'whole' ? await raw(h.base, 'POST', path, body, { 'content-type': 'application/json' }) : await postChunked(h.base, path, body, Number(p.slice('chunks'.length)));
+      answers[p] =
+        p === 'whole'
+          ? await raw(h.base, 'POST', path, body, { 'content-type': 'application/json' })
+          : await postChunked(h.base, path, body, Number(p.slice('chunks'.length)));
       cells[p] = await cellsOf(h.store, tableName(i, p), since);
     }
     const whole = answers.whole!;
@@ -200,7 +314,11 @@ t.test('every body path gives the same verdict and stores the same cells', async
     t.equal(verdict, c.expect, `${c.name}: ${whole.status} ${whole.body.slice(0, 300)}`);
     for (const p of HTTP_PATHS) {
       // Targets name the table, which differs per path.
-      t.same({ status: answers[p]!.status, body: answers[p]!.body.replaceAll(tableName(i, p), 'T') }, { status: whole.status, body: whole.body.replaceAll(tableName(i, 'whole'), 'T') }, `${c.name}: ${p} answers as whole`);
+      t.same(
+        { status: answers[p]!.status, body: answers[p]!.body.replaceAll(tableName(i, p), 'T') },
+        { status: whole.status, body: whole.body.replaceAll(tableName(i, 'whole'), 'T') },
+        `${c.name}: ${p} answers as whole`,
+      );
       t.same(cells[p], cells.whole, `${c.name}: ${p} stored the same cells`);
     }
     if (verdict === 'ok') {

@@ -24,7 +24,13 @@ const AWKWARD = ['tab\t', 'a,b', '', ' lead', 'trail ', 'x:y', 'plus+sign', '[br
 /** Writes every AWKWARD qualifier, then reads and deletes each on its own. */
 async function everyQualifier(t: Test, base: string): Promise<void> {
   const strings = Object.fromEntries(AWKWARD.map((qualifier, i) => [qualifier, [{ value: `v${i}`, timestamp: 5 }]]));
-  const post = await raw(base, 'POST', SAMPLE, JSON.stringify({ entityId: [7], cells: { strings, group_family: { string_qualifier: [{ value: 's', timestamp: 5 }] } } }), json);
+  const post = await raw(
+    base,
+    'POST',
+    SAMPLE,
+    JSON.stringify({ entityId: [7], cells: { strings, group_family: { string_qualifier: [{ value: 's', timestamp: 5 }] } } }),
+    json,
+  );
   t.equal(post.status, 200, post.body);
   const cellsOf = async (cols?: string): Promise<Cells | undefined> => {
     const res = await raw(base, 'GET', `${SAMPLE}?${EID}${cols === undefined ? '' : `&cols=${cols}`}`);
@@ -34,7 +40,11 @@ async function everyQualifier(t: Test, base: string): Promise<void> {
   t.same(Object.keys((await cellsOf())?.strings ?? {}).sort(), [...AWKWARD].sort(), 'every qualifier was stored');
 
   for (const [i, qualifier] of AWKWARD.entries()) {
-    t.same(await cellsOf(q([`strings:${qualifier}`])), { strings: { [qualifier]: [{ timestamp: 5, value: `v${i}`, writer_schema: 0 }] } }, `GET names ${JSON.stringify(qualifier)} alone`);
+    t.same(
+      await cellsOf(q([`strings:${qualifier}`])),
+      { strings: { [qualifier]: [{ timestamp: 5, value: `v${i}`, writer_schema: 0 }] } },
+      `GET names ${JSON.stringify(qualifier)} alone`,
+    );
   }
   t.same(Object.keys((await cellsOf(q(['strings:a,b', 'strings:tab\t'])))?.strings ?? {}).sort(), ['a,b', 'tab\t'], 'two awkward names in one JSON list');
 
@@ -60,17 +70,24 @@ const STORES: [string, (() => Promise<Store>) | undefined][] = [
 ];
 
 for (const [name, open] of STORES) {
-  t.test(`${name}: every stored map-family qualifier can be read and deleted on its own with the JSON form of cols`, { skip: name === 'Bigtable' && !emulator ? EMULATOR_MISSING : false }, async (t) => {
-    const h = await startGateway({}, open ? { store: await open() } : {});
-    t.teardown(() => h.close());
-    await everyQualifier(t, h.base);
-  });
+  t.test(
+    `${name}: every stored map-family qualifier can be read and deleted on its own with the JSON form of cols`,
+    { skip: name === 'Bigtable' && !emulator ? EMULATOR_MISSING : false },
+    async (t) => {
+      const h = await startGateway({}, open ? { store: await open() } : {});
+      t.teardown(() => h.close());
+      await everyQualifier(t, h.base);
+    },
+  );
 }
 
 t.test('the plain form: KijiREST clients\' comma lists, "family:" as the family on GET and refused on DELETE', async (t) => {
   const h = await startGateway();
   t.teardown(() => h.close());
-  const cells = { strings: { '': [{ value: 'empty', timestamp: 5 }], other: [{ value: 'other', timestamp: 5 }] }, group_family: { string_qualifier: [{ value: 's', timestamp: 5 }], long_qualifier: [{ value: 9, timestamp: 5 }] } };
+  const cells = {
+    strings: { '': [{ value: 'empty', timestamp: 5 }], other: [{ value: 'other', timestamp: 5 }] },
+    group_family: { string_qualifier: [{ value: 's', timestamp: 5 }], long_qualifier: [{ value: 9, timestamp: 5 }] },
+  };
   t.equal((await raw(h.base, 'POST', SAMPLE, JSON.stringify({ entityId: [7], cells }), json)).status, 200);
   const get = async (cols: string) => {
     const res = await raw(h.base, 'GET', `${SAMPLE}?${EID}&cols=${cols}`);
@@ -94,7 +111,11 @@ t.test('the plain form: KijiREST clients\' comma lists, "family:" as the family 
   t.equal(mixed.status, 400, '* among other columns in a DELETE');
   t.equal(JSON.parse(mixed.body).code, 'RG_ERR_BAD_COLUMNS');
 
-  t.equal((await raw(h.base, 'DELETE', `${SAMPLE}?${EID}&cols=group_family:`)).status, 200, 'a group family has no empty qualifier: group_family: deletes the family');
+  t.equal(
+    (await raw(h.base, 'DELETE', `${SAMPLE}?${EID}&cols=group_family:`)).status,
+    200,
+    'a group family has no empty qualifier: group_family: deletes the family',
+  );
   t.same(Object.keys((await get('*')).cells ?? {}), ['strings'], 'the group family is gone, the map family stays');
   t.equal((await raw(h.base, 'DELETE', `${SAMPLE}?${EID}&cols=strings`)).status, 200);
   t.same((await get('*')).cells, {}, 'cols=strings deletes the whole map family');

@@ -50,7 +50,13 @@ function decoded(r: BytesResponse): Buffer {
 async function seed(h: Harness): Promise<void> {
   const rows = [];
   for (let i = 0; i < 300; i++) {
-    rows.push({ entityId: [i], cells: { group_family: { string_qualifier: [{ timestamp: 1000 + i, value: `row ${i}\r\nline` }], long_qualifier: [{ timestamp: 5, value: i }] }, strings: { [`q${i % 7}`]: [{ timestamp: 9, value: 'x' }] } } });
+    rows.push({
+      entityId: [i],
+      cells: {
+        group_family: { string_qualifier: [{ timestamp: 1000 + i, value: `row ${i}\r\nline` }], long_qualifier: [{ timestamp: 5, value: i }] },
+        strings: { [`q${i % 7}`]: [{ timestamp: 9, value: 'x' }] },
+      },
+    });
   }
   const r = await raw(h.base, 'POST', ROWS, JSON.stringify(rows), json);
   if (r.status !== 200) throw new Error(r.body);
@@ -124,7 +130,12 @@ t.test('compression on: every JSON document from ~1 KiB up is compressed, and de
     t.equal(plain.headers['content-encoding'], undefined, `${path}: identity without Accept-Encoding`);
     t.equal(plain.headers['content-length'], String(plain.body.length), `${path}: Content-Length of the body sent`);
     const expected = JSON.parse(plain.body.toString('utf8')) as unknown;
-    for (const [accept, encoding] of [['gzip', 'gzip'], ['br', 'br'], ['gzip;q=0.5, br;q=0.9', 'br'], ['deflate, gzip', 'gzip']] as const) {
+    for (const [accept, encoding] of [
+      ['gzip', 'gzip'],
+      ['br', 'br'],
+      ['gzip;q=0.5, br;q=0.9', 'br'],
+      ['deflate, gzip', 'gzip'],
+    ] as const) {
       const r = await getBytes(h.base, path, { 'accept-encoding': accept });
       t.equal(r.status, 200);
       t.equal(r.headers['content-encoding'], encoding, `${path} with Accept-Encoding: ${accept}`);
@@ -181,7 +192,9 @@ t.test('compression on, revision 1: the single-row GET and PUT are compressed', 
   t.teardown(() => h.close());
   const layout = await h.store.getLayout('default', 'sample_table');
   const rowKey = encodeRowKey(layout.keyFormat, [5n]);
-  await h.store.write('default', 'sample_table', [{ rowKey, cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: JSON.stringify('y'.repeat(2000)) }] }]);
+  await h.store.write('default', 'sample_table', [
+    { rowKey, cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: JSON.stringify('y'.repeat(2000)) }] },
+  ]);
   const path = `${ROWS}/${toHex(rowKey)}`;
   const plain = await getBytes(h.base, path, {});
   t.equal(plain.status, 200, 'GET one row, identity');
@@ -208,7 +221,12 @@ t.test('compression off (default): identity whatever the client accepts', async 
   t.equal(r.headers['content-encoding'], undefined);
   t.equal(r.headers.vary, undefined, 'no Vary: Accept-Encoding when nothing is ever compressed');
   t.equal(r.body.toString('utf8').split('\r\n').length, 301);
-  for (const path of ['/v1/openapi.json', TABLE, '/v1/instances/default', `${ROWS}?eids=${encodeURIComponent(JSON.stringify(Array.from({ length: 20 }, (_, i) => [i])))}`]) {
+  for (const path of [
+    '/v1/openapi.json',
+    TABLE,
+    '/v1/instances/default',
+    `${ROWS}?eids=${encodeURIComponent(JSON.stringify(Array.from({ length: 20 }, (_, i) => [i])))}`,
+  ]) {
     const doc = await getBytes(h.base, path, { 'accept-encoding': 'gzip, br' });
     t.equal(doc.status, 200);
     t.ok(doc.body.length >= COMPRESS_MIN_BYTES);
@@ -272,7 +290,19 @@ t.test('compressed scans are flushed per chunk', async (t) => {
   for (let start = 0; start < BIG_ROWS; start += 20_000) {
     const batch: RowWrite[] = [];
     for (let i = start; i < start + 20_000; i++) {
-      batch.push({ rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]), cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: JSON.stringify(random.slice(i * VALUE_CHARS, (i + 1) * VALUE_CHARS)) }] });
+      batch.push({
+        rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]),
+        cells: [
+          {
+            kind: 'value',
+            family: 'strings',
+            qualifier: 'q',
+            timestamp: 1,
+            schemaId: 0,
+            json: JSON.stringify(random.slice(i * VALUE_CHARS, (i + 1) * VALUE_CHARS)),
+          },
+        ],
+      });
     }
     await h.store.write('default', 'sample_table', batch);
   }

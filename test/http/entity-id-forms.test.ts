@@ -74,7 +74,13 @@ t.test('the escaping helper is HBase toStringBinary', async (t) => {
 });
 
 t.test('FORMATTED table: POST in every entityId form, exact targets, each target and each eid form reads the row', async (t) => {
-  const ids = new Map<Form, bigint>([['json', 101n], ['rowkey=', 0n], ['rowkey_hex=', -1n], ['hbase=', 4242n], ['hbase_hex=', 9007199254740993n]]);
+  const ids = new Map<Form, bigint>([
+    ['json', 101n],
+    ['rowkey=', 0n],
+    ['rowkey_hex=', -1n],
+    ['hbase=', 4242n],
+    ['hbase_hex=', 9007199254740993n],
+  ]);
   const rows = FORMS.map((form) => {
     const n = ids.get(form)!;
     const components = [n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n];
@@ -83,12 +89,19 @@ t.test('FORMATTED table: POST in every entityId form, exact targets, each target
   for (const r of rows) t.match(escaped(r.key), /\\x[0-9A-F]{2}/, `the key of [${r.n}] has bytes that rowkey= escapes: ${escaped(r.key)}`);
   // 9007199254740993 is beyond double precision: the body is written by hand so it stays exact.
   const body = `[${rows
-    .map((r) => `{"entityId": ${r.form === 'json' ? `[${r.n}]` : JSON.stringify(entityId(r.form, r.components, r.key))}, "cells": {"strings": {"form": [{"value": ${JSON.stringify(`via ${r.form}`)}, "timestamp": 1}]}}}`)
+    .map(
+      (r) =>
+        `{"entityId": ${r.form === 'json' ? `[${r.n}]` : JSON.stringify(entityId(r.form, r.components, r.key))}, "cells": {"strings": {"form": [{"value": ${JSON.stringify(`via ${r.form}`)}, "timestamp": 1}]}}}`,
+    )
     .join(', ')}]`;
   const res = await raw(h.base, 'POST', SAMPLE, body, json);
   t.equal(res.status, 200, res.body);
   const { targets } = JSON.parse(res.body) as { targets: string[] };
-  t.same(targets, rows.map((r) => `${SAMPLE}?eid=${encodeURIComponent(r.form === 'json' ? `[${r.n}]` : (entityId(r.form, r.components, r.key) as string))}`), 'one exact target per row, the entity id as given, URL-encoded');
+  t.same(
+    targets,
+    rows.map((r) => `${SAMPLE}?eid=${encodeURIComponent(r.form === 'json' ? `[${r.n}]` : (entityId(r.form, r.components, r.key) as string))}`),
+    'one exact target per row, the entity id as given, URL-encoded',
+  );
   t.equal(targets[0], `${SAMPLE}?eid=%5B101%5D`, 'a JSON array target');
   // The key of [0] is 54 40 80 00 ... 00: "T@" then eight escaped bytes.
   t.equal(targets[1], `${SAMPLE}?eid=rowkey%3DT%40%5Cx80${'%5Cx00'.repeat(7)}`, 'a rowkey= target: =, @ and each backslash percent-encoded');
@@ -105,31 +118,64 @@ t.test('FORMATTED table: POST in every entityId form, exact targets, each target
       t.equal(got[0]?.cells.strings?.form?.[0]?.value, `via ${r.form}`, `${r.form} row via ${how}: its cell`);
     };
     await check(targets[i]!, 'its POST target');
-    for (const form of FORMS) await check(`${SAMPLE}?eid=${encodeURIComponent(form === 'json' ? `[${r.n}]` : eidText(form, r.components, r.key))}`, `eid in the ${form} form`);
+    for (const form of FORMS)
+      await check(`${SAMPLE}?eid=${encodeURIComponent(form === 'json' ? `[${r.n}]` : eidText(form, r.components, r.key))}`, `eid in the ${form} form`);
   }
-  const bulk = await get(`${SAMPLE}?eids=${encodeURIComponent(`[${rows.map((r, i) => (FORMS[i] === 'json' ? `[${r.n}]` : JSON.stringify(eidText(FORMS[i]!, r.components, r.key)))).join(',')}]`)}`);
-  t.same(bulk.map((row) => row.cells.strings?.form?.[0]?.value), rows.map((r) => `via ${r.form}`), 'eids takes every form, one row each in request order');
-  const row0 = (await get(`${SAMPLE}?eid=${encodeURIComponent(`rowkey=${escaped(longKey(0n)).replace(/\\x([0-9A-F]{2})/g, (_, hex: string) => `\\x${hex.toLowerCase()}`)}`)}`))[0];
+  const bulk = await get(
+    `${SAMPLE}?eids=${encodeURIComponent(`[${rows.map((r, i) => (FORMS[i] === 'json' ? `[${r.n}]` : JSON.stringify(eidText(FORMS[i]!, r.components, r.key)))).join(',')}]`)}`,
+  );
+  t.same(
+    bulk.map((row) => row.cells.strings?.form?.[0]?.value),
+    rows.map((r) => `via ${r.form}`),
+    'eids takes every form, one row each in request order',
+  );
+  const row0 = (
+    await get(
+      `${SAMPLE}?eid=${encodeURIComponent(`rowkey=${escaped(longKey(0n)).replace(/\\x([0-9A-F]{2})/g, (_, hex: string) => `\\x${hex.toLowerCase()}`)}`)}`,
+    )
+  )[0];
   t.equal(row0?.cells.strings?.form?.[0]?.value, 'via rowkey=', 'lowercase hex digits in \\xHH address the same row');
 });
 
 t.test('RAW table: POST in every entityId form, exact targets, each target and each eid form reads the row', async (t) => {
-  const keys = new Map<Form, string>([['json', 'a\u0000b'], ['rowkey=', 'k\\ey'], ['rowkey_hex=', 'tab\tx'], ['hbase=', 'caf\u00e9'], ['hbase_hex=', 'sp ace\r\n']]);
+  const keys = new Map<Form, string>([
+    ['json', 'a\u0000b'],
+    ['rowkey=', 'k\\ey'],
+    ['rowkey_hex=', 'tab\tx'],
+    ['hbase=', 'caf\u00e9'],
+    ['hbase_hex=', 'sp ace\r\n'],
+  ]);
   const rows = FORMS.map((form) => {
     const text = keys.get(form)!;
     return { form, text, key: Buffer.from(text, 'utf8'), components: [text] };
   });
   for (const r of rows) t.match(escaped(r.key), /\\x[0-9A-F]{2}/, `the key ${JSON.stringify(r.text)} has bytes that rowkey= escapes: ${escaped(r.key)}`);
-  const res = await raw(h.base, 'POST', RAW_TABLE, JSON.stringify(rows.map((r) => ({ entityId: entityId(r.form, r.components, r.key), cells: { info: { form: [{ value: `via ${r.form}`, timestamp: 1 }] } } }))), json);
+  const res = await raw(
+    h.base,
+    'POST',
+    RAW_TABLE,
+    JSON.stringify(
+      rows.map((r) => ({ entityId: entityId(r.form, r.components, r.key), cells: { info: { form: [{ value: `via ${r.form}`, timestamp: 1 }] } } })),
+    ),
+    json,
+  );
   t.equal(res.status, 200, res.body);
   const { targets } = JSON.parse(res.body) as { targets: string[] };
-  t.same(targets, rows.map((r) => `${RAW_TABLE}?eid=${encodeURIComponent(eidText(r.form, r.components, r.key))}`), 'one exact target per row');
+  t.same(
+    targets,
+    rows.map((r) => `${RAW_TABLE}?eid=${encodeURIComponent(eidText(r.form, r.components, r.key))}`),
+    'one exact target per row',
+  );
   t.equal(targets[0], `${RAW_TABLE}?eid=%5B%22a%5Cu0000b%22%5D`, 'a JSON array target');
   t.equal(targets[1], `${RAW_TABLE}?eid=rowkey%3Dk%5Cx5Cey`, 'a rowkey= target with an escaped backslash');
 
   for (const [i, r] of rows.entries()) {
     const check = (got: Row[], how: string) => {
-      t.same(got.map((row) => ({ entityId: row.entityId, value: row.cells.info?.form?.[0]?.value })), [{ entityId: `rowkey=${escaped(r.key)}`, value: `via ${r.form}` }], `${JSON.stringify(r.text)} via ${how}: a RAW row's entityId is its rowkey= form`);
+      t.same(
+        got.map((row) => ({ entityId: row.entityId, value: row.cells.info?.form?.[0]?.value })),
+        [{ entityId: `rowkey=${escaped(r.key)}`, value: `via ${r.form}` }],
+        `${JSON.stringify(r.text)} via ${how}: a RAW row's entityId is its rowkey= form`,
+      );
     };
     check(await get(targets[i]!), 'its POST target');
     for (const form of FORMS) check(await get(`${RAW_TABLE}?eid=${encodeURIComponent(eidText(form, r.components, r.key))}`), `eid in the ${form} form`);
@@ -138,11 +184,21 @@ t.test('RAW table: POST in every entityId form, exact targets, each target and e
 
 t.test('RAW table: a key that is not UTF-8 round-trips through the four row key forms', async (t) => {
   const key = Buffer.from([0xff, 0x00, 0x80, 0x5c, 0x41]);
-  const res = await raw(h.base, 'POST', RAW_TABLE, JSON.stringify({ entityId: `rowkey=${escaped(key)}`, cells: { info: { form: [{ value: 'binary', timestamp: 1 }] } } }), json);
+  const res = await raw(
+    h.base,
+    'POST',
+    RAW_TABLE,
+    JSON.stringify({ entityId: `rowkey=${escaped(key)}`, cells: { info: { form: [{ value: 'binary', timestamp: 1 }] } } }),
+    json,
+  );
   t.equal(res.status, 200, res.body);
   t.same(JSON.parse(res.body), { targets: [`${RAW_TABLE}?eid=rowkey%3D%5CxFF%5Cx00%5Cx80%5Cx5CA`] });
   for (const form of FORMS.filter((f) => f !== 'json')) {
     const got = await get(`${RAW_TABLE}?eid=${encodeURIComponent(eidText(form, [], key))}`);
-    t.same(got.map((row) => ({ entityId: row.entityId, value: row.cells.info?.form?.[0]?.value })), [{ entityId: 'rowkey=\\xFF\\x00\\x80\\x5CA', value: 'binary' }], `via eid in the ${form} form`);
+    t.same(
+      got.map((row) => ({ entityId: row.entityId, value: row.cells.info?.form?.[0]?.value })),
+      [{ entityId: 'rowkey=\\xFF\\x00\\x80\\x5CA', value: 'binary' }],
+      `via eid in the ${form} form`,
+    );
   }
 });

@@ -72,7 +72,10 @@ function pct(value: string): string {
 }
 
 class Gen {
-  constructor(readonly rnd: () => number, readonly revision: Revision) {}
+  constructor(
+    readonly rnd: () => number,
+    readonly revision: Revision,
+  ) {}
 
   int(lo: number, hi: number): number {
     return lo + Math.floor(this.rnd() * (hi - lo + 1));
@@ -104,16 +107,24 @@ class Gen {
   junk(depth = 0): unknown {
     const kind = this.int(0, depth > 3 ? 5 : 7);
     switch (kind) {
-      case 0: return null;
-      case 1: return this.chance(0.5);
-      case 2: return this.pick([0, -1, 1.5, 2 ** 53 + 2, -(2 ** 63), 1e308, this.int(-1000, 1000)]);
-      case 3: return this.text();
-      case 4: return this.pick(['', 'string', 'long', '{"type": "record"}', 'null']);
-      case 5: return this.int(0, 1_000_000);
-      case 6: return Array.from({ length: this.int(0, 4) }, () => this.junk(depth + 1));
+      case 0:
+        return null;
+      case 1:
+        return this.chance(0.5);
+      case 2:
+        return this.pick([0, -1, 1.5, 2 ** 53 + 2, -(2 ** 63), 1e308, this.int(-1000, 1000)]);
+      case 3:
+        return this.text();
+      case 4:
+        return this.pick(['', 'string', 'long', '{"type": "record"}', 'null']);
+      case 5:
+        return this.int(0, 1_000_000);
+      case 6:
+        return Array.from({ length: this.int(0, 4) }, () => this.junk(depth + 1));
       default: {
         const o: Record<string, unknown> = {};
-        for (let i = this.int(0, 4); i > 0; i--) o[this.pick(['value', 'timestamp', 'writer_schema', 'incr', 'entityId', 'cells', this.text(5)])] = this.junk(depth + 1);
+        for (let i = this.int(0, 4); i > 0; i--)
+          o[this.pick(['value', 'timestamp', 'writer_schema', 'incr', 'entityId', 'cells', this.text(5)])] = this.junk(depth + 1);
         return o;
       }
     }
@@ -150,7 +161,26 @@ class Gen {
       () => `hbase=${this.text(10)}`,
       () => `hbase=hex:${this.pick(['', '00', 'zz', '0a0b0c0d0e0f00112233'])}`,
       () => `kiji=${this.text(6)}`,
-      () => this.pick(['[]', '[[]]', '[1, []]', "['a', []]", '[null]', '[1.5]', '[-1]', '[99999999999999999999999]', '{}', '"', '', '[', ']', '[1,]', "['a'", '["a","b","c"]', '[true]']),
+      () =>
+        this.pick([
+          '[]',
+          '[[]]',
+          '[1, []]',
+          "['a', []]",
+          '[null]',
+          '[1.5]',
+          '[-1]',
+          '[99999999999999999999999]',
+          '{}',
+          '"',
+          '',
+          '[',
+          ']',
+          '[1,]',
+          "['a'",
+          '["a","b","c"]',
+          '[true]',
+        ]),
       () => JSON.stringify(this.junk()),
       () => this.text(30),
       () => `[${'1'.repeat(this.int(20, 3000))}]`,
@@ -163,25 +193,78 @@ class Gen {
   /** A value for a read parameter; often valid, often not. */
   readParam(name: string, players: boolean): string {
     switch (name) {
-      case 'eid': case 'start_eid': case 'end_eid': return this.eidText(players);
-      case 'start_rk': case 'end_rk': return this.pick(['', '00', '0a0b', 'zz', 'abc', 'ffff', this.text(8)]);
-      case 'eids': return this.pick([
-        () => JSON.stringify(Array.from({ length: this.int(0, 6) }, () => (this.revision === 3 ? (this.chance(0.5) ? this.sampleComponents() : this.eidText(players)) : this.eidText(players)))),
-        () => JSON.stringify(this.junk()),
-        () => `[${'[1],'.repeat(this.int(1, 3000))}[2]]`,
-        () => this.text(20),
-      ])();
+      case 'eid':
+      case 'start_eid':
+      case 'end_eid':
+        return this.eidText(players);
+      case 'start_rk':
+      case 'end_rk':
+        return this.pick(['', '00', '0a0b', 'zz', 'abc', 'ffff', this.text(8)]);
+      case 'eids':
+        return this.pick([
+          () =>
+            JSON.stringify(
+              Array.from({ length: this.int(0, 6) }, () =>
+                this.revision === 3 ? (this.chance(0.5) ? this.sampleComponents() : this.eidText(players)) : this.eidText(players),
+              ),
+            ),
+          () => JSON.stringify(this.junk()),
+          () => `[${'[1],'.repeat(this.int(1, 3000))}[2]]`,
+          () => this.text(20),
+        ])();
       case 'cols': {
-        const names = Array.from({ length: this.int(1, 4) }, () => this.pick(['*', 'group_family', 'group_family:string_qualifier', 'group_family:counter', 'strings', 'strings:any', 'strings:', 'strings:a,b', 'longs:n', 'info', 'info:email', 'nofam', 'group_family:nocol', '', ':', 'a:b:c', ' strings ', `strings:${this.text(8)}`, this.text(8)]));
+        const names = Array.from({ length: this.int(1, 4) }, () =>
+          this.pick([
+            '*',
+            'group_family',
+            'group_family:string_qualifier',
+            'group_family:counter',
+            'strings',
+            'strings:any',
+            'strings:',
+            'strings:a,b',
+            'longs:n',
+            'info',
+            'info:email',
+            'nofam',
+            'group_family:nocol',
+            '',
+            ':',
+            'a:b:c',
+            ' strings ',
+            `strings:${this.text(8)}`,
+            this.text(8),
+          ]),
+        );
         // The JSON form of exact names, sometimes broken.
-        if (this.chance(0.25)) return this.pick([() => JSON.stringify(names), () => JSON.stringify(names).slice(0, -1), () => JSON.stringify(this.junk()), () => '[]'])();
+        if (this.chance(0.25))
+          return this.pick([() => JSON.stringify(names), () => JSON.stringify(names).slice(0, -1), () => JSON.stringify(this.junk()), () => '[]'])();
         return names.join(this.pick([',', ', ', ',,']));
       }
-      case 'versions': return this.pick(['1', '2', 'all', 'ALL', '0', '-1', 'abc', '99999999999999999999', '1.5', '', ' 1', '10']);
-      case 'timerange': return this.pick(['0..10', '..5', '5..', '..', '5..1', '3..3', 'a..b', '1..2..3', '', '0..99999999999999999999', '-1..5', '1.5..2', String(this.int(0, 9))]);
-      case 'limit': return this.pick(['-1', '0', '1', '10', '-2', 'abc', '1e3', '99999999999999999999', '', '0x10', '2000000000', ' 5']);
-      case 'timestamp': return this.pick(['0', '1', '100', '-1', '1.5', 'abc', '9'.repeat(30), '', '2']);
-      default: return this.text(10);
+      case 'versions':
+        return this.pick(['1', '2', 'all', 'ALL', '0', '-1', 'abc', '99999999999999999999', '1.5', '', ' 1', '10']);
+      case 'timerange':
+        return this.pick([
+          '0..10',
+          '..5',
+          '5..',
+          '..',
+          '5..1',
+          '3..3',
+          'a..b',
+          '1..2..3',
+          '',
+          '0..99999999999999999999',
+          '-1..5',
+          '1.5..2',
+          String(this.int(0, 9)),
+        ]);
+      case 'limit':
+        return this.pick(['-1', '0', '1', '10', '-2', 'abc', '1e3', '99999999999999999999', '', '0x10', '2000000000', ' 5']);
+      case 'timestamp':
+        return this.pick(['0', '1', '100', '-1', '1.5', 'abc', '9'.repeat(30), '', '2']);
+      default:
+        return this.text(10);
     }
   }
 
@@ -200,12 +283,18 @@ class Gen {
     const ts = this.chance(0.7) ? { timestamp: this.int(0, 1000) } : {};
     const ws = (name: string) => (this.revision !== 1 && this.chance(0.3) ? { writer_schema: name } : {});
     switch (qualifier) {
-      case 'string_qualifier': return { value: this.text(20), ...ts, ...ws('string') };
-      case 'long_qualifier': return { value: this.int(-1e9, 1e9), ...ts, ...ws('long') };
-      case 'union_qualifier': return { value: this.chance(0.5) ? null : this.text(5), ...ts };
-      case 'inline_record': return { value: { username: this.text(5), num_purchases: this.int(0, 100), nick: this.chance(0.5) ? null : { string: 'n' } }, ...ts };
-      case 'counter': return this.chance(0.5) ? { value: { incr: this.int(-5, 5) } } : { value: this.int(0, 100) };
-      default: return { value: this.text(8), ...ts };
+      case 'string_qualifier':
+        return { value: this.text(20), ...ts, ...ws('string') };
+      case 'long_qualifier':
+        return { value: this.int(-1e9, 1e9), ...ts, ...ws('long') };
+      case 'union_qualifier':
+        return { value: this.chance(0.5) ? null : this.text(5), ...ts };
+      case 'inline_record':
+        return { value: { username: this.text(5), num_purchases: this.int(0, 100), nick: this.chance(0.5) ? null : { string: 'n' } }, ...ts };
+      case 'counter':
+        return this.chance(0.5) ? { value: { incr: this.int(-5, 5) } } : { value: this.int(0, 100) };
+      default:
+        return { value: this.text(8), ...ts };
     }
   }
 
@@ -213,9 +302,19 @@ class Gen {
   goodRow(players: boolean): Record<string, unknown> {
     const c = players ? this.playerComponents().map(String) : this.sampleComponents();
     const entityId = this.revision === 3 ? c : this.shell(c);
-    if (players) return { entityId, cells: { info: { email: [{ value: this.text(10), timestamp: this.int(1, 50) }], ...(this.chance(0.5) ? { logins: [{ value: { incr: this.int(1, 3) } }] } : {}) } } };
+    if (players)
+      return {
+        entityId,
+        cells: {
+          info: {
+            email: [{ value: this.text(10), timestamp: this.int(1, 50) }],
+            ...(this.chance(0.5) ? { logins: [{ value: { incr: this.int(1, 3) } }] } : {}),
+          },
+        },
+      };
     const group: Record<string, unknown[]> = {};
-    for (const q of ['string_qualifier', 'long_qualifier', 'union_qualifier', 'inline_record', 'counter']) if (this.chance(0.4)) group[q] = [this.sampleCell(q)];
+    for (const q of ['string_qualifier', 'long_qualifier', 'union_qualifier', 'inline_record', 'counter'])
+      if (this.chance(0.4)) group[q] = [this.sampleCell(q)];
     const cells: Record<string, unknown> = {};
     if (Object.keys(group).length > 0) cells.group_family = group;
     if (this.chance(0.5)) cells.strings = { [this.text(6)]: [{ value: this.text(8), timestamp: this.int(0, 100) }] };
@@ -230,21 +329,50 @@ class Gen {
     const defects: (() => unknown)[] = [
       () => ({ ...row, cells: { ...cells, [`no_such_family_${this.int(0, 99)}`]: { q: [{ value: 1 }] } } }),
       // (players keys are two STRINGs, the second nullable: ['only-one'] is a valid key.)
-      () => ({ ...row, entityId: players ? (this.revision === 3 ? this.pick([['a', 'b', 'c'], [1, 2]]) : this.pick(["['a', 'b', 'c']", '[1, 2]'])) : (this.revision === 3 ? ['not-a-long'] : "['not-a-long']") }),
+      () => ({
+        ...row,
+        entityId: players
+          ? this.revision === 3
+            ? this.pick([
+                ['a', 'b', 'c'],
+                [1, 2],
+              ])
+            : this.pick(["['a', 'b', 'c']", '[1, 2]'])
+          : this.revision === 3
+            ? ['not-a-long']
+            : "['not-a-long']",
+      }),
       () => ({ ...row, entityId: this.pick([{}, null, true, 12, [[1]], '']) }),
       () => ({ cells }),
       () => ({ ...row, extra: 1 }),
-      () => (players ? { ...row, cells: { info: { email: [{ value: 42, timestamp: 1 }] } } } : { ...row, cells: { group_family: { long_qualifier: [{ value: 'not a long', timestamp: 1 }] } } }),
-      () => (players ? { ...row, cells: { info: { logins: [{ value: '5' }] } } } : { ...row, cells: { group_family: { counter: [{ value: { incr: 1 }, timestamp: 5 }] } } }),
+      () =>
+        players
+          ? { ...row, cells: { info: { email: [{ value: 42, timestamp: 1 }] } } }
+          : { ...row, cells: { group_family: { long_qualifier: [{ value: 'not a long', timestamp: 1 }] } } },
+      () =>
+        players
+          ? { ...row, cells: { info: { logins: [{ value: '5' }] } } }
+          : { ...row, cells: { group_family: { counter: [{ value: { incr: 1 }, timestamp: 5 }] } } },
       () => (players ? { ...row, cells: { info: { nocolumn: [{ value: 'x' }] } } } : { ...row, cells: { group_family: { nocolumn: [{ value: 'x' }] } } }),
-      () => ({ ...row, cells: { [players ? 'info' : 'strings']: { [players ? 'email' : 'q']: [{ value: 'v', timestamp: this.pick([-2, 1.5, 'now', 2 ** 64]) }] } } }),
+      () => ({
+        ...row,
+        cells: { [players ? 'info' : 'strings']: { [players ? 'email' : 'q']: [{ value: 'v', timestamp: this.pick([-2, 1.5, 'now', 2 ** 64]) }] } },
+      }),
       () => ({ ...row, cells: { [players ? 'info' : 'strings']: { [players ? 'email' : 'q']: [{ value: 'v', colour: 'red' }] } } }),
       () => ({ ...row, cells: { [players ? 'info' : 'strings']: { [players ? 'email' : 'q']: [{ timestamp: 1 }] } } }),
       () => ({ ...row, cells: { [players ? 'info' : 'strings']: { [players ? 'email' : 'q']: { value: 'not a list' } } } }),
       () => ({ ...row, cells: this.pick([[], 'cells', 5]) }),
-      () => (this.revision === 1
-        ? { ...row, cells: { [players ? 'info' : 'strings']: { [players ? 'email' : 'q']: [{ value: 'v', writer_schema: 'string' }] } } }
-        : { ...row, cells: { [players ? 'info' : 'strings']: { [players ? 'email' : 'q']: [{ value: 'v', writer_schema: this.pick([999_999, 'no.such.Type', { type: 'record' }, '"long"', -1]) }] } } }),
+      () =>
+        this.revision === 1
+          ? { ...row, cells: { [players ? 'info' : 'strings']: { [players ? 'email' : 'q']: [{ value: 'v', writer_schema: 'string' }] } } }
+          : {
+              ...row,
+              cells: {
+                [players ? 'info' : 'strings']: {
+                  [players ? 'email' : 'q']: [{ value: 'v', writer_schema: this.pick([999_999, 'no.such.Type', { type: 'record' }, '"long"', -1]) }],
+                },
+              },
+            },
       () => this.pick([null, 42, 'row', true]),
     ];
     return this.pick(defects)();
@@ -256,12 +384,31 @@ class Gen {
     const valid = JSON.stringify(rows.length === 1 && this.chance(0.5) ? rows[0] : rows.length === 0 ? [this.goodRow(players)] : rows);
     const kind = this.int(0, 9);
     switch (kind) {
-      case 0: return { body: valid, headers: { 'content-type': this.pick(['text/plain', 'application/x-www-form-urlencoded', 'application/jsonx', 'json', 'multipart/form-data; boundary=x', '*/*']) }, what: 'wrong content type' };
-      case 1: return { body: valid, headers: {}, what: 'no content type' };
+      case 0:
+        return {
+          body: valid,
+          headers: {
+            'content-type': this.pick([
+              'text/plain',
+              'application/x-www-form-urlencoded',
+              'application/jsonx',
+              'json',
+              'multipart/form-data; boundary=x',
+              '*/*',
+            ]),
+          },
+          what: 'wrong content type',
+        };
+      case 1:
+        return { body: valid, headers: {}, what: 'no content type' };
       case 2: {
         const cut = valid.slice(0, this.int(0, valid.length - 1));
         let parses = true;
-        try { JSON.parse(cut); } catch { parses = false; }
+        try {
+          JSON.parse(cut);
+        } catch {
+          parses = false;
+        }
         return { body: parses ? `${cut}}` : cut, headers: json, what: 'truncated JSON' };
       }
       case 3: {
@@ -270,13 +417,29 @@ class Gen {
         return { body: `{"entityId": [1], "cells": {"no_such_family": {"q": [{"value": ${open.repeat(depth)}`, headers: json, what: `nesting ${depth} deep` };
       }
       case 4: {
-        const bytes = Buffer.from(JSON.stringify([this.goodRow(players), { entityId: players ? ['a', 'b'] : [1], cells: { strings: { q: [{ value: 'XXXX' }] } } }]));
+        const bytes = Buffer.from(
+          JSON.stringify([this.goodRow(players), { entityId: players ? ['a', 'b'] : [1], cells: { strings: { q: [{ value: 'XXXX' }] } } }]),
+        );
         const at = bytes.indexOf('XXXX');
-        bytes.set(this.pick([[0xff, 0xfe, 0x41, 0x41], [0xc3, 0x28, 0x41, 0x41], [0xed, 0xa0, 0x80, 0x41], [0xe2, 0x82, 0x41, 0x41]]), at);
+        bytes.set(
+          this.pick([
+            [0xff, 0xfe, 0x41, 0x41],
+            [0xc3, 0x28, 0x41, 0x41],
+            [0xed, 0xa0, 0x80, 0x41],
+            [0xe2, 0x82, 0x41, 0x41],
+          ]),
+          at,
+        );
         return { body: bytes, headers: json, what: 'invalid UTF-8 in body' };
       }
-      case 5: return { body: `[${`${valid},`.repeat(Math.ceil(BODY_LIMIT / valid.length) + 1)}${valid}]`, headers: json, what: 'body over the limit' };
-      case 6: return { body: this.pick(['', ' ', 'null', '42', '"row"', '[1]', '[null]', '{}garbage', '[{}]', '{"entityId":', 'true', '\u0000', '[[],[]]']), headers: json, what: 'not rows' };
+      case 5:
+        return { body: `[${`${valid},`.repeat(Math.ceil(BODY_LIMIT / valid.length) + 1)}${valid}]`, headers: json, what: 'body over the limit' };
+      case 6:
+        return {
+          body: this.pick(['', ' ', 'null', '42', '"row"', '[1]', '[null]', '{}garbage', '[{}]', '{"entityId":', 'true', '\u0000', '[[],[]]']),
+          headers: json,
+          what: 'not rows',
+        };
       default: {
         const bad = this.badRow(players);
         const all = [...rows];
@@ -297,20 +460,42 @@ function makeRequest(g: Gen): FuzzRequest {
   const players = g.chance(0.35);
   const def = TABLE_PATHS('default')[players ? 'players' : 'sample'];
   const scratch = TABLE_PATHS('hidden')[players ? 'players' : 'sample'];
-  const scanNames = r3 ? ['eid', 'eids', 'start_eid', 'end_eid', 'limit', 'cols', 'versions', 'timerange'] : ['eid', 'eids', 'start_rk', 'end_rk', 'limit', 'cols', 'versions', 'timerange'];
+  const scanNames = r3
+    ? ['eid', 'eids', 'start_eid', 'end_eid', 'limit', 'cols', 'versions', 'timerange']
+    : ['eid', 'eids', 'start_rk', 'end_rk', 'limit', 'cols', 'versions', 'timerange'];
   const subset = (names: readonly string[], p: number) => names.filter(() => g.chance(p));
   const kind = g.int(0, 99);
 
   if (kind < 10) {
     // Info routes with junk parameters, names, methods.
-    const paths = ['/v1', '/v1/version', '/v1/openapi.json', '/v1/instances', '/v1/instances/default', '/v1/instances/default/tables', def,
-      `/v1/instances/${g.enc(g.text(8))}`, `/v1/instances/default/tables/${g.enc(g.text(8))}`, `/v1/instances/${g.pick(['%', '%zz', '%C3%28', '%FF', '..', '.', '%2F', 'default%00'])}/tables`,
-      `/v1/${g.enc(g.text(8))}`, '/', '/v2', '/v1//instances', `/v1/instances/default/tables/sample_table/${g.pick(['rows/x', 'entityId', 'rows/00', 'nope'])}`, `/v1/instances/${'a'.repeat(g.int(100, 5000))}`];
+    const paths = [
+      '/v1',
+      '/v1/version',
+      '/v1/openapi.json',
+      '/v1/instances',
+      '/v1/instances/default',
+      '/v1/instances/default/tables',
+      def,
+      `/v1/instances/${g.enc(g.text(8))}`,
+      `/v1/instances/default/tables/${g.enc(g.text(8))}`,
+      `/v1/instances/${g.pick(['%', '%zz', '%C3%28', '%FF', '..', '.', '%2F', 'default%00'])}/tables`,
+      `/v1/${g.enc(g.text(8))}`,
+      '/',
+      '/v2',
+      '/v1//instances',
+      `/v1/instances/default/tables/sample_table/${g.pick(['rows/x', 'entityId', 'rows/00', 'nope'])}`,
+      `/v1/instances/${'a'.repeat(g.int(100, 5000))}`,
+    ];
     const method = g.pick(['GET', 'GET', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'TRACE', 'PUT', 'DELETE', 'POST']);
     const path = g.pick(paths);
     const writes = method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS' && method !== 'TRACE';
     // A write method on an info route can never write; on `default` rows it is not picked here.
-    return { method, path: path + (g.chance(0.3) ? g.query([g.text(5)], players) : ''), mustReject: writes && path.startsWith('/v1/instances/default'), what: 'info route' };
+    return {
+      method,
+      path: path + (g.chance(0.3) ? g.query([g.text(5)], players) : ''),
+      mustReject: writes && path.startsWith('/v1/instances/default'),
+      what: 'info route',
+    };
   }
   if (kind < 45) {
     // Reads of rows with random parameters.
@@ -319,7 +504,13 @@ function makeRequest(g: Gen): FuzzRequest {
     const body = g.chance(0.05) ? g.pick(['{"x": 1}', 'garbage', '[[[[']) : undefined;
     // HEAD of the same reads: the GET's status without the body (a scan is not run).
     const head = g.chance(0.15);
-    return { method: head ? 'HEAD' : 'GET', path: `${g.chance(0.9) ? def : scratch}/rows${g.query(names, players)}`, headers, body: head ? undefined : body, what: head ? 'HEAD of rows' : 'read rows' };
+    return {
+      method: head ? 'HEAD' : 'GET',
+      path: `${g.chance(0.9) ? def : scratch}/rows${g.query(names, players)}`,
+      headers,
+      body: head ? undefined : body,
+      what: head ? 'HEAD of rows' : 'read rows',
+    };
   }
   if (kind < 65) {
     // Writes built to be refused, to `default`.
@@ -342,7 +533,8 @@ function makeRequest(g: Gen): FuzzRequest {
       () => `${good()}&cols=${g.enc(g.pick(['nofam', 'group_family:nocol', 'info:nocol', 'x:y']))}`,
       () => `${good()}&timestamp=${g.enc(g.pick(['-1', '1.5', 'abc', '9'.repeat(30), '', '0x1']))}`,
       () => `${good()}&${g.pick(['limit=1', 'versions=all', 'x=1', 'start_eid=1'])}`,
-      () => `eids=${g.enc(g.pick(['{}', '1', '"a"', '[[1], "["]', players ? '[["a", "b"], [1]]' : '[[1], ["x"]]', '[[1], null]', `[${'[1],'.repeat(20_000)}[1]]`]))}`,
+      () =>
+        `eids=${g.enc(g.pick(['{}', '1', '"a"', '[[1], "["]', players ? '[["a", "b"], [1]]' : '[[1], ["x"]]', '[[1], null]', `[${'[1],'.repeat(20_000)}[1]]`]))}`,
       () => `${good()}&${good()}`,
       () => `eid=${g.enc('[1]')}%`,
     ];
@@ -353,10 +545,25 @@ function makeRequest(g: Gen): FuzzRequest {
   }
   if (!r3 && kind < 97) {
     // entityId (revisions 1-2), single-row GET/PUT (revision 1).
-    if (g.revision === 2 || g.chance(0.4)) return { method: 'GET', path: `${g.chance(0.8) ? def : scratch}/entityId${g.query(subset(['eid', 'x'], 0.7), players)}`, what: 'entityId' };
+    if (g.revision === 2 || g.chance(0.4))
+      return { method: 'GET', path: `${g.chance(0.8) ? def : scratch}/entityId${g.query(subset(['eid', 'x'], 0.7), players)}`, what: 'entityId' };
     const hex = g.pick(['', 'zz', '0', '00', 'ffff', '44018000000000003039', 'a2378000000000000929', g.text(8)]);
-    if (g.chance(0.5)) return { method: 'GET', path: `${def}/rows/${g.enc(hex)}${g.query(subset(['cols', 'versions', 'timerange', 'limit'], 0.4), players)}`, what: 'single-row GET' };
-    const col = g.pick(['group_family:string_qualifier', 'group_family:long_qualifier', 'group_family:counter', 'strings:q', 'nofam:q', 'group_family', ':', 'info:email']);
+    if (g.chance(0.5))
+      return {
+        method: 'GET',
+        path: `${def}/rows/${g.enc(hex)}${g.query(subset(['cols', 'versions', 'timerange', 'limit'], 0.4), players)}`,
+        what: 'single-row GET',
+      };
+    const col = g.pick([
+      'group_family:string_qualifier',
+      'group_family:long_qualifier',
+      'group_family:counter',
+      'strings:q',
+      'nofam:q',
+      'group_family',
+      ':',
+      'info:email',
+    ]);
     const value = g.pick(['"text"', 'raw text', '12', '{"incr": 1}', '[', '', '"\\ud800"', '1.5']);
     const defects = [
       `${g.enc(col)}=${g.enc(value)}`,
@@ -370,7 +577,14 @@ function makeRequest(g: Gen): FuzzRequest {
     // Every PUT to `default` carries a defect; a valid-looking one goes to the scratch instance.
     const toScratch = g.chance(0.3);
     const query = toScratch ? `timestamp=${g.int(0, 9)}&${g.enc(col)}=${g.enc(value)}` : g.pick(defects);
-    return { method: 'PUT', path: `${toScratch ? scratch : def}/rows/${g.enc(hex)}?${query}`, body, headers: body ? json : {}, mustReject: !toScratch, what: 'single-row PUT' };
+    return {
+      method: 'PUT',
+      path: `${toScratch ? scratch : def}/rows/${g.enc(hex)}?${query}`,
+      body,
+      headers: body ? json : {},
+      mustReject: !toScratch,
+      what: 'single-row PUT',
+    };
   }
   // Wrong methods and routes of other revisions.
   const method = g.pick(['PUT', 'PATCH', 'OPTIONS', 'CONNECT_LIKE', 'HEAD']);
@@ -395,39 +609,110 @@ function makeRawRequest(g: Gen): RawSocketRequest {
       const body = JSON.stringify({ entityId: [1], cells: { strings: { q: [{ value: 'v' }] } } });
       return g.pick([
         { bytes: latin('GET /v1 HTTP/1.1\r\nConnection: close\r\n\r\n'), what: 'HTTP/1.1 without Host' },
-        { bytes: latin(`GET ${def}/rows HTTP/1.1\r\nHost: x\r\nExpect: ${g.pick(['200-ok', 'x', 'continue'])}\r\nConnection: close\r\n\r\n`), what: 'an Expect that cannot be met' },
+        {
+          bytes: latin(`GET ${def}/rows HTTP/1.1\r\nHost: x\r\nExpect: ${g.pick(['200-ok', 'x', 'continue'])}\r\nConnection: close\r\n\r\n`),
+          what: 'an Expect that cannot be met',
+        },
         { bytes: latin('CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n'), what: 'CONNECT' },
         { bytes: latin(`${g.pick(['FOO', 'GET GET', 'get', 'PRI * HTTP/2.0\r\n\r\nSM'])} /v1 HTTP/1.1\r\nHost: x\r\n\r\n`), what: 'an unknown method' },
-        { bytes: latin(`POST ${def}/rows HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${body.length.toString(16)};ext=${'e'.repeat(g.int(17_000, 20_000))}\r\n${body}\r\n0\r\n\r\n`), what: 'chunk extensions over 16 KiB', mustReject: true },
-        { bytes: latin(`POST ${def}/rows HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked, identity\r\n\r\n`), what: 'a transfer coding after chunked', mustReject: true },
+        {
+          bytes: latin(
+            `POST ${def}/rows HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${body.length.toString(16)};ext=${'e'.repeat(g.int(17_000, 20_000))}\r\n${body}\r\n0\r\n\r\n`,
+          ),
+          what: 'chunk extensions over 16 KiB',
+          mustReject: true,
+        },
+        {
+          bytes: latin(`POST ${def}/rows HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked, identity\r\n\r\n`),
+          what: 'a transfer coding after chunked',
+          mustReject: true,
+        },
         { bytes: latin(`GET /v1 HTTP/1.1\r\nHost: x\r\nX-Bad\u0001: v\r\n\r\n`), what: 'a control byte in a header name' },
       ]);
     }
     case 0: {
       const junk = Buffer.from(Array.from({ length: g.int(1, 6) }, () => g.int(0x80, 0xff)));
-      const path = Buffer.concat([latin(g.pick(['/v1/instances/', `${def}/rows?eid=`, '/v1/', '/v1/instances/default/tables/'])), junk, latin(g.pick(['', '/tables', '/rows']))]);
+      const path = Buffer.concat([
+        latin(g.pick(['/v1/instances/', `${def}/rows?eid=`, '/v1/', '/v1/instances/default/tables/'])),
+        junk,
+        latin(g.pick(['', '/tables', '/rows'])),
+      ]);
       return { bytes: Buffer.concat([latin('GET '), path, latin(' HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')]), what: 'invalid UTF-8 in the path' };
     }
-    case 1: return { bytes: latin(`GET /v1 HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(g.int(17_000, 80_000))}\r\nConnection: close\r\n\r\n`), what: 'oversized header' };
-    case 2: return { bytes: latin(`GET /v1 HTTP/1.1\r\nHost: x\r\n${Array.from({ length: g.int(500, 3000) }, (_, i) => `X-H${i}: ${'v'.repeat(10)}\r\n`).join('')}Connection: close\r\n\r\n`), what: 'many headers' };
-    case 3: return { bytes: latin(g.pick(['GARBAGE\r\n\r\n', 'GET\r\n\r\n', 'GET /v1 HTTP/9.9\r\n\r\n', 'GET /v1 HTTP/1.1\r\nNo colon here\r\n\r\n', 'G\u0000T /v1 HTTP/1.1\r\n\r\n', 'GET /v1\u0000 HTTP/1.1\r\nHost: x\r\n\r\n', 'GET /v1 HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', ' GET /v1 HTTP/1.1\r\n\r\n', 'GET /v1 HTTP/1.1\nHost: x\n\n'])), what: 'broken request line or header' };
+    case 1:
+      return {
+        bytes: latin(`GET /v1 HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(g.int(17_000, 80_000))}\r\nConnection: close\r\n\r\n`),
+        what: 'oversized header',
+      };
+    case 2:
+      return {
+        bytes: latin(
+          `GET /v1 HTTP/1.1\r\nHost: x\r\n${Array.from({ length: g.int(500, 3000) }, (_, i) => `X-H${i}: ${'v'.repeat(10)}\r\n`).join('')}Connection: close\r\n\r\n`,
+        ),
+        what: 'many headers',
+      };
+    case 3:
+      return {
+        bytes: latin(
+          g.pick([
+            'GARBAGE\r\n\r\n',
+            'GET\r\n\r\n',
+            'GET /v1 HTTP/9.9\r\n\r\n',
+            'GET /v1 HTTP/1.1\r\nNo colon here\r\n\r\n',
+            'G\u0000T /v1 HTTP/1.1\r\n\r\n',
+            'GET /v1\u0000 HTTP/1.1\r\nHost: x\r\n\r\n',
+            'GET /v1 HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n',
+            ' GET /v1 HTTP/1.1\r\n\r\n',
+            'GET /v1 HTTP/1.1\nHost: x\n\n',
+          ]),
+        ),
+        what: 'broken request line or header',
+      };
     case 4: {
       const body = JSON.stringify({ entityId: [1], cells: { strings: { q: [{ value: 'v' }] } } });
-      return { bytes: latin(`POST ${def}/rows HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n\r\n${body}`), what: 'content-length with transfer-encoding', mustReject: true };
+      return {
+        bytes: latin(
+          `POST ${def}/rows HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nTransfer-Encoding: chunked\r\n\r\n${body}`,
+        ),
+        what: 'content-length with transfer-encoding',
+        mustReject: true,
+      };
     }
     case 5: {
       const body = JSON.stringify({ entityId: [1], cells: { strings: { q: [{ value: 'v' }] } } });
-      return { bytes: latin(`POST ${def}/rows HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n${body.length.toString(16)}\r\n${body}\r\nZZ\r\n`), what: 'broken chunked body', mustReject: true };
+      return {
+        bytes: latin(
+          `POST ${def}/rows HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n${body.length.toString(16)}\r\n${body}\r\nZZ\r\n`,
+        ),
+        what: 'broken chunked body',
+        mustReject: true,
+      };
     }
     case 6: {
       const body = JSON.stringify({ entityId: [1], cells: { strings: { q: [{ value: 'v' }] } } });
-      return { bytes: latin(`POST ${def}/rows HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length + 50}\r\n\r\n${body}`), hangUp: true, what: 'client hangs up mid-body' };
+      return {
+        bytes: latin(`POST ${def}/rows HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length + 50}\r\n\r\n${body}`),
+        hangUp: true,
+        what: 'client hangs up mid-body',
+      };
     }
-    case 7: return { bytes: latin(`GET /v1/${'x'.repeat(g.int(9_000, 15_000))} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`), what: 'URL over the limit' };
-    case 8: return { bytes: latin(`GET ${def}/rows?eid=${g.pick(['%', '%ZZ', '%C3%28', '%ED%A0%80', '[1]%'])} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`), what: 'bad percent-encoding' };
+    case 7:
+      return { bytes: latin(`GET /v1/${'x'.repeat(g.int(9_000, 15_000))} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`), what: 'URL over the limit' };
+    case 8:
+      return {
+        bytes: latin(`GET ${def}/rows?eid=${g.pick(['%', '%ZZ', '%C3%28', '%ED%A0%80', '[1]%'])} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`),
+        what: 'bad percent-encoding',
+      };
     default: {
       const body = Buffer.concat([latin('{"entityId": [1], "cells": {"strings": {"q": [{"value": "'), Buffer.from([0xff, 0xc0, 0x80]), latin('"}]}}}')]);
-      return { bytes: Buffer.concat([latin(`POST ${def}/rows HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`), body]), what: 'invalid UTF-8 body over a raw socket', mustReject: true };
+      return {
+        bytes: Buffer.concat([
+          latin(`POST ${def}/rows HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`),
+          body,
+        ]),
+        what: 'invalid UTF-8 body over a raw socket',
+        mustReject: true,
+      };
     }
   }
 }
@@ -571,7 +856,10 @@ async function digest(base: string, instance: string): Promise<string> {
 async function seed(h: Harness, g: Gen): Promise<void> {
   for (const instance of ['default', 'hidden']) {
     const paths = TABLE_PATHS(instance);
-    for (const [path, players] of [[paths.sample, false], [paths.players, true]] as const) {
+    for (const [path, players] of [
+      [paths.sample, false],
+      [paths.players, true],
+    ] as const) {
       const rows = Array.from({ length: 40 }, () => g.goodRow(players));
       const res = await raw(h.base, 'POST', `${path}/rows`, JSON.stringify(rows), json);
       if (res.status !== 200) throw new Error(`seeding ${path}: ${res.status} ${res.body}`);
@@ -628,7 +916,10 @@ async function fuzzRevision(t: Test, revision: Revision, count: number, rawCount
     // A status is not enough: the answer must also have arrived whole.
     const diskFull = fullDisk !== undefined && o.status === 507 && !mustReject;
     if (diskFull) full++;
-    const ok = o.error === undefined && o.status !== undefined && ((o.status >= 400 && o.status < 500) || (!mustReject && o.status >= 200 && o.status < 300) || diskFull);
+    const ok =
+      o.error === undefined &&
+      o.status !== undefined &&
+      ((o.status >= 400 && o.status < 500) || (!mustReject && o.status >= 200 && o.status < 300) || diskFull);
     if (!ok && failures.length < 20) failures.push(`${what}: ${o.status ?? '-'} ${o.error ?? ''} ${describe()}`);
     // Every error has the coded JSON body, those node's parser raises included.
     const uncoded = o.errorBody === undefined ? undefined : notCodedError(o.status!, o.errorBody);
@@ -649,19 +940,27 @@ async function fuzzRevision(t: Test, revision: Revision, count: number, rawCount
       }
       sent++;
       if (r.method === 'HEAD') heads++;
-      const describe = (): string => `${r.method} ${r.path.slice(0, 300)} (path ${r.path.length} chars) ${r.body === undefined ? '' : String(r.body).slice(0, 300)}`;
+      const describe = (): string =>
+        `${r.method} ${r.path.slice(0, 300)} (path ${r.path.length} chars) ${r.body === undefined ? '' : String(r.body).slice(0, 300)}`;
       note(o, r.what, r.mustReject, describe);
       // One body in ten again, chunked in pieces of 1, 7 or 4096 bytes: one definition of a valid
       // body, however it arrives. A body the first send wrote may be written again (it was valid).
       // Not a body over the size limit: with a Content-Length it is refused before a byte is read,
       // chunked only once the limit is passed, so what is wrong in it before then answers first.
-      if (r.body !== undefined && Buffer.byteLength(r.body) <= BODY_LIMIT && (r.method === 'POST' || r.method === 'PUT') && o.error === undefined && g.chance(0.1)) {
+      if (
+        r.body !== undefined &&
+        Buffer.byteLength(r.body) <= BODY_LIMIT &&
+        (r.method === 'POST' || r.method === 'PUT') &&
+        o.error === undefined &&
+        g.chance(0.1)
+      ) {
         const pieces = g.pick([1, 7, 4096]);
         const again = await send(base, agent, r, pieces);
         sent++;
         equivalencePairs++;
         note(again, `${r.what} (chunked by ${pieces})`, r.mustReject, describe);
-        if (verdict(again) !== verdict(o) && failures.length < 20) failures.push(`${r.what}: ${verdict(o)} with Content-Length, ${verdict(again)} chunked by ${pieces}: ${describe()}`);
+        if (verdict(again) !== verdict(o) && failures.length < 20)
+          failures.push(`${r.what}: ${verdict(o)} with Content-Length, ${verdict(again)} chunked by ${pieces}: ${describe()}`);
       }
     }
   };
@@ -678,9 +977,14 @@ async function fuzzRevision(t: Test, revision: Revision, count: number, rawCount
   await Promise.all([...Array.from({ length: CONCURRENCY }, worker), rawWorker(), rawWorker()]);
   const seconds = (Date.now() - started) / 1000;
 
-  t.comment(`revision ${revision}: ${sent} requests (${rawCount} over raw sockets, ${heads} HEAD, ${equivalencePairs} bodies again chunked) in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}; ${aborted} aborted responses (cut after the status line), ${unanswered} without an answer, ${uncodedErrors} errors without the coded body; ${refusedByClient} refused by node:http before sending`);
+  t.comment(
+    `revision ${revision}: ${sent} requests (${rawCount} over raw sockets, ${heads} HEAD, ${equivalencePairs} bodies again chunked) in ${seconds.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}; ${aborted} aborted responses (cut after the status line), ${unanswered} without an answer, ${uncodedErrors} errors without the coded body; ${refusedByClient} refused by node:http before sending`,
+  );
   t.equal(failures.join('\n'), '', `revision ${revision}: every answer is a 4xx, or a 2xx for valid input (seed ${SEED})`);
-  t.notOk([...statuses.keys()].some((s) => s >= 500 && !(fullDisk !== undefined && s === 507)), fullDisk === undefined ? 'no 5xx' : 'no 5xx but the full disk\'s 507');
+  t.notOk(
+    [...statuses.keys()].some((s) => s >= 500 && !(fullDisk !== undefined && s === 507)),
+    fullDisk === undefined ? 'no 5xx' : "no 5xx but the full disk's 507",
+  );
   if (fullDisk !== undefined) t.ok(full > 0, `${full} writes met the full disk (507 RG_ERR_STORE_FULL)`);
   t.equal(aborted, 0, 'no response was cut after its status line');
   t.equal(unanswered, 0, 'every request (but the deliberate hang-ups) got an answer');
@@ -728,7 +1032,11 @@ t.test('the checks see a response cut after its status line', async (t) => {
 });
 
 let total = 0;
-for (const [revision, count, rawCount] of [[3, 8_000, 600], [2, 1_000, 100], [1, 1_000, 100]] as const) {
+for (const [revision, count, rawCount] of [
+  [3, 8_000, 600],
+  [2, 1_000, 100],
+  [1, 1_000, 100],
+] as const) {
   t.test(`fuzz revision ${revision}: malformed requests never get a 5xx, never drop the connection, never change data`, async (t) => {
     total += await fuzzRevision(t, revision, count, rawCount);
   });

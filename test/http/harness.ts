@@ -51,9 +51,16 @@ export const PLAYERS_LAYOUT = `{
 export const RAW_TABLE_LAYOUT = {
   name: 'raw_table',
   keys_format: { encoding: 'RAW' },
-  locality_groups: [{ name: 'default', in_memory: false, max_versions: 5, ttl_seconds: 2147483647, compression_type: 'NONE', families: [
-    { name: 'info', map_schema: { storage: 'UID', type: 'INLINE', value: '"string"' } },
-  ] }],
+  locality_groups: [
+    {
+      name: 'default',
+      in_memory: false,
+      max_versions: 5,
+      ttl_seconds: 2147483647,
+      compression_type: 'NONE',
+      families: [{ name: 'info', map_schema: { storage: 'UID', type: 'INLINE', value: '"string"' } }],
+    },
+  ],
   version: 'layout-1.0.0',
 };
 
@@ -122,7 +129,10 @@ export const json = { 'content-type': 'application/json' };
 export function rowsOf(body: string): unknown[] {
   if (body === '') return [];
   if (!body.endsWith('\r\n')) throw new Error(`row stream does not end with CR LF: ${JSON.stringify(body.slice(-20))}`);
-  return body.slice(0, -2).split('\r\n').map((line) => JSON.parse(line) as unknown);
+  return body
+    .slice(0, -2)
+    .split('\r\n')
+    .map((line) => JSON.parse(line) as unknown);
 }
 
 /**

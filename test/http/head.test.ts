@@ -30,7 +30,8 @@ function countScans(store: Store): { scans: number } {
 }
 
 /** Headers that must be the same for HEAD and GET (Transfer-Encoding frames a body a HEAD lacks). */
-const comparable = (res: RawResponse) => Object.fromEntries(Object.entries(res.headers).filter(([name]) => name !== 'date' && name !== 'transfer-encoding' && name !== 'x-request-id'));
+const comparable = (res: RawResponse) =>
+  Object.fromEntries(Object.entries(res.headers).filter(([name]) => name !== 'date' && name !== 'transfer-encoding' && name !== 'x-request-id'));
 
 async function sameAsGet(t: Test, base: string, path: string, headers: Record<string, string> = {}): Promise<RawResponse> {
   const get = await raw(base, 'GET', path, undefined, headers);
@@ -41,19 +42,34 @@ async function sameAsGet(t: Test, base: string, path: string, headers: Record<st
   return head;
 }
 
-t.test('HEAD answers with the GET\'s status and headers on every kind of GET, errors included', async (t) => {
+t.test("HEAD answers with the GET's status and headers on every kind of GET, errors included", async (t) => {
   const h = await startGateway();
   t.teardown(() => h.close());
   const rows = [1, 2, 3].map((i) => ({ entityId: [i], cells: { strings: { q: [{ value: `v${i}`, timestamp: 1 }] } } }));
   t.equal((await raw(h.base, 'POST', ROWS, JSON.stringify(rows), json)).status, 200);
-  for (const path of ['/v1', '/v1/version', '/v1/openapi.json', '/v1/instances', '/v1/instances/default', '/v1/instances/default/tables', '/v1/instances/default/tables/sample_table']) {
+  for (const path of [
+    '/v1',
+    '/v1/version',
+    '/v1/openapi.json',
+    '/v1/instances',
+    '/v1/instances/default',
+    '/v1/instances/default/tables',
+    '/v1/instances/default/tables/sample_table',
+  ]) {
     await sameAsGet(t, h.base, path);
   }
   const point = await sameAsGet(t, h.base, `${ROWS}?eid=${q([2])}`);
-  t.ok(Number(point.headers['content-length']) > 0, 'a point get: the GET\'s Content-Length');
+  t.ok(Number(point.headers['content-length']) > 0, "a point get: the GET's Content-Length");
   await sameAsGet(t, h.base, `${ROWS}?eids=${q([[1], [3]])}`);
   await sameAsGet(t, h.base, `${ROWS}?limit=2`);
-  for (const [path, status] of [[`${ROWS}?cols=nofamily`, 400], [`${ROWS}?limit=-7`, 400], ['/v1/instances/default/tables/nope/rows', 404], ['/v1/instances/nope', 404], ['/v1?x=1', 400], ['/v1/nothing', 404]] as const) {
+  for (const [path, status] of [
+    [`${ROWS}?cols=nofamily`, 400],
+    [`${ROWS}?limit=-7`, 400],
+    ['/v1/instances/default/tables/nope/rows', 404],
+    ['/v1/instances/nope', 404],
+    ['/v1?x=1', 400],
+    ['/v1/nothing', 404],
+  ] as const) {
     const res = await sameAsGet(t, h.base, path);
     t.equal(res.status, status, `HEAD ${path}: ${status}`);
     t.ok(Number(res.headers['content-length']) > 0, `HEAD ${path}: the length of the error body it does not send`);
@@ -66,7 +82,12 @@ t.test('HEAD of a scan runs no scan and takes no maxScans slot', async (t) => {
   const counted = countScans(h.store);
   t.equal((await raw(h.base, 'GET', `${ROWS}?limit=5`)).status, 200);
   t.equal(counted.scans, 1, 'a GET scan runs a store scan (the counter sees it)');
-  for (const path of [`${ROWS}?limit=5`, `${ROWS}?limit=-1`, `${ROWS}?start_eid=${q([5])}`, `/v1/instances/default/tables/players/rows?eid=${q(['ann', []])}`]) {
+  for (const path of [
+    `${ROWS}?limit=5`,
+    `${ROWS}?limit=-1`,
+    `${ROWS}?start_eid=${q([5])}`,
+    `/v1/instances/default/tables/players/rows?eid=${q(['ann', []])}`,
+  ]) {
     const head = await raw(h.base, 'HEAD', path);
     t.equal(head.status, 200, `HEAD ${path}`);
     t.equal(head.headers['content-type'], 'application/json');
@@ -115,7 +136,7 @@ t.test('Allow lists HEAD; HEAD is a read for tokens and in read-only mode', asyn
   t.equal((await raw(ro.base, 'HEAD', `${ROWS}?limit=1`)).status, 200, 'read-only mode allows HEAD');
 });
 
-t.test('HEAD with compression: the GET\'s Content-Encoding and Vary', async (t) => {
+t.test("HEAD with compression: the GET's Content-Encoding and Vary", async (t) => {
   const h = await startGateway({ compression: true });
   t.teardown(() => h.close());
   const gzip = { 'accept-encoding': 'gzip' };

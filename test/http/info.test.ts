@@ -16,10 +16,19 @@ t.test('root, version, instances, metadata, tables and layouts', async (t) => {
   t.same(version['service-client-data-version'], { majorVersion: 2, minorVersion: 0, revision: 0, protocolName: 'system' });
   t.match(version['rest-version'], /^\d+\.\d+\.\d+$/);
   t.match(version['service-software-version'], /^\d+\.\d+\.\d+$/);
-  t.same(await body('/v1/instances'), [{ name: 'default', uri: '/v1/instances/default' }, { name: 'hidden', uri: '/v1/instances/hidden' }]);
+  t.same(await body('/v1/instances'), [
+    { name: 'default', uri: '/v1/instances/default' },
+    { name: 'hidden', uri: '/v1/instances/hidden' },
+  ]);
   const meta = await body('/v1/instances/default');
   t.equal(meta.layout_version, 'system-2.0');
-  t.same((meta.schema_table as { entries: { id: number; avro_schema: string }[] }).entries.slice(0, 2).map((e) => [e.id, e.avro_schema]), [[0, '"string"'], [1, '"bytes"']]);
+  t.same(
+    (meta.schema_table as { entries: { id: number; avro_schema: string }[] }).entries.slice(0, 2).map((e) => [e.id, e.avro_schema]),
+    [
+      [0, '"string"'],
+      [1, '"bytes"'],
+    ],
+  );
   t.same(Object.keys((meta.meta_table as { tables: object }).tables).sort(), ['players', 'sample_table']);
   t.same(await body('/v1/instances/default/tables'), [
     { name: 'players', uri: '/v1/instances/default/tables/players' },
@@ -35,7 +44,12 @@ t.test('regression: a 4,087-character instance or table name in the path is a 40
   const h = await startGateway();
   t.teardown(() => h.close());
   const long = 'a'.repeat(4087);
-  for (const path of [`/v1/instances/${long}`, `/v1/instances/${long}/tables`, `/v1/instances/default/tables/${long}`, `/v1/instances/default/tables/${long}/rows?eid=[1]`]) {
+  for (const path of [
+    `/v1/instances/${long}`,
+    `/v1/instances/${long}/tables`,
+    `/v1/instances/default/tables/${long}`,
+    `/v1/instances/default/tables/${long}/rows?eid=[1]`,
+  ]) {
     const res = await raw(h.base, 'GET', path);
     t.equal(res.status, 404, `${path.slice(0, 40)}...: ${res.body.slice(0, 80)}`);
   }
@@ -79,7 +93,14 @@ t.test('routing and protocol errors are coded 4xx JSON errors', async (t) => {
   t.equal(put.headers.allow, 'GET, HEAD, POST, DELETE');
   await check('POST', '/v1/version', 405, 'RG_ERR_METHOD_NOT_ALLOWED');
   await check('POST', '/v1/instances/default/tables/sample_table/rows', 415, 'RG_ERR_UNSUPPORTED_MEDIA_TYPE', '{}', { 'content-type': 'text/plain' });
-  await check('POST', '/v1/instances/default/tables/sample_table/rows', 413, 'RG_ERR_BODY_TOO_LARGE', JSON.stringify({ entityId: [1], cells: { strings: { a: [{ value: 'x'.repeat(2000) }] } } }), json);
+  await check(
+    'POST',
+    '/v1/instances/default/tables/sample_table/rows',
+    413,
+    'RG_ERR_BODY_TOO_LARGE',
+    JSON.stringify({ entityId: [1], cells: { strings: { a: [{ value: 'x'.repeat(2000) }] } } }),
+    json,
+  );
   await check('GET', `/v1?${'a'.repeat(3000)}`, 414, 'RG_ERR_URL_TOO_LONG');
   await check('GET', '/v1?unknown=1', 400, 'RG_ERR_BAD_PARAMETER');
   const after = await raw(h.base, 'GET', '/v1');
@@ -91,7 +112,10 @@ t.test('CORS: headers on every response and preflight answered when enabled', as
   t.teardown(() => h.close());
   const res = await raw(h.base, 'GET', '/v1', undefined, { origin: 'http://example.test' });
   t.equal(res.headers['access-control-allow-origin'], '*');
-  const pre = await raw(h.base, 'OPTIONS', '/v1/instances/default/tables/sample_table/rows', undefined, { origin: 'http://example.test', 'access-control-request-method': 'DELETE' });
+  const pre = await raw(h.base, 'OPTIONS', '/v1/instances/default/tables/sample_table/rows', undefined, {
+    origin: 'http://example.test',
+    'access-control-request-method': 'DELETE',
+  });
   t.equal(pre.status, 204);
   t.match(pre.headers['access-control-allow-methods'], /DELETE/);
 });

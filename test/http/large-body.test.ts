@@ -13,7 +13,11 @@ import { FORMS, type Forms } from './suites/forms.js';
 const ROWS = '/v1/instances/default/tables/sample_table/rows';
 
 function bigBody(f: Forms, count: number, extra = ''): string {
-  const rows = Array.from({ length: count }, (_, i) => `{"entityId":${f.idJson([i])},"cells":{"strings":{"s":[{"value":"${'v'.repeat(100)}${i}","timestamp":7}]},"longs":{"l":[{"value":9007199254740993,"timestamp":7}]}}}`);
+  const rows = Array.from(
+    { length: count },
+    (_, i) =>
+      `{"entityId":${f.idJson([i])},"cells":{"strings":{"s":[{"value":"${'v'.repeat(100)}${i}","timestamp":7}]},"longs":{"l":[{"value":9007199254740993,"timestamp":7}]}}}`,
+  );
   return `[${rows.join(',')}${extra}]`;
 }
 
@@ -43,7 +47,10 @@ for (const { revision, rows: count, bodyBytes } of VARIANTS) {
     t.equal(targets.length, count);
     const layout = await h.store.getLayout('default', 'sample_table');
     t.equal(targets[last], f.target(ROWS, [last], encodeRowKey(layout.keyFormat, [BigInt(last)]).toString('hex')));
-    const [row] = rowsOf((await raw(h.base, 'GET', `${ROWS}?eid=${eid([last])}`)).body) as { entityId: unknown; cells: { strings: { s: { value: string }[] } } }[];
+    const [row] = rowsOf((await raw(h.base, 'GET', `${ROWS}?eid=${eid([last])}`)).body) as {
+      entityId: unknown;
+      cells: { strings: { s: { value: string }[] } };
+    }[];
     t.same(row!.entityId, f.id([last]));
     t.equal(row!.cells.strings.s[0]!.value, `${'v'.repeat(100)}${last}`);
     t.match((await raw(h.base, 'GET', `${ROWS}?eid=${eid([last])}&cols=longs`)).body, /"value":9007199254740993[,}]/, 'exact beyond 2^53');

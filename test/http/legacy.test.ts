@@ -17,9 +17,16 @@ function keyedLayout(name: string, keys: object): object {
   return {
     name,
     keys_format: keys,
-    locality_groups: [{ name: 'default', in_memory: false, max_versions: 5, ttl_seconds: 2147483647, compression_type: 'NONE', families: [
-      { name: 'info', columns: [{ name: 'name', column_schema: { storage: 'UID', type: 'INLINE', value: '"string"' } }] },
-    ] }],
+    locality_groups: [
+      {
+        name: 'default',
+        in_memory: false,
+        max_versions: 5,
+        ttl_seconds: 2147483647,
+        compression_type: 'NONE',
+        families: [{ name: 'info', columns: [{ name: 'name', column_schema: { storage: 'UID', type: 'INLINE', value: '"string"' } }] }],
+      },
+    ],
     version: 'layout-1.0.0',
   };
 }
@@ -74,23 +81,36 @@ for (const revision of [1, 2] as const) {
 t.test('revision 1: single-row GET', async (t) => {
   const h = await start(1);
   t.teardown(() => h.close());
-  const post = await raw(h.base, 'POST', ROWS, JSON.stringify({
-    entityId: '[12345]',
-    cells: { group_family: { string_qualifier: [1, 2, 3].map((ts) => ({ value: `v${ts}`, timestamp: ts })), long_qualifier: [{ value: 7, timestamp: 1 }] } },
-  }), json);
+  const post = await raw(
+    h.base,
+    'POST',
+    ROWS,
+    JSON.stringify({
+      entityId: '[12345]',
+      cells: { group_family: { string_qualifier: [1, 2, 3].map((ts) => ({ value: `v${ts}`, timestamp: ts })), long_qualifier: [{ value: 7, timestamp: 1 }] } },
+    }),
+    json,
+  );
   t.same(JSON.parse(post.body), { targets: [`${ROWS}/44018000000000003039`] }, 'POST targets are the row resource');
   const get = (path: string) => raw(h.base, 'GET', path);
   const res = await get(`${ROWS}/44018000000000003039`);
   t.equal(res.status, 200);
   t.equal(res.headers['content-type'], 'application/json');
-  t.equal(res.body, '{"entityId":"[12345]","cells":{"group_family":{"long_qualifier":[{"timestamp":1,"value":7}],"string_qualifier":[{"timestamp":3,"value":"v3"}]}}}',
-    'one plain JSON document: no CR LF frame, shell entity id, no writer_schema');
-  const cells = async (query: string) => ((JSON.parse((await get(`${ROWS}/44018000000000003039?${query}`)).body) as Row).cells.group_family?.string_qualifier ?? []).map((c) => c.timestamp);
+  t.equal(
+    res.body,
+    '{"entityId":"[12345]","cells":{"group_family":{"long_qualifier":[{"timestamp":1,"value":7}],"string_qualifier":[{"timestamp":3,"value":"v3"}]}}}',
+    'one plain JSON document: no CR LF frame, shell entity id, no writer_schema',
+  );
+  const cells = async (query: string) =>
+    ((JSON.parse((await get(`${ROWS}/44018000000000003039?${query}`)).body) as Row).cells.group_family?.string_qualifier ?? []).map((c) => c.timestamp);
   t.same(await cells('cols=group_family:string_qualifier&versions=all'), [3, 2, 1]);
   t.same(await cells('versions=2'), [3, 2]);
   t.same(await cells('versions=all&timerange=1..3'), [2, 1]);
   t.same(await cells('cols=longs'), []);
-  t.same(JSON.parse((await get(`${ROWS}/44018000000000003039?cols=group_family:long_qualifier`)).body), { entityId: '[12345]', cells: { group_family: { long_qualifier: [{ timestamp: 1, value: 7 }] } } });
+  t.same(JSON.parse((await get(`${ROWS}/44018000000000003039?cols=group_family:long_qualifier`)).body), {
+    entityId: '[12345]',
+    cells: { group_family: { long_qualifier: [{ timestamp: 1, value: 7 }] } },
+  });
   t.equal((await get(`${ROWS}/a2378000000000000929`)).body, '{"entityId":"[2345]","cells":{}}', 'a missing row has empty cells');
   t.equal((await get(`${ROWS}/44018000000000003039/`)).status, 200, 'trailing slash');
   for (const [path, c] of [
@@ -119,7 +139,10 @@ t.test('revision 1: PUT', async (t) => {
 
   const first = await put(K, `timestamp=10&group_family:string_qualifier=${q('"hello"')}&group_family:long_qualifier=42`);
   t.equal(first.status, 200, first.body);
-  t.equal(first.body, '{"entityId":"[12345]","cells":{"group_family":{"long_qualifier":[{"timestamp":10,"value":42}],"string_qualifier":[{"timestamp":10,"value":"hello"}]}}}');
+  t.equal(
+    first.body,
+    '{"entityId":"[12345]","cells":{"group_family":{"long_qualifier":[{"timestamp":10,"value":42}],"string_qualifier":[{"timestamp":10,"value":"hello"}]}}}',
+  );
 
   const again = await put(K, `timestamp=10&group_family:string_qualifier=${q('"hello"')}&group_family:long_qualifier=42`);
   t.equal(again.body, first.body, 'repeating the PUT answers the same');
@@ -128,16 +151,38 @@ t.test('revision 1: PUT', async (t) => {
   t.equal(afterRepeat.cells.group_family!.long_qualifier!.length, 1);
 
   const replaced = await put(K, `timestamp=10&group_family:string_qualifier=${q('"bye"')}`);
-  t.same(JSON.parse(replaced.body), { entityId: '[12345]', cells: { group_family: { string_qualifier: [{ timestamp: 10, value: 'bye' }] } } }, 'only the columns written');
+  t.same(
+    JSON.parse(replaced.body),
+    { entityId: '[12345]', cells: { group_family: { string_qualifier: [{ timestamp: 10, value: 'bye' }] } } },
+    'only the columns written',
+  );
   const appended = await put(K, `timestamp=20&group_family:string_qualifier=raw%20text&timestamp.group_family:long_qualifier=5&group_family:long_qualifier=1`);
   t.equal(appended.status, 200, appended.body);
-  t.same(JSON.parse(appended.body).cells.group_family, {
-    long_qualifier: [{ timestamp: 10, value: 42 }],
-    string_qualifier: [{ timestamp: 20, value: 'raw text' }],
-  }, 'the most recent version of each column written; raw text taken for a string column');
+  t.same(
+    JSON.parse(appended.body).cells.group_family,
+    {
+      long_qualifier: [{ timestamp: 10, value: 42 }],
+      string_qualifier: [{ timestamp: 20, value: 'raw text' }],
+    },
+    'the most recent version of each column written; raw text taken for a string column',
+  );
   const row = await all(K);
-  t.same(row.cells.group_family!.string_qualifier!.map((c) => [c.timestamp, c.value]), [[20, 'raw text'], [10, 'bye']], 'same timestamp replaced, new one appended');
-  t.same(row.cells.group_family!.long_qualifier!.map((c) => [c.timestamp, c.value]), [[10, 42], [5, 1]], 'timestamp.<column> overrides timestamp');
+  t.same(
+    row.cells.group_family!.string_qualifier!.map((c) => [c.timestamp, c.value]),
+    [
+      [20, 'raw text'],
+      [10, 'bye'],
+    ],
+    'same timestamp replaced, new one appended',
+  );
+  t.same(
+    row.cells.group_family!.long_qualifier!.map((c) => [c.timestamp, c.value]),
+    [
+      [10, 42],
+      [5, 1],
+    ],
+    'timestamp.<column> overrides timestamp',
+  );
 
   const withSchema = await put(K, `timestamp=30&group_family:long_qualifier=7&schema.group_family:long_qualifier=${q('"int"')}`);
   t.equal(withSchema.status, 200, withSchema.body);
@@ -178,13 +223,19 @@ t.test('revision 1: PUT', async (t) => {
   t.equal(code((await put('zz', 'timestamp=1&group_family:long_qualifier=1')).body), 'RG_ERR_BAD_ROW_KEY');
 });
 
-t.test('revision 1: scans, POST without writer_schema, other revisions\' routes and parameters', async (t) => {
+t.test("revision 1: scans, POST without writer_schema, other revisions' routes and parameters", async (t) => {
   const h = await start(1);
   t.teardown(() => h.close());
-  const posted = await raw(h.base, 'POST', PLAYERS, JSON.stringify([
-    { entityId: "['seleukos', 'makedonia']", cells: { info: { email: [{ value: 's@m', timestamp: 1 }] } } },
-    { entityId: '["antipater","makedonia"]', cells: { info: { email: [{ value: 'a@m', timestamp: 1 }] } } },
-  ]), json);
+  const posted = await raw(
+    h.base,
+    'POST',
+    PLAYERS,
+    JSON.stringify([
+      { entityId: "['seleukos', 'makedonia']", cells: { info: { email: [{ value: 's@m', timestamp: 1 }] } } },
+      { entityId: '["antipater","makedonia"]', cells: { info: { email: [{ value: 'a@m', timestamp: 1 }] } } },
+    ]),
+    json,
+  );
   t.equal(posted.status, 200, posted.body);
   const targets = (JSON.parse(posted.body) as { targets: string[] }).targets;
   t.match(targets[0], new RegExp(`^${PLAYERS}/[0-9a-f]+$`));
@@ -215,18 +266,49 @@ t.test('revision 2: no single-row resource; wildcards; writer_schema; POST targe
     t.equal(code(res.body), 'RG_ERR_ROUTE_NOT_FOUND');
     t.match(message(res.body), 'revision 2');
   }
-  const posted = await raw(h.base, 'POST', ROWS, JSON.stringify([
-    { entityId: '[54323]', cells: { group_family: { long_qualifier: [{ value: 1, timestamp: 1, writer_schema: 'int' }] } } },
-    { entityId: '[54324]', cells: { group_family: { long_qualifier: [{ value: 2, timestamp: 1, writer_schema: 3 }] } } },
-    { entityId: '[54325]', cells: { group_family: { long_qualifier: [{ value: 3, timestamp: 1 }] } } },
-  ]), json);
+  const posted = await raw(
+    h.base,
+    'POST',
+    ROWS,
+    JSON.stringify([
+      { entityId: '[54323]', cells: { group_family: { long_qualifier: [{ value: 1, timestamp: 1, writer_schema: 'int' }] } } },
+      { entityId: '[54324]', cells: { group_family: { long_qualifier: [{ value: 2, timestamp: 1, writer_schema: 3 }] } } },
+      { entityId: '[54325]', cells: { group_family: { long_qualifier: [{ value: 3, timestamp: 1 }] } } },
+    ]),
+    json,
+  );
   t.equal(posted.status, 200, posted.body);
-  t.same(JSON.parse(posted.body), { targets: [`${ROWS}?eid=[54323]`, `${ROWS}?eid=[54324]`, `${ROWS}?eid=[54325]`] }, 'shell form, not URL-encoded, as 0.6.0 did');
+  t.same(
+    JSON.parse(posted.body),
+    { targets: [`${ROWS}?eid=[54323]`, `${ROWS}?eid=[54324]`, `${ROWS}?eid=[54325]`] },
+    'shell form, not URL-encoded, as 0.6.0 did',
+  );
   const rows = rowsOf((await raw(h.base, 'GET', `${ROWS}?eids=${q(['[54323]', '[54324]', '[54325]'])}`)).body) as Row[];
-  t.same(rows.map((r) => [r.entityId, r.cells.group_family!.long_qualifier![0]!.value, r.cells.group_family!.long_qualifier![0]!.writer_schema]),
-    [['[54323]', 1, 3], ['[54324]', 2, 3], ['[54325]', 3, 3]], 'eids elements in the shell form; writer_schema ids in cells');
-  await raw(h.base, 'POST', PLAYERS, JSON.stringify(['greece', 'makedonia', 'asia.central'].map((d) => ({ entityId: `['seleukos', '${d}']`, cells: { info: { email: [{ value: d, timestamp: 1 }] } } }))), json);
-  await raw(h.base, 'POST', PLAYERS, JSON.stringify({ entityId: "['antipater', 'makedonia']", cells: { info: { email: [{ value: 'x', timestamp: 1 }] } } }), json);
+  t.same(
+    rows.map((r) => [r.entityId, r.cells.group_family!.long_qualifier![0]!.value, r.cells.group_family!.long_qualifier![0]!.writer_schema]),
+    [
+      ['[54323]', 1, 3],
+      ['[54324]', 2, 3],
+      ['[54325]', 3, 3],
+    ],
+    'eids elements in the shell form; writer_schema ids in cells',
+  );
+  await raw(
+    h.base,
+    'POST',
+    PLAYERS,
+    JSON.stringify(
+      ['greece', 'makedonia', 'asia.central'].map((d) => ({ entityId: `['seleukos', '${d}']`, cells: { info: { email: [{ value: d, timestamp: 1 }] } } })),
+    ),
+    json,
+  );
+  await raw(
+    h.base,
+    'POST',
+    PLAYERS,
+    JSON.stringify({ entityId: "['antipater', 'makedonia']", cells: { info: { email: [{ value: 'x', timestamp: 1 }] } } }),
+    json,
+  );
   const seleukos = rowsOf((await raw(h.base, 'GET', `${PLAYERS}?eid=${q("['seleukos', []]")}`)).body) as Row[];
   t.same(seleukos.map((r) => r.entityId).sort(), ["['seleukos', 'asia.central']", "['seleukos', 'greece']", "['seleukos', 'makedonia']"]);
   const byDomain = rowsOf((await raw(h.base, 'GET', `${PLAYERS}?eid=${q("[[], 'makedonia']")}&limit=1`)).body);
@@ -239,7 +321,11 @@ t.test('revision 2: no single-row resource; wildcards; writer_schema; POST targe
 t.test('revision 3: the older routes are absent', async (t) => {
   const h = await startGateway({ revision: 3 });
   t.teardown(() => h.close());
-  for (const [method, path] of [['GET', `${TABLES}/sample_table/entityId?eid=[1]`], ['GET', `${ROWS}/44018000000000003039`], ['PUT', `${ROWS}/44018000000000003039?timestamp=1`]]) {
+  for (const [method, path] of [
+    ['GET', `${TABLES}/sample_table/entityId?eid=[1]`],
+    ['GET', `${ROWS}/44018000000000003039`],
+    ['PUT', `${ROWS}/44018000000000003039?timestamp=1`],
+  ]) {
     const res = await raw(h.base, method!, path!);
     t.equal(res.status, 404, `${method} ${path}`);
     t.equal(code(res.body), 'RG_ERR_ROUTE_NOT_FOUND');

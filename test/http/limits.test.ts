@@ -41,7 +41,10 @@ async function fillSampleTable(h: Harness): Promise<void> {
   const value = JSON.stringify('v'.repeat(2000));
   const rows: RowWrite[] = [];
   for (let i = 0; i < 20_000; i++) {
-    rows.push({ rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]), cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: value }] });
+    rows.push({
+      rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]),
+      cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: value }],
+    });
   }
   await h.store.write('default', 'sample_table', rows);
 }
@@ -166,14 +169,21 @@ for (const revision of [1, 2, 3]) {
     // would be refused as such, however it was cut into chunks (fuzz: {}garbage).
     t.not(over.headers.connection, 'close', 'the body was read to its end: the connection stays open');
     t.equal((await raw(h.base, 'GET', `${TABLE}/rows?limit=-1`)).body, '', 'nothing was written');
-    const chunked = await raw(h.base, 'POST', `${TABLE}/rows`, JSON.stringify(Array.from({ length: 8 }, (_, i) => row(i))), { ...json, 'transfer-encoding': 'chunked' });
+    const chunked = await raw(h.base, 'POST', `${TABLE}/rows`, JSON.stringify(Array.from({ length: 8 }, (_, i) => row(i))), {
+      ...json,
+      'transfer-encoding': 'chunked',
+    });
     t.equal(chunked.status, 413, 'also when sent chunked');
-    t.equal((await raw(h.base, 'POST', `${TABLE}/rows`, JSON.stringify(Array.from({ length: 5 }, (_, i) => row(i))), json)).status, 200, '10 cells are accepted');
+    t.equal(
+      (await raw(h.base, 'POST', `${TABLE}/rows`, JSON.stringify(Array.from({ length: 5 }, (_, i) => row(i))), json)).status,
+      200,
+      '10 cells are accepted',
+    );
     t.equal(rowsOf((await raw(h.base, 'GET', `${TABLE}/rows?limit=-1`)).body).length, 5);
   });
 }
 
-t.test('regression: with the default limits a too-long URL gets the coded 414, not node\'s bare 431', async (t) => {
+t.test("regression: with the default limits a too-long URL gets the coded 414, not node's bare 431", async (t) => {
   const h = await startGateway();
   t.teardown(() => h.close());
   const res = await raw(h.base, 'GET', `/v1/instances/default/tables/sample_table/rows?eids=${'[1],'.repeat(5000)}`);

@@ -25,18 +25,31 @@ for (const revision of [1, 2, 3] as Revision[]) {
     const docRes = await raw(h.base, 'GET', '/v1/openapi.json');
     t.equal(docRes.status, 200);
     t.equal(docRes.headers['content-type'], 'application/json');
-    const doc = JSON.parse(docRes.body) as { openapi: string; info: Json; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Json> } };
+    const doc = JSON.parse(docRes.body) as {
+      openapi: string;
+      info: Json;
+      paths: Record<string, Record<string, Operation>>;
+      components: { schemas: Record<string, Json> };
+    };
     t.equal(doc.openapi, '3.1.0');
     t.match(doc.info.title, new RegExp(`revision ${revision}`));
 
     // HEAD is served wherever GET is.
-    const served = routesFor(revision).flatMap((r) => (r.method === 'GET' ? ['GET', 'HEAD'] : [r.method]).map((m) => `${m} ${openApiPath(r.path)}`)).sort();
-    const documented = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)).sort();
+    const served = routesFor(revision)
+      .flatMap((r) => (r.method === 'GET' ? ['GET', 'HEAD'] : [r.method]).map((m) => `${m} ${openApiPath(r.path)}`))
+      .sort();
+    const documented = Object.entries(doc.paths)
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`))
+      .sort();
     t.same(documented, served, 'the document lists exactly the routes of the served revision');
     for (const [path, ops] of Object.entries(doc.paths)) {
       const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
       for (const [method, op] of Object.entries(ops)) {
-        t.same(op.parameters!.filter((p) => p.in === 'path').map((p) => p.name), names, `${method} ${path}: path parameters`);
+        t.same(
+          op.parameters!.filter((p) => p.in === 'path').map((p) => p.name),
+          names,
+          `${method} ${path}: path parameters`,
+        );
       }
     }
 
@@ -91,7 +104,8 @@ for (const revision of [1, 2, 3] as Revision[]) {
       t.equal(res.status, got.status, `${key} ${path.slice(0, 80)}: the GET's status`);
       t.equal(res.body, '', `${key}: no body`);
       // Transfer-Encoding describes a body; a HEAD has none to frame. x-request-id is new for every request.
-      const comparable = (headers: RawResponse['headers']) => Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'date' && name !== 'transfer-encoding' && name !== 'x-request-id'));
+      const comparable = (headers: RawResponse['headers']) =>
+        Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'date' && name !== 'transfer-encoding' && name !== 'x-request-id'));
       t.same(comparable(res.headers), comparable(got.headers), `${key} ${path.slice(0, 80)}: the GET's headers`);
       const kinds = seen.get(key) ?? new Set<string>();
       kinds.add(res.status === 200 ? 'ok' : 'error');
@@ -105,11 +119,20 @@ for (const revision of [1, 2, 3] as Revision[]) {
 
     const ROWS = '/v1/instances/default/tables/sample_table/rows';
     const PLAYERS = '/v1/instances/default/tables/players/rows';
-    const eid = (c: (string | number)[]) => (revision === 3 ? JSON.stringify(c) : `[${c.map((x) => (typeof x === 'string' ? `'${x}'` : String(x))).join(', ')}]`);
+    const eid = (c: (string | number)[]) =>
+      revision === 3 ? JSON.stringify(c) : `[${c.map((x) => (typeof x === 'string' ? `'${x}'` : String(x))).join(', ')}]`;
     const bodyEid = (c: (string | number)[]) => (revision === 3 ? c : eid(c));
     const ws = revision === 1 ? {} : { writer_schema: 'string' };
 
-    for (const path of ['/v1', '/v1/version', '/v1/openapi.json', '/v1/instances', '/v1/instances/default', '/v1/instances/default/tables', '/v1/instances/default/tables/sample_table']) {
+    for (const path of [
+      '/v1',
+      '/v1/version',
+      '/v1/openapi.json',
+      '/v1/instances',
+      '/v1/instances/default',
+      '/v1/instances/default/tables',
+      '/v1/instances/default/tables/sample_table',
+    ]) {
       const template = path.replace(/\/instances\/default/, '/instances/:instance').replace(/\/tables\/sample_table/, '/tables/:table');
       await expect(200, 'GET', template, path);
     }
@@ -122,24 +145,42 @@ for (const revision of [1, 2, 3] as Revision[]) {
     await expect(404, 'GET', TABLE, '/v1/instances/default/tables/nope');
 
     // Writes: rows with every kind of cell, then the errors of the body.
-    await expect(200, 'POST', `${TABLE}/rows`, ROWS, JSON.stringify([
-      {
-        entityId: bodyEid([12345]),
-        cells: {
-          group_family: {
-            string_qualifier: [{ value: 'a\r\nb', timestamp: 1, ...ws }, { value: 'newer', timestamp: 5 }],
-            long_qualifier: [{ value: 1000, timestamp: 1 }],
-            union_qualifier: [{ value: 'u', timestamp: 1 }],
-            inline_record: [{ value: { username: 'x', num_purchases: 3, nick: null }, timestamp: 2 }],
-            counter: [{ value: 7 }],
+    await expect(
+      200,
+      'POST',
+      `${TABLE}/rows`,
+      ROWS,
+      JSON.stringify([
+        {
+          entityId: bodyEid([12345]),
+          cells: {
+            group_family: {
+              string_qualifier: [
+                { value: 'a\r\nb', timestamp: 1, ...ws },
+                { value: 'newer', timestamp: 5 },
+              ],
+              long_qualifier: [{ value: 1000, timestamp: 1 }],
+              union_qualifier: [{ value: 'u', timestamp: 1 }],
+              inline_record: [{ value: { username: 'x', num_purchases: 3, nick: null }, timestamp: 2 }],
+              counter: [{ value: 7 }],
+            },
+            strings: { 'q q': [{ value: 's', timestamp: 3 }] },
+            longs: { n: [{ value: 9007199254740993, timestamp: 3 }] },
           },
-          strings: { 'q q': [{ value: 's', timestamp: 3 }] },
-          longs: { n: [{ value: 9007199254740993, timestamp: 3 }] },
         },
-      },
-      { entityId: bodyEid([2345]), cells: { longs: { n: [{ value: 1, timestamp: 1 }] } } },
-    ]).replace('9007199254740993.0', '9007199254740993'));
-    await expect(200, 'POST', `${TABLE}/rows`, PLAYERS, JSON.stringify({ entityId: bodyEid(['ann', 'x.org']), cells: { info: { email: [{ value: 'ann@x.org', timestamp: 1 }], logins: [{ value: { incr: 2 } }] } } }));
+        { entityId: bodyEid([2345]), cells: { longs: { n: [{ value: 1, timestamp: 1 }] } } },
+      ]).replace('9007199254740993.0', '9007199254740993'),
+    );
+    await expect(
+      200,
+      'POST',
+      `${TABLE}/rows`,
+      PLAYERS,
+      JSON.stringify({
+        entityId: bodyEid(['ann', 'x.org']),
+        cells: { info: { email: [{ value: 'ann@x.org', timestamp: 1 }], logins: [{ value: { incr: 2 } }] } },
+      }),
+    );
     await expect(400, 'POST', `${TABLE}/rows`, ROWS, '{"entityId": [1], "cells": ');
     await expect(400, 'POST', `${TABLE}/rows`, ROWS, JSON.stringify({ entityId: bodyEid([1]), cells: { nofamily: { q: [{ value: 1 }] } } }));
     await expect(415, 'POST', `${TABLE}/rows`, ROWS, '{}', { 'content-type': 'text/plain' });
@@ -180,7 +221,12 @@ for (const revision of [1, 2, 3] as Revision[]) {
         await expect(200, 'GET', `${TABLE}/rows/:hexEntityId`, `${ROWS}/${(JSON.parse(missing.body) as { rowKey: string }).rowKey}`);
         await expect(400, 'GET', `${TABLE}/rows/:hexEntityId`, `${ROWS}/00000000000000000001`);
         await expect(400, 'GET', `${TABLE}/rows/:hexEntityId`, `${ROWS}/xyz`);
-        await expect(200, 'PUT', `${TABLE}/rows/:hexEntityId`, `${ROWS}/${hex}?timestamp=10&group_family:string_qualifier=${q('"put"')}&longs:m=${q('5')}&timestamp.longs:m=11`);
+        await expect(
+          200,
+          'PUT',
+          `${TABLE}/rows/:hexEntityId`,
+          `${ROWS}/${hex}?timestamp=10&group_family:string_qualifier=${q('"put"')}&longs:m=${q('5')}&timestamp.longs:m=11`,
+        );
         await expect(400, 'PUT', `${TABLE}/rows/:hexEntityId`, `${ROWS}/${hex}?group_family:string_qualifier=${q('"put"')}`);
         await expect(400, 'PUT', `${TABLE}/rows/:hexEntityId`, `${ROWS}/${hex}?timestamp=1&group_family:long_qualifier=${q('"not a long"')}`);
       }
@@ -188,7 +234,12 @@ for (const revision of [1, 2, 3] as Revision[]) {
 
     // Errors outside any documented operation still carry the documented error body.
     const errorRef = '/components/schemas/Error';
-    for (const [method, path, status] of [['PUT', '/v1/instances', 405], ['GET', '/v1/nothing', 404], ['POST', '/v1/openapi.json', 405], ['GET', `/v1/${'x'.repeat(5000)}`, 414]] as const) {
+    for (const [method, path, status] of [
+      ['PUT', '/v1/instances', 405],
+      ['GET', '/v1/nothing', 404],
+      ['POST', '/v1/openapi.json', 405],
+      ['GET', `/v1/${'x'.repeat(5000)}`, 414],
+    ] as const) {
       const res = await raw(h.base, method, path);
       t.equal(res.status, status, `${method} ${path.slice(0, 40)}`);
       validate(errorRef, JSON.parse(res.body), `${method} ${path.slice(0, 40)} error body`);

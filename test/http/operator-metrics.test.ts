@@ -44,7 +44,11 @@ t.test('per table, scans, store latency and body bytes', async (t) => {
   t.equal(sample(text, 'rowgate_table_requests_total', { ...of, access: 'write', status_class: '2xx' }), 2);
   t.equal(sample(text, 'rowgate_table_rows_total', { ...of, direction: 'written' }), 10);
   t.equal(sample(text, 'rowgate_table_rows_total', { ...of, direction: 'read' }), 1 + 3 + 5);
-  t.equal(sample(text, 'rowgate_table_requests_total', { instance_name: '-', table_name: '-', access: 'read', status_class: '4xx' }), 20, 'unknown tables share one series');
+  t.equal(
+    sample(text, 'rowgate_table_requests_total', { instance_name: '-', table_name: '-', access: 'read', status_class: '4xx' }),
+    20,
+    'unknown tables share one series',
+  );
   t.notMatch(text, /nosuch/, 'names only a client typed never become labels');
   t.ok(MAX_TABLES >= 100, 'the bound on tables with series of their own');
 
@@ -52,16 +56,32 @@ t.test('per table, scans, store latency and body bytes', async (t) => {
   t.ok(sample(text, 'rowgate_scan_response_bytes_sum')! > 5 * 10, 'its bytes');
   t.equal(sample(text, 'rowgate_scan_response_bytes_bucket', { le: '+Inf' }), 1);
   t.ok(sample(text, 'rowgate_store_operation_seconds_count', { operation: 'getLayout' })! >= 4, 'store latency: layout lookups');
-  t.ok(sample(text, 'rowgate_store_operation_seconds_count', { operation: 'getChunk' })! >= 2 || sample(text, 'rowgate_store_operation_seconds_count', { operation: 'get' })! >= 2, 'point and bulk reads');
-  t.ok(sample(text, 'rowgate_store_operation_seconds_count', { operation: 'scanChunks' }) ?? sample(text, 'rowgate_store_operation_seconds_count', { operation: 'scan' }), 'scan batches');
-  t.equal(sample(text, 'rowgate_request_body_bytes_total', { route: '/v1/instances/:instance/tables/:table/rows', method: 'POST' }), 2 * Buffer.byteLength(body), 'body bytes: both bodies, whether their length was declared or chunked');
+  t.ok(
+    sample(text, 'rowgate_store_operation_seconds_count', { operation: 'getChunk' })! >= 2 ||
+      sample(text, 'rowgate_store_operation_seconds_count', { operation: 'get' })! >= 2,
+    'point and bulk reads',
+  );
+  t.ok(
+    sample(text, 'rowgate_store_operation_seconds_count', { operation: 'scanChunks' }) ??
+      sample(text, 'rowgate_store_operation_seconds_count', { operation: 'scan' }),
+    'scan batches',
+  );
+  t.equal(
+    sample(text, 'rowgate_request_body_bytes_total', { route: '/v1/instances/:instance/tables/:table/rows', method: 'POST' }),
+    2 * Buffer.byteLength(body),
+    'body bytes: both bodies, whether their length was declared or chunked',
+  );
   t.match(text, /^rowgate_open_scans 0$/m);
   // Every metric the Grafana dashboard in docs/ queries is one the gateway exports.
   const dashboard = readFileSync(new URL('../../docs/grafana-dashboard.json', import.meta.url), 'utf8');
   const queried = new Set([...dashboard.matchAll(/\b((?:rowgate|process|nodejs)_\w+)/g)].map((m) => m[1]!.replace(/_(bucket|sum|count)$/, '')));
   t.ok(queried.size >= 15, `the dashboard queries ${queried.size} metrics`);
   for (const name of queried) t.match(text, new RegExp(`^# TYPE ${name} `, 'm'), `dashboard metric ${name} is exported`);
-  t.match(text, /^rowgate_http_request_duration_seconds_bucket\{route="\/v1\/instances\/:instance\/tables\/:table\/rows",method="GET",le="\+Inf"\} 24$/m, 'request durations keep their shape');
+  t.match(
+    text,
+    /^rowgate_http_request_duration_seconds_bucket\{route="\/v1\/instances\/:instance\/tables\/:table\/rows",method="GET",le="\+Inf"\} 24$/m,
+    'request durations keep their shape',
+  );
 });
 
 t.test('auth failures by reason', async (t) => {

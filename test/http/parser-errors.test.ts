@@ -64,9 +64,27 @@ const CASES: [string, string, number, string, RegExp][] = [
   ['a header line without a colon', 'GET /v1 HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n', 400, 'RG_ERR_BAD_HTTP_REQUEST', /HPE_/],
   ['a NUL in the target', 'GET /v1\u0000 HTTP/1.1\r\nHost: x\r\n\r\n', 400, 'RG_ERR_BAD_HTTP_REQUEST', /HPE_/],
   ['a malformed Content-Length', 'GET /v1 HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', 400, 'RG_ERR_BAD_HTTP_REQUEST', /HPE_/],
-  ['Content-Length with Transfer-Encoding', `POST ${ROWS} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${ROW.length}\r\nTransfer-Encoding: chunked\r\n\r\n${ROW}`, 400, 'RG_ERR_BAD_HTTP_REQUEST', /HPE_/],
-  ['a broken chunked body', `POST ${ROWS} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${ROW.length.toString(16)}\r\n${ROW}\r\nZZ\r\n`, 400, 'RG_ERR_BAD_HTTP_REQUEST', /HPE_INVALID_CHUNK_SIZE/],
-  ['a head over maxHeaderBytes', `GET /v1 HTTP/1.1\r\nHost: x\r\nX-Pad: ${'a'.repeat(9000)}\r\n\r\n`, 431, 'RG_ERR_HEADERS_TOO_LARGE', /limits\.maxHeaderBytes \(8192 bytes\)/],
+  [
+    'Content-Length with Transfer-Encoding',
+    `POST ${ROWS} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${ROW.length}\r\nTransfer-Encoding: chunked\r\n\r\n${ROW}`,
+    400,
+    'RG_ERR_BAD_HTTP_REQUEST',
+    /HPE_/,
+  ],
+  [
+    'a broken chunked body',
+    `POST ${ROWS} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${ROW.length.toString(16)}\r\n${ROW}\r\nZZ\r\n`,
+    400,
+    'RG_ERR_BAD_HTTP_REQUEST',
+    /HPE_INVALID_CHUNK_SIZE/,
+  ],
+  [
+    'a head over maxHeaderBytes',
+    `GET /v1 HTTP/1.1\r\nHost: x\r\nX-Pad: ${'a'.repeat(9000)}\r\n\r\n`,
+    431,
+    'RG_ERR_HEADERS_TOO_LARGE',
+    /limits\.maxHeaderBytes \(8192 bytes\)/,
+  ],
 ];
 
 t.test('each parser error gets the coded JSON error body, connection: close, and the connection closed', async (t) => {
@@ -108,7 +126,13 @@ t.test('what node would answer itself with an empty body, or not at all, gets th
   t.teardown(() => h.close());
   const cases: [string, string, number, string, RegExp][] = [
     ['an HTTP/1.1 request without Host', 'GET /v1 HTTP/1.1\r\n\r\n', 400, 'RG_ERR_BAD_HTTP_REQUEST', /must carry a Host header/],
-    ['an Expect other than 100-continue', 'GET /v1 HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n', 417, 'RG_ERR_EXPECTATION_FAILED', /Expect: "200-ok" cannot be met/],
+    [
+      'an Expect other than 100-continue',
+      'GET /v1 HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n\r\n',
+      417,
+      'RG_ERR_EXPECTATION_FAILED',
+      /Expect: "200-ok" cannot be met/,
+    ],
     ['CONNECT', 'CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n', 400, 'RG_ERR_BAD_HTTP_REQUEST', /CONNECT is not served/],
   ];
   for (const [what, bytes, status, code, message] of cases) {
@@ -145,14 +169,22 @@ t.test('a head or body that does not arrive in time: 408 RG_ERR_REQUEST_TIMEOUT 
 t.test('pipelined garbage after a valid request: the valid request is answered first, then the coded 400', async (t) => {
   const h = await startGateway();
   t.teardown(() => h.close());
-  for (const first of ['GET /v1 HTTP/1.1\r\nHost: x\r\n\r\n', `GET ${ROWS}?limit=5 HTTP/1.1\r\nHost: x\r\n\r\n`, `GET ${ROWS}?eid=[1] HTTP/1.1\r\nHost: x\r\n\r\n`]) {
+  for (const first of [
+    'GET /v1 HTTP/1.1\r\nHost: x\r\n\r\n',
+    `GET ${ROWS}?limit=5 HTTP/1.1\r\nHost: x\r\n\r\n`,
+    `GET ${ROWS}?eid=[1] HTTP/1.1\r\nHost: x\r\n\r\n`,
+  ]) {
     const { received } = await exchange(h.base, `${first}GARBAGE\r\n\r\n`);
     const head = received.slice(0, received.indexOf('\r\n'));
     t.equal(head, 'HTTP/1.1 200 OK', `${first.slice(0, 40)}: its own answer comes first`);
     const second = received.indexOf('HTTP/1.1 400 ');
     t.ok(second > 0, 'then the 400');
     const tail = received.slice(second);
-    t.match(tail, /connection: close\r\n\r\n\{"exceptionName":"BadRequestException","exception":"the request is not valid HTTP\/1\.1: [^"]+","status":400,"code":"RG_ERR_BAD_HTTP_REQUEST"\}$/, 'whole, and last');
+    t.match(
+      tail,
+      /connection: close\r\n\r\n\{"exceptionName":"BadRequestException","exception":"the request is not valid HTTP\/1\.1: [^"]+","status":400,"code":"RG_ERR_BAD_HTTP_REQUEST"\}$/,
+      'whole, and last',
+    );
   }
 });
 
@@ -162,7 +194,10 @@ t.test('a parser error while a streamed response is under way never writes into 
   // ~20 MB of rows: more than the socket buffers hold, so the scan is still under way while its client pauses.
   const layout = await h.store.getLayout('default', 'sample_table');
   const value = JSON.stringify('x'.repeat(2000));
-  const rows: RowWrite[] = Array.from({ length: 10_000 }, (_, i) => ({ rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]), cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: value }] }));
+  const rows: RowWrite[] = Array.from({ length: 10_000 }, (_, i) => ({
+    rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]),
+    cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: value }],
+  }));
   await h.store.write('default', 'sample_table', rows);
   const url = new URL(h.base);
   const socket = connect(Number(url.port), url.hostname);
@@ -189,6 +224,13 @@ t.test('a parser error while a streamed response is under way never writes into 
   t.equal(received.indexOf('HTTP/1.1 400 '), received.lastIndexOf('HTTP/1.1 400 '), 'once');
   // The last chunk, then the scan's trailers (X-Rowgate-Rows), then the blank line that ends them.
   t.match(received.slice(0, error), /\r\n0\r\n(?:[!-9;-~]+: [^\r\n]*\r\n)*\r\n$/, 'after the whole row stream and its trailers, not inside it');
-  t.equal(received.slice(0, error).split('\r\n').filter((line) => line.startsWith('{"entityId"')).length, 10_000, 'every row arrived');
+  t.equal(
+    received
+      .slice(0, error)
+      .split('\r\n')
+      .filter((line) => line.startsWith('{"entityId"')).length,
+    10_000,
+    'every row arrived',
+  );
   t.ok(received.endsWith('"code":"RG_ERR_BAD_HTTP_REQUEST"}'), 'the 400 is whole and last');
 });

@@ -42,7 +42,11 @@ function liveBytes(): number {
 function smallRows(table: 'sample_table' | 'users', count: number): Buffer {
   const rows: string[] = [];
   for (let i = 0; i < count; i++) {
-    rows.push(table === 'users' ? `{"entityId":[${100_000 + i}],"cells":{"info":{"name":[{"value":"u${i % 10}"}]}}}` : `{"entityId":[${i}],"cells":{"strings":{"a":[{"value":"v${i % 10}"}]}}}`);
+    rows.push(
+      table === 'users'
+        ? `{"entityId":[${100_000 + i}],"cells":{"info":{"name":[{"value":"u${i % 10}"}]}}}`
+        : `{"entityId":[${i}],"cells":{"strings":{"a":[{"value":"v${i % 10}"}]}}}`,
+    );
   }
   return Buffer.from(`[${rows.join(',')}]`);
 }
@@ -50,11 +54,14 @@ function smallRows(table: 'sample_table' | 'users', count: number): Buffer {
 /** A POST sent chunked, 64 KiB a chunk, as a streaming client sends it. */
 function postChunked(port: number, path: string, body: Buffer): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path, headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = httpRequest(
+      { host: '127.0.0.1', port, method: 'POST', path, headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
     req.on('error', reject);
     for (let i = 0; i < body.length; i += 65536) req.write(body.subarray(i, i + 65536));
     req.end();

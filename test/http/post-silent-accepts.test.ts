@@ -32,16 +32,58 @@ for (const revision of [1, 2, 3] as Revision[]) {
       return { status: res.status, error: res.status === 200 ? undefined : (JSON.parse(res.body) as ErrorBody) };
     };
     const cases: [string, unknown, number, string, RegExp][] = [
-      ['a family that does not exist, with an empty map', row(1, { nofam: {} }), 400, 'RG_ERR_UNKNOWN_COLUMN', /^row 0: Specified family does not exist: nofam$/],
-      ['the same among valid rows', [valid(2), row(3, { nofam: {} }), valid(4)], 400, 'RG_ERR_UNKNOWN_COLUMN', /^row 1: Specified family does not exist: nofam$/],
-      ['an unknown family beside a valid one', row(5, { group_family: { string_qualifier: [{ value: 'x', timestamp: 5 }] }, nofam: {} }), 400, 'RG_ERR_UNKNOWN_COLUMN', /^row 0: Specified family does not exist: nofam$/],
-      ['a column that does not exist, with no cells', [valid(6), row(7, { group_family: { nope: [] } })], 400, 'RG_ERR_UNKNOWN_COLUMN', /^row 1: Specified column does not exist: group_family:nope$/],
-      ['a family that does not exist, with a column with no cells', row(8, { nofam: { q: [] } }), 400, 'RG_ERR_UNKNOWN_COLUMN', /^row 0: Specified column does not exist: nofam:q$/],
+      [
+        'a family that does not exist, with an empty map',
+        row(1, { nofam: {} }),
+        400,
+        'RG_ERR_UNKNOWN_COLUMN',
+        /^row 0: Specified family does not exist: nofam$/,
+      ],
+      [
+        'the same among valid rows',
+        [valid(2), row(3, { nofam: {} }), valid(4)],
+        400,
+        'RG_ERR_UNKNOWN_COLUMN',
+        /^row 1: Specified family does not exist: nofam$/,
+      ],
+      [
+        'an unknown family beside a valid one',
+        row(5, { group_family: { string_qualifier: [{ value: 'x', timestamp: 5 }] }, nofam: {} }),
+        400,
+        'RG_ERR_UNKNOWN_COLUMN',
+        /^row 0: Specified family does not exist: nofam$/,
+      ],
+      [
+        'a column that does not exist, with no cells',
+        [valid(6), row(7, { group_family: { nope: [] } })],
+        400,
+        'RG_ERR_UNKNOWN_COLUMN',
+        /^row 1: Specified column does not exist: group_family:nope$/,
+      ],
+      [
+        'a family that does not exist, with a column with no cells',
+        row(8, { nofam: { q: [] } }),
+        400,
+        'RG_ERR_UNKNOWN_COLUMN',
+        /^row 0: Specified column does not exist: nofam:q$/,
+      ],
     ];
     if (revision !== 1) {
       cases.push(
-        ['a counter written with writer_schema "string"', [valid(9), row(10, { group_family: { counter: [{ value: 5, timestamp: 1, writer_schema: 'string' }] } })], 400, 'RG_ERR_BAD_SCHEMA', /^row 1: writer_schema of counter column group_family:counter must be "long" \(schema id 3\) or absent: a counter is a 64-bit integer, got "string"$/],
-        ['a counter increment with writer_schema 0 (the id of "string")', row(11, { group_family: { counter: [{ value: { incr: 1 }, writer_schema: 0 }] } }), 400, 'RG_ERR_BAD_SCHEMA', /^row 0: writer_schema of counter column group_family:counter must be "long" .* got 0$/],
+        [
+          'a counter written with writer_schema "string"',
+          [valid(9), row(10, { group_family: { counter: [{ value: 5, timestamp: 1, writer_schema: 'string' }] } })],
+          400,
+          'RG_ERR_BAD_SCHEMA',
+          /^row 1: writer_schema of counter column group_family:counter must be "long" \(schema id 3\) or absent: a counter is a 64-bit integer, got "string"$/,
+        ],
+        [
+          'a counter increment with writer_schema 0 (the id of "string")',
+          row(11, { group_family: { counter: [{ value: { incr: 1 }, writer_schema: 0 }] } }),
+          400,
+          'RG_ERR_BAD_SCHEMA',
+          /^row 0: writer_schema of counter column group_family:counter must be "long" .* got 0$/,
+        ],
       );
     }
     for (const [what, body, status, code, message] of cases) {
@@ -52,7 +94,10 @@ for (const revision of [1, 2, 3] as Revision[]) {
     for (const charset of ['latin1', 'ISO-8859-1', '"utf-16"', 'us-ascii']) {
       const res = await post([valid(12)], { 'content-type': `application/json; charset=${charset}` });
       t.equal(res.status, 415, `charset=${charset}`);
-      t.match(res.error, { code: 'RG_ERR_UNSUPPORTED_MEDIA_TYPE', exception: `request body must be UTF-8 JSON: charset ${JSON.stringify(charset.replaceAll('"', '').toLowerCase())} is not supported (send charset=utf-8, or no charset)` });
+      t.match(res.error, {
+        code: 'RG_ERR_UNSUPPORTED_MEDIA_TYPE',
+        exception: `request body must be UTF-8 JSON: charset ${JSON.stringify(charset.replaceAll('"', '').toLowerCase())} is not supported (send charset=utf-8, or no charset)`,
+      });
     }
     // A latin1 body that happens to be valid UTF-8 too would have been stored as UTF-8 text.
     const latin = Buffer.from(JSON.stringify(row(13, { group_family: { string_qualifier: [{ value: 'caf\u00e9', timestamp: 5 }] } })), 'latin1');
@@ -68,7 +113,11 @@ for (const revision of [1, 2, 3] as Revision[]) {
     t.equal((await post([valid(22)], { 'content-type': 'application/json; foo=bar' })).status, 200, 'other parameters are ignored');
     if (revision !== 1) {
       for (const writerSchema of [3, 'long', { type: 'long' }]) {
-        t.equal((await post(row(23, { group_family: { counter: [{ value: 1, timestamp: 1, writer_schema: writerSchema }] } }))).status, 200, `a counter with writer_schema ${JSON.stringify(writerSchema)}`);
+        t.equal(
+          (await post(row(23, { group_family: { counter: [{ value: 1, timestamp: 1, writer_schema: writerSchema }] } }))).status,
+          200,
+          `a counter with writer_schema ${JSON.stringify(writerSchema)}`,
+        );
       }
     }
   });
@@ -80,7 +129,8 @@ t.test('revision 1: PUT takes a counter\'s schema.<column> only as "long"', asyn
   const layout = await h.store.getLayout('default', 'sample_table');
   const { encodeRowKey } = await import('../../lib/model/row-key.js');
   const hex = encodeRowKey(layout.keyFormat, [30n]).toString('hex');
-  const put = (schema: string) => raw(h.base, 'PUT', `${ROWS}/${hex}?timestamp=5&group_family:counter=7&schema.group_family:counter=${encodeURIComponent(schema)}`);
+  const put = (schema: string) =>
+    raw(h.base, 'PUT', `${ROWS}/${hex}?timestamp=5&group_family:counter=7&schema.group_family:counter=${encodeURIComponent(schema)}`);
   const bad = await put('"string"');
   t.equal(bad.status, 400);
   t.match(JSON.parse(bad.body), { code: 'RG_ERR_BAD_SCHEMA', exception: /^writer_schema of counter column group_family:counter must be "long"/ });

@@ -21,7 +21,10 @@ for (const revision of [1, 2, 3] as const) {
       entityId: eid(1),
       cells: {
         group_family: {
-          string_qualifier: [{ value: 'kept', timestamp: 10 }, { value: 'skipped', timestamp: -1 }],
+          string_qualifier: [
+            { value: 'kept', timestamp: 10 },
+            { value: 'skipped', timestamp: -1 },
+          ],
           // What KijiREST wrote for a cell it could not decode: not a long, and never read.
           long_qualifier: [{ value: 'Error loading cell: no class Team', timestamp: -1 }],
           counter: [{ value: { incr: 5 }, timestamp: -1 }],
@@ -35,8 +38,14 @@ for (const revision of [1, 2, 3] as const) {
     const [row] = rowsOf(got.body) as Row[];
     t.same(Object.keys(row!.cells), ['group_family', 'longs']);
     t.same(Object.keys(row!.cells.group_family!), ['string_qualifier'], 'nothing of the -1 columns was written');
-    t.same(row!.cells.group_family!.string_qualifier!.map((c) => [c.timestamp, c.value]), [[10, 'kept']]);
-    t.same(row!.cells.longs!.n!.map((c) => [c.timestamp, c.value]), [[3, 7]]);
+    t.same(
+      row!.cells.group_family!.string_qualifier!.map((c) => [c.timestamp, c.value]),
+      [[10, 'kept']],
+    );
+    t.same(
+      row!.cells.longs!.n!.map((c) => [c.timestamp, c.value]),
+      [[3, 7]],
+    );
 
     // A row whose only cells are -1 is accepted and writes nothing.
     const only = await raw(h.base, 'POST', ROWS, JSON.stringify([{ entityId: eid(2), cells: { strings: { a: [{ value: 1, timestamp: -1 }] } } }]), json);
@@ -48,15 +57,38 @@ for (const revision of [1, 2, 3] as const) {
     const h = await startGateway({ revision });
     t.teardown(() => h.close());
     const cases: [string, unknown, string, RegExp][] = [
-      ['-2', { group_family: { string_qualifier: [{ value: 'a', timestamp: -2 }] } }, 'RG_ERR_BAD_TIMESTAMP', /timestamp of column group_family:string_qualifier must be an integer of milliseconds from 0 to 9223372036854775807, got -2/],
-      ['-9223372036854775808', { group_family: { string_qualifier: [{ value: 'a', timestamp: '@min@' }] } }, 'RG_ERR_BAD_TIMESTAMP', /must be an integer of milliseconds from 0 to 9223372036854775807, got -9223372036854775808/],
-      ['-1 in an unknown column', { group_family: { nope: [{ value: 'a', timestamp: -1 }] } }, 'RG_ERR_UNKNOWN_COLUMN', /Specified column does not exist: group_family:nope/],
+      [
+        '-2',
+        { group_family: { string_qualifier: [{ value: 'a', timestamp: -2 }] } },
+        'RG_ERR_BAD_TIMESTAMP',
+        /timestamp of column group_family:string_qualifier must be an integer of milliseconds from 0 to 9223372036854775807, got -2/,
+      ],
+      [
+        '-9223372036854775808',
+        { group_family: { string_qualifier: [{ value: 'a', timestamp: '@min@' }] } },
+        'RG_ERR_BAD_TIMESTAMP',
+        /must be an integer of milliseconds from 0 to 9223372036854775807, got -9223372036854775808/,
+      ],
+      [
+        '-1 in an unknown column',
+        { group_family: { nope: [{ value: 'a', timestamp: -1 }] } },
+        'RG_ERR_UNKNOWN_COLUMN',
+        /Specified column does not exist: group_family:nope/,
+      ],
       ['-1 in an unknown family', { nofam: { q: [{ value: 'a', timestamp: -1 }] } }, 'RG_ERR_UNKNOWN_COLUMN', /nofam:q/],
-      ['-1 with an unknown cell field', { group_family: { string_qualifier: [{ value: 'a', timestamp: -1, colour: 'red' }] } }, 'RG_ERR_BAD_BODY', /unknown field "colour"/],
+      [
+        '-1 with an unknown cell field',
+        { group_family: { string_qualifier: [{ value: 'a', timestamp: -1, colour: 'red' }] } },
+        'RG_ERR_BAD_BODY',
+        /unknown field "colour"/,
+      ],
       ['-1 as a string', { group_family: { string_qualifier: [{ value: 'a', timestamp: '-1' }] } }, 'RG_ERR_BAD_TIMESTAMP', /got "-1"/],
     ];
     for (const [name, cells, code, message] of cases) {
-      const text = JSON.stringify({ entityId: eid(3), cells: { ...(cells as object), longs: { n: [{ value: 1, timestamp: 1 }] } } }).replace('"@min@"', '-9223372036854775808');
+      const text = JSON.stringify({ entityId: eid(3), cells: { ...(cells as object), longs: { n: [{ value: 1, timestamp: 1 }] } } }).replace(
+        '"@min@"',
+        '-9223372036854775808',
+      );
       const r = await raw(h.base, 'POST', ROWS, text, json);
       t.equal(r.status, 400, name);
       t.equal(codeOf(r.body), code, name);
@@ -66,7 +98,7 @@ for (const revision of [1, 2, 3] as const) {
   });
 }
 
-t.test('a row read and written back with -1 cells kept (the Ruby client\'s strip_timestamp) round-trips', async (t) => {
+t.test("a row read and written back with -1 cells kept (the Ruby client's strip_timestamp) round-trips", async (t) => {
   const h = await startGateway();
   t.teardown(() => h.close());
   const first = { entityId: [4], cells: { strings: { a: [{ value: 'x', timestamp: 100 }] }, longs: { n: [{ value: 9, timestamp: 100 }] } } };

@@ -27,12 +27,21 @@ t.test('a body of rows is one slice-wise write, every cell as posted', async (t)
   const h = await startGateway();
   t.teardown(() => h.close());
   const used = watchWrites(h);
-  const rows = Array.from({ length: 3000 }, (_, i) => ({ entityId: [i], cells: { strings: { a: cell(`v${i}`) }, group_family: { counter: [{ value: i, timestamp: 1 }] } } }));
+  const rows = Array.from({ length: 3000 }, (_, i) => ({
+    entityId: [i],
+    cells: { strings: { a: cell(`v${i}`) }, group_family: { counter: [{ value: i, timestamp: 1 }] } },
+  }));
   t.equal((await raw(h.base, 'POST', ROWS, JSON.stringify(rows), json)).status, 200);
   t.same(used, ['writeSlices']);
-  const back = rowsOf((await raw(h.base, 'GET', `${ROWS}?limit=-1&cols=strings,group_family:counter`)).body) as { entityId: number[]; cells: { strings: { a: { value: string }[] }; group_family: { counter: { value: number }[] } } }[];
+  const back = rowsOf((await raw(h.base, 'GET', `${ROWS}?limit=-1&cols=strings,group_family:counter`)).body) as {
+    entityId: number[];
+    cells: { strings: { a: { value: string }[] }; group_family: { counter: { value: number }[] } };
+  }[];
   t.equal(back.length, 3000);
-  t.ok(back.every((r) => r.cells.strings.a[0]!.value === `v${r.entityId[0]}` && r.cells.group_family.counter[0]!.value === r.entityId[0]), 'every cell as posted');
+  t.ok(
+    back.every((r) => r.cells.strings.a[0]!.value === `v${r.entityId[0]}` && r.cells.group_family.counter[0]!.value === r.entityId[0]),
+    'every cell as posted',
+  );
 });
 
 t.test('counter increments are applied in body order, with the other rows of the body', async (t) => {
@@ -59,10 +68,23 @@ t.test('an increment that overflows rolls the whole body back', async (t) => {
   ];
   const body = JSON.stringify(rows).replace('"9223372036854775807"', '9223372036854775807');
   t.equal((await raw(h.base, 'POST', ROWS, body, json)).status, 200);
-  const res = await raw(h.base, 'POST', ROWS, JSON.stringify([{ entityId: [5], cells: { strings: { a: cell('z') } } }, { entityId: [1], cells: { group_family: { counter: [{ value: { incr: 1 } }] } } }]), json);
+  const res = await raw(
+    h.base,
+    'POST',
+    ROWS,
+    JSON.stringify([
+      { entityId: [5], cells: { strings: { a: cell('z') } } },
+      { entityId: [1], cells: { group_family: { counter: [{ value: { incr: 1 } }] } } },
+    ]),
+    json,
+  );
   t.equal(res.status, 400);
   t.match(JSON.parse(res.body), { code: 'RG_ERR_BAD_COUNTER' });
-  t.equal((await raw(h.base, 'GET', `${ROWS}?eid=%5B5%5D`)).body, '{"entityId":[5],"cells":{}}\r\n', 'the row before the overflowing increment was rolled back');
+  t.equal(
+    (await raw(h.base, 'GET', `${ROWS}?eid=%5B5%5D`)).body,
+    '{"entityId":[5],"cells":{}}\r\n',
+    'the row before the overflowing increment was rolled back',
+  );
 });
 
 t.test('a row of more than 65,535 cells is written (spilled to cell entries)', async (t) => {
@@ -70,17 +92,29 @@ t.test('a row of more than 65,535 cells is written (spilled to cell entries)', a
   t.teardown(() => h.close());
   const strings: Record<string, { value: string; timestamp: number }[]> = {};
   for (let i = 0; i < 65_536; i++) strings[`q${i}`] = cell('v');
-  const res = await raw(h.base, 'POST', ROWS, JSON.stringify([{ entityId: [1], cells: { strings } }, { entityId: [2], cells: { strings: { a: cell('y') } } }]), json);
+  const res = await raw(
+    h.base,
+    'POST',
+    ROWS,
+    JSON.stringify([
+      { entityId: [1], cells: { strings } },
+      { entityId: [2], cells: { strings: { a: cell('y') } } },
+    ]),
+    json,
+  );
   t.equal(res.status, 200, res.body.slice(0, 200));
   const [one] = rowsOf((await raw(h.base, 'GET', `${ROWS}?eid=%5B1%5D&cols=strings`)).body) as { cells: { strings: object } }[];
   t.equal(Object.keys(one!.cells.strings).length, 65_536, 'every cell of the big row');
   t.match((await raw(h.base, 'GET', `${ROWS}?eid=%5B2%5D&cols=strings`)).body, /"value":"y"/);
 });
 
-t.test('a cell key over LMDB\'s limit: the store refuses the body, and nothing of it is written', async (t) => {
+t.test("a cell key over LMDB's limit: the store refuses the body, and nothing of it is written", async (t) => {
   const h = await startGateway();
   t.teardown(() => h.close());
-  const rows = [...Array.from({ length: 1500 }, (_, i) => ({ entityId: [i], cells: { strings: { a: cell('x') } } })), { entityId: [9999], cells: { strings: { ['q'.repeat(2000)]: cell('long') } } }];
+  const rows = [
+    ...Array.from({ length: 1500 }, (_, i) => ({ entityId: [i], cells: { strings: { a: cell('x') } } })),
+    { entityId: [9999], cells: { strings: { ['q'.repeat(2000)]: cell('long') } } },
+  ];
   const res = await raw(h.base, 'POST', ROWS, JSON.stringify(rows), json);
   t.equal(res.status, 400);
   t.match(JSON.parse(res.body), { code: 'RG_ERR_ROW_KEY_TOO_LONG', exception: /exceed the embedded store's key limit of 1978 bytes/ });

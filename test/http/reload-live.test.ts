@@ -34,7 +34,14 @@ t.test('CORS, limits, instances and compression change live on a kept-alive conn
   t.equal((await get('/v1/instances/hidden')).status, 200, 'instance hidden is visible before');
 
   const running = h.gateway.context.config;
-  const next = buildConfig({ port: 0, host: '127.0.0.1', cors: { origins: ['https://app.example'] }, limits: { maxEids: 2, headersTimeoutMs: 2000, requestTimeoutMs: 4000, keepAliveTimeoutMs: 3000 }, instances: ['default'], compression: true });
+  const next = buildConfig({
+    port: 0,
+    host: '127.0.0.1',
+    cors: { origins: ['https://app.example'] },
+    limits: { maxEids: 2, headersTimeoutMs: 2000, requestTimeoutMs: 4000, keepAliveTimeoutMs: 3000 },
+    instances: ['default'],
+    compression: true,
+  });
   const plan = planReload(running, next);
   t.same(plan.changed, ['cors', 'limits', 'instances', 'compression']);
   t.same(plan.ignored, [], 'port 0 and host are the same');

@@ -174,7 +174,10 @@ t.test('a client that disconnects mid-scan is logged as aborted, with the rows s
   const value = JSON.stringify('x'.repeat(1000));
   const batch: RowWrite[] = [];
   for (let i = 1000; i < 1000 + TOTAL; i++) {
-    batch.push({ rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]), cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: value }] });
+    batch.push({
+      rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]),
+      cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: value }],
+    });
   }
   await store.write('default', 'sample_table', batch);
   const before = requestLines().length;

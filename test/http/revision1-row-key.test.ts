@@ -18,11 +18,24 @@ t.test('revision 1: a 0.4.0 row with its rowKey is written back', async (t) => {
   const post = await raw(h.base, 'POST', ROWS, JSON.stringify({ entityId: '[12345]', rowKey: KEY_12345, cells: cells('some_value') }), json);
   t.equal(post.status, 200, post.body);
   t.same(JSON.parse(post.body), { targets: [`${ROWS}/${KEY_12345}`] });
-  const upper = await raw(h.base, 'POST', ROWS, JSON.stringify([{ entityId: '[12345]', rowKey: KEY_12345.toUpperCase(), cells: cells('again') }, { entityId: '[1]', cells: cells('no rowKey') }]), json);
+  const upper = await raw(
+    h.base,
+    'POST',
+    ROWS,
+    JSON.stringify([
+      { entityId: '[12345]', rowKey: KEY_12345.toUpperCase(), cells: cells('again') },
+      { entityId: '[1]', cells: cells('no rowKey') },
+    ]),
+    json,
+  );
   t.equal(upper.status, 200, `hex of either case, beside rows without it: ${upper.body}`);
   const got = await raw(h.base, 'GET', `${ROWS}/${KEY_12345}`);
   t.equal(got.status, 200);
-  t.same(JSON.parse(got.body), { entityId: '[12345]', cells: { group_family: { string_qualifier: [{ timestamp: 5, value: 'again' }] } } }, 'reads stay as the specification shows them: no rowKey');
+  t.same(
+    JSON.parse(got.body),
+    { entityId: '[12345]', cells: { group_family: { string_qualifier: [{ timestamp: 5, value: 'again' }] } } },
+    'reads stay as the specification shows them: no rowKey',
+  );
   const scanned = rowsOf((await raw(h.base, 'GET', `${ROWS}?eid=[12345]`)).body) as Record<string, unknown>[];
   t.notOk('rowKey' in scanned[0]!);
 });
@@ -31,7 +44,12 @@ t.test('revision 1: a rowKey naming another row, bad hex or not a string is refu
   const h = await startGateway({ revision: 1 });
   t.teardown(() => h.close());
   const cases: [string, unknown, string, RegExp][] = [
-    ['another row', '44018000000000003038', 'RG_ERR_BAD_ENTITY_ID', /rowKey 44018000000000003038 and entityId \[12345\] name different rows \(the row key of that entityId is 44018000000000003039\)/],
+    [
+      'another row',
+      '44018000000000003038',
+      'RG_ERR_BAD_ENTITY_ID',
+      /rowKey 44018000000000003038 and entityId \[12345\] name different rows \(the row key of that entityId is 44018000000000003039\)/,
+    ],
     ['a prefix of the row key', '4401', 'RG_ERR_BAD_ENTITY_ID', /name different rows/],
     ['empty', '', 'RG_ERR_BAD_ENTITY_ID', /name different rows/],
     ['not hex', '4401zz', 'RG_ERR_BAD_ROW_KEY', /rowKey "4401zz" has a non-hex character "z"/],
@@ -40,7 +58,10 @@ t.test('revision 1: a rowKey naming another row, bad hex or not a string is refu
     ['null', null, 'RG_ERR_BAD_BODY', /rowKey must be a string/],
   ];
   for (const [name, rowKey, code, message] of cases) {
-    const body = [{ entityId: '[7]', cells: cells('first') }, { entityId: '[12345]', rowKey, cells: cells('x') }];
+    const body = [
+      { entityId: '[7]', cells: cells('first') },
+      { entityId: '[12345]', rowKey, cells: cells('x') },
+    ];
     const r = await raw(h.base, 'POST', ROWS, JSON.stringify(body), json);
     t.equal(r.status, 400, name);
     t.equal(codeOf(r.body), code, name);

@@ -20,14 +20,24 @@ for (const revision of [1, 2, 3] as Revision[]) {
     const code = (body: string) => (JSON.parse(body) as { code: string }).code;
 
     t.test('info endpoints answer JSON', async (t) => {
-      for (const path of ['/v1', '/v1/version', '/v1/instances', '/v1/instances/default', '/v1/instances/default/tables', '/v1/instances/default/tables/sample_table']) {
+      for (const path of [
+        '/v1',
+        '/v1/version',
+        '/v1/instances',
+        '/v1/instances/default',
+        '/v1/instances/default/tables',
+        '/v1/instances/default/tables/sample_table',
+      ]) {
         const res = await get(path);
         t.equal(res.status, 200, path);
         t.equal(res.headers['content-type'], 'application/json');
         t.doesNotThrow(() => JSON.parse(res.body), path);
       }
       t.same(JSON.parse((await get('/v1')).body), { resources: ['version', 'instances'], service: 'rowgate' });
-      t.same(JSON.parse((await get('/v1/instances')).body).map((i: { name: string }) => i.name), ['default', 'hidden']);
+      t.same(
+        JSON.parse((await get('/v1/instances')).body).map((i: { name: string }) => i.name),
+        ['default', 'hidden'],
+      );
     });
 
     t.test('routing and protocol errors are coded 4xx JSON errors: 404, 405, 413, 414, 415, 400', async (t) => {

@@ -18,14 +18,20 @@ import { expectedAvroRecords } from './suites/avro-expected.js';
 
 const ROWS = '/v1/instances/default/tables/sample_table/rows';
 
-function getBytes(base: string, path: string, headers: Record<string, string>): Promise<{ status: number; type: string | undefined; body: Buffer; trailers: Record<string, string | undefined> }> {
+function getBytes(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; type: string | undefined; body: Buffer; trailers: Record<string, string | undefined> }> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     request({ host: url.hostname, port: url.port, path, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body: Buffer.concat(chunks), trailers: res.trailers }));
-    }).on('error', reject).end();
+    })
+      .on('error', reject)
+      .end();
   });
 }
 
@@ -57,14 +63,26 @@ t.test('Accept picks the format; json clients keep their bytes; others are a 406
   for (const path of [`${ROWS}?limit=-1&versions=all`, `${ROWS}?limit=120`, `${ROWS}?eids=${eids}&versions=all`, `${ROWS}?eid=[9007199254740993]`]) {
     const plain = await getBytes(h.base, path, {});
     t.equal(plain.type, 'application/json');
-    for (const accept of ['application/json', '*/*', 'application/*', 'text/html, application/xhtml+xml, */*;q=0.8', 'application/json; charset=utf-8', 'application/avro;q=0.5, application/json']) {
+    for (const accept of [
+      'application/json',
+      '*/*',
+      'application/*',
+      'text/html, application/xhtml+xml, */*;q=0.8',
+      'application/json; charset=utf-8',
+      'application/avro;q=0.5, application/json',
+    ]) {
       const same = await getBytes(h.base, path, { accept });
       t.ok(same.body.equals(plain.body) && same.type === 'application/json', `${path.slice(40, 70)} Accept: ${accept}: today's bytes`);
     }
     const nd = await getBytes(h.base, path, { accept: 'application/x-ndjson' });
     t.equal(nd.type, 'application/x-ndjson');
     t.equal(nd.body.toString('utf8'), plain.body.toString('utf8').replaceAll('\r\n', '\n'), `${path.slice(40, 70)}: ndjson is the rows LF framed`);
-    if (path.includes('limit=120')) t.same([nd.trailers['x-rowgate-rows'], nd.trailers['x-rowgate-next-start']], [plain.trailers['x-rowgate-rows'], plain.trailers['x-rowgate-next-start']], 'ndjson: the same trailers');
+    if (path.includes('limit=120'))
+      t.same(
+        [nd.trailers['x-rowgate-rows'], nd.trailers['x-rowgate-next-start']],
+        [plain.trailers['x-rowgate-rows'], plain.trailers['x-rowgate-next-start']],
+        'ndjson: the same trailers',
+      );
 
     const av = await getBytes(h.base, path, { accept: 'application/avro' });
     t.equal(av.type, 'application/avro');

@@ -26,7 +26,10 @@ t.test('scans: the default limit is 100, end_eid alone is an exclusive upper bou
   const h = await startGateway();
   t.teardown(() => h.close());
   const ids = Array.from({ length: 150 }, (_, i) => i * 7 + 1);
-  const body = ids.map((id) => ({ entityId: [id], cells: { longs: { n: [{ value: id, timestamp: 1 }] }, strings: { s: [{ value: `row ${id}`, timestamp: 2 }] } } }));
+  const body = ids.map((id) => ({
+    entityId: [id],
+    cells: { longs: { n: [{ value: id, timestamp: 1 }] }, strings: { s: [{ value: `row ${id}`, timestamp: 2 }] } },
+  }));
   t.equal((await raw(h.base, 'POST', SAMPLE, JSON.stringify(body), json)).status, 200);
   const inKeyOrder = [...ids].sort((a, b) => Buffer.compare(longKey(a), longKey(b)));
 
@@ -34,16 +37,28 @@ t.test('scans: the default limit is 100, end_eid alone is an exclusive upper bou
   t.equal(byDefault.status, 200);
   const firstHundred = rowsOf(byDefault.body) as Row[];
   t.equal(firstHundred.length, 100, 'GET rows without limit returns 100 of the 150 rows');
-  t.same(firstHundred.map((r) => r.entityId[0]), inKeyOrder.slice(0, 100), 'the first 100 in row-key order');
+  t.same(
+    firstHundred.map((r) => r.entityId[0]),
+    inKeyOrder.slice(0, 100),
+    'the first 100 in row-key order',
+  );
   t.equal(rowsOf((await raw(h.base, 'GET', `${SAMPLE}?limit=-1`)).body).length, 150, 'limit=-1 returns all 150');
 
   // end_eid alone: every row before the bound (the bound's own row excluded), in row-key order.
   const bound = inKeyOrder[40]!;
   const before = rowsOf((await raw(h.base, 'GET', `${SAMPLE}?end_eid=${q([bound])}`)).body) as Row[];
-  t.same(before.map((r) => r.entityId[0]), inKeyOrder.slice(0, 40), `end_eid=[${bound}] alone returns the 40 rows before it`);
+  t.same(
+    before.map((r) => r.entityId[0]),
+    inKeyOrder.slice(0, 40),
+    `end_eid=[${bound}] alone returns the 40 rows before it`,
+  );
   const hexBound = longKey(inKeyOrder[120]!).toString('hex');
   const beforeHex = rowsOf((await raw(h.base, 'GET', `${SAMPLE}?end_eid=${q(`rowkey_hex=${hexBound}`)}&limit=-1`)).body) as Row[];
-  t.same(beforeHex.map((r) => r.entityId[0]), inKeyOrder.slice(0, 120), 'end_eid in the rowkey_hex form, limit=-1: the 120 rows before it');
+  t.same(
+    beforeHex.map((r) => r.entityId[0]),
+    inKeyOrder.slice(0, 120),
+    'end_eid in the rowkey_hex form, limit=-1: the 120 rows before it',
+  );
   const beforeHexDefault = rowsOf((await raw(h.base, 'GET', `${SAMPLE}?end_eid=${q(`rowkey_hex=${hexBound}`)}`)).body);
   t.equal(beforeHexDefault.length, 100, 'end_eid alone still gets the default limit of 100');
 
@@ -54,9 +69,16 @@ t.test('scans: the default limit is 100, end_eid alone is an exclusive upper bou
   t.equal(star.body, all.body, 'cols=* returns exactly what no cols returns');
   const starRows = rowsOf(star.body) as Row[];
   t.equal(starRows.length, 150);
-  t.ok(starRows.every((r) => Object.keys(r.cells).join() === 'longs,strings'), 'each row has both families');
+  t.ok(
+    starRows.every((r) => Object.keys(r.cells).join() === 'longs,strings'),
+    'each row has both families',
+  );
   const pointStar = rowsOf((await raw(h.base, 'GET', `${SAMPLE}?eid=${q([8])}&cols=*`)).body) as Row[];
-  t.same(pointStar[0]?.cells, { longs: { n: [{ timestamp: 1, value: 8, writer_schema: 3 }] }, strings: { s: [{ timestamp: 2, value: 'row 8', writer_schema: 0 }] } }, 'cols=* on a point get');
+  t.same(
+    pointStar[0]?.cells,
+    { longs: { n: [{ timestamp: 1, value: 8, writer_schema: 3 }] }, strings: { s: [{ timestamp: 2, value: 'row 8', writer_schema: 0 }] } },
+    'cols=* on a point get',
+  );
   const narrowed = rowsOf((await raw(h.base, 'GET', `${SAMPLE}?eid=${q([8])}&cols=strings`)).body) as Row[];
   t.same(Object.keys(narrowed[0]!.cells), ['strings'], 'whereas cols=strings narrows');
 });
@@ -65,10 +87,23 @@ t.test('POST without timestamp: the server time, shared by every cell of one row
   const h = await startGateway();
   t.teardown(() => h.close());
   const before = Date.now();
-  const res = await raw(h.base, 'POST', SAMPLE, JSON.stringify([
-    { entityId: [1], cells: { group_family: { string_qualifier: [{ value: 'a' }], long_qualifier: [{ value: 5 }] }, strings: { x: [{ value: 'b' }], y: [{ value: 'c' }] }, longs: { z: [{ value: 7 }] } } },
-    { entityId: [2], cells: { strings: { x: [{ value: 'd' }] }, longs: { z: [{ value: 8, timestamp: 42 }] } } },
-  ]), json);
+  const res = await raw(
+    h.base,
+    'POST',
+    SAMPLE,
+    JSON.stringify([
+      {
+        entityId: [1],
+        cells: {
+          group_family: { string_qualifier: [{ value: 'a' }], long_qualifier: [{ value: 5 }] },
+          strings: { x: [{ value: 'b' }], y: [{ value: 'c' }] },
+          longs: { z: [{ value: 7 }] },
+        },
+      },
+      { entityId: [2], cells: { strings: { x: [{ value: 'd' }] }, longs: { z: [{ value: 8, timestamp: 42 }] } } },
+    ]),
+    json,
+  );
   const after = Date.now();
   t.equal(res.status, 200, res.body);
   const rows = rowsOf((await raw(h.base, 'GET', `${SAMPLE}?eids=${q([[1], [2]])}`)).body) as Row[];
@@ -90,7 +125,9 @@ t.test('visible instances: POST and DELETE to a hidden instance are 404 RG_ERR_I
   await h.store.createTable('hidden', parseLayout(SAMPLE_LAYOUT));
   const layout = await h.store.getLayout('hidden', 'sample_table');
   const key = longKey(5);
-  await h.store.write('hidden', 'sample_table', [{ rowKey: key, cells: [{ kind: 'value', family: 'strings', qualifier: 'kept', timestamp: 1, schemaId: 0, json: '"stored directly"' }] }]);
+  await h.store.write('hidden', 'sample_table', [
+    { rowKey: key, cells: [{ kind: 'value', family: 'strings', qualifier: 'kept', timestamp: 1, schemaId: 0, json: '"stored directly"' }] },
+  ]);
   t.ok(layout, 'hidden/sample_table exists in the store');
   const HIDDEN = '/v1/instances/hidden/tables/sample_table/rows';
   const row = { entityId: [5], cells: { strings: { posted: [{ value: 'nope', timestamp: 2 }] } } };
@@ -107,7 +144,11 @@ t.test('visible instances: POST and DELETE to a hidden instance are 404 RG_ERR_I
   t.equal(codeOf(delMany.body), 'RG_ERR_INSTANCE_NOT_FOUND');
 
   const [stored] = await h.store.get('hidden', 'sample_table', [key], { maxVersions: 10, minTimestamp: 0, maxTimestamp: Number.MAX_SAFE_INTEGER });
-  t.same(stored!.cells.map((c) => c.qualifier), ['kept'], 'the hidden row was neither written nor deleted');
+  t.same(
+    stored!.cells.map((c) => c.qualifier),
+    ['kept'],
+    'the hidden row was neither written nor deleted',
+  );
   const visible = await raw(h.base, 'POST', SAMPLE, JSON.stringify(row), json);
   t.equal(visible.status, 200, 'the same POST to the visible instance succeeds');
   t.equal((await raw(h.base, 'DELETE', `${SAMPLE}?eid=${q([5])}`)).status, 200, 'and so does the DELETE');
@@ -147,7 +188,13 @@ t.test('a URL entity id longer than the store accepts is 400 RG_ERR_ROW_KEY_TOO_
   const start = await raw(h.base, 'GET', `${RAW_ROWS}?start_eid=${q(`rowkey_hex=${'61'.repeat(max + 1)}`)}`);
   t.equal(start.status, 400, 'and a start_eid bound');
   t.equal(codeOf(start.body), 'RG_ERR_ROW_KEY_TOO_LONG');
-  const post = await raw(h.base, 'POST', RAW_ROWS, JSON.stringify({ entityId: `rowkey_hex=${'61'.repeat(max + 1)}`, cells: { info: { q: [{ value: 'x', timestamp: 1 }] } } }), json);
+  const post = await raw(
+    h.base,
+    'POST',
+    RAW_ROWS,
+    JSON.stringify({ entityId: `rowkey_hex=${'61'.repeat(max + 1)}`, cells: { info: { q: [{ value: 'x', timestamp: 1 }] } } }),
+    json,
+  );
   t.equal(post.status, 400, `a POSTed entityId too: ${post.body}`);
   t.equal(codeOf(post.body), 'RG_ERR_ROW_KEY_TOO_LONG');
 });

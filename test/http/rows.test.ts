@@ -16,12 +16,30 @@ t.test('revision 3 entity id text: single quotes and row key forms are accepted,
   const h = await startGateway();
   t.teardown(() => h.close());
   const get = (path: string) => raw(h.base, 'GET', path);
-  const players = [['antipater', 'makedonia'], ['seleukos', 'makedonia'], ['seleukos', 'asia.central']];
-  t.equal((await raw(h.base, 'POST', PLAYERS, JSON.stringify(players.map((p) => ({ entityId: p, cells: { info: { email: [{ value: p[0], timestamp: 1 }] } } }))), json)).status, 200);
+  const players = [
+    ['antipater', 'makedonia'],
+    ['seleukos', 'makedonia'],
+    ['seleukos', 'asia.central'],
+  ];
+  t.equal(
+    (
+      await raw(
+        h.base,
+        'POST',
+        PLAYERS,
+        JSON.stringify(players.map((p) => ({ entityId: p, cells: { info: { email: [{ value: p[0], timestamp: 1 }] } } }))),
+        json,
+      )
+    ).status,
+    200,
+  );
   const byDomain = rowsOf((await get(`${PLAYERS}?eid=${encodeURIComponent("[[], 'makedonia']")}`)).body) as { entityId: string[] }[];
   t.same(byDomain.map((r) => r.entityId[0]).sort(), ['antipater', 'seleukos'], 'single quotes accepted in URL entity ids');
   const single = rowsOf((await get(`${PLAYERS}?eid=${encodeURIComponent("['seleukos', 'asia.central']")}`)).body) as { entityId: string[] }[];
-  t.same(single.map((r) => r.entityId), [['seleukos', 'asia.central']]);
+  t.same(
+    single.map((r) => r.entityId),
+    [['seleukos', 'asia.central']],
+  );
 
   for (const entityId of [`rowkey_hex=${KEYS[2345]}`, `hbase_hex=${KEYS[2345]}`]) {
     const res = await raw(h.base, 'POST', ROWS, JSON.stringify({ entityId, cells: { longs: { via: [{ value: 1, timestamp: 1 }] } } }), json);

@@ -25,8 +25,14 @@ async function filled(options: Record<string, unknown> = {}) {
   const rows: RowWrite[] = [];
   const people: RowWrite[] = [];
   for (let i = 0; i < ROWS; i++) {
-    rows.push({ rowKey: encodeRowKey(sample, [BigInt(i) * 7919n + 9007199254740993n]), cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: JSON.stringify(`row ${i}\r\n`) }] });
-    people.push({ rowKey: encodeRowKey(players, [`name ${i % 17}`, `domain "${i}"`]), cells: [{ kind: 'value', family: 'info', qualifier: 'email', timestamp: 1, schemaId: 0, json: '"a@b"' }] });
+    rows.push({
+      rowKey: encodeRowKey(sample, [BigInt(i) * 7919n + 9007199254740993n]),
+      cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: JSON.stringify(`row ${i}\r\n`) }],
+    });
+    people.push({
+      rowKey: encodeRowKey(players, [`name ${i % 17}`, `domain "${i}"`]),
+      cells: [{ kind: 'value', family: 'info', qualifier: 'email', timestamp: 1, schemaId: 0, json: '"a@b"' }],
+    });
   }
   await h.store.write('default', 'sample_table', rows);
   await h.store.write('default', 'players', people);
@@ -40,7 +46,8 @@ t.test('pages by the next-start trailer visit every row once, in every revision'
     const full = await getWithTrailers(h.base, `${path}?limit=-1`);
     t.equal(full.trailers['x-rowgate-rows'], String(ROWS), 'limit=-1: every row counted');
     t.equal(full.trailers['x-rowgate-next-start'], undefined, 'limit=-1: no next page');
-    for (const size of [1, 100, 249, 250]) t.equal(await pageThrough(t, h.base, path, size, 'start_eid', ROWS), full.body, `${path} pages of ${size}: the full scan`);
+    for (const size of [1, 100, 249, 250])
+      t.equal(await pageThrough(t, h.base, path, size, 'start_eid', ROWS), full.body, `${path} pages of ${size}: the full scan`);
   }
   for (const revision of [1, 2] as const) {
     const g = await startGatewayOver(h.store, { revision });

@@ -36,7 +36,10 @@ t.test('regression: close() returns soon after the running scan ends, though its
   const value = JSON.stringify('v'.repeat(1000));
   const rows: RowWrite[] = [];
   for (let i = 0; i < 20_000; i++) {
-    rows.push({ rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]), cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: value }] });
+    rows.push({
+      rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]),
+      cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: value }],
+    });
   }
   await h.store.write('default', 'sample_table', rows);
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });

@@ -41,7 +41,10 @@ t.test(`soak: ${CLIENTS} clients for ${SECONDS} s`, async (t) => {
   const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS * 2 });
   t.teardown(() => agent.destroy());
 
-  const seed = Array.from({ length: SCAN_ROWS }, (_, i) => ({ entityId: [i], cells: { longs: { n: [{ value: i, timestamp: 1 }] }, strings: { s: [{ value: `row ${i} ${'x'.repeat(60)}`, timestamp: 1 }] } } }));
+  const seed = Array.from({ length: SCAN_ROWS }, (_, i) => ({
+    entityId: [i],
+    cells: { longs: { n: [{ value: i, timestamp: 1 }] }, strings: { s: [{ value: `row ${i} ${'x'.repeat(60)}`, timestamp: 1 }] } },
+  }));
   t.equal((await raw(h.base, 'POST', SAMPLE, JSON.stringify(seed), json)).status, 200, 'seeded the scanned table');
 
   const statuses = new Map<number, number>();
@@ -59,22 +62,25 @@ t.test(`soak: ${CLIENTS} clients for ${SECONDS} s`, async (t) => {
   const call = (method: string, path: string, body?: string): Promise<Reply | undefined> =>
     new Promise((resolve) => {
       requests++;
-      const req = httpRequest({ host: base.hostname, port: base.port, method, path, agent, headers: body === undefined ? {} : json, timeout: 30_000 }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          statuses.set(status, (statuses.get(status) ?? 0) + 1);
-          const reply = { status, body: Buffer.concat(chunks).toString('utf8') };
-          if (status !== 200) problem(`${method} ${path.slice(0, 120)}: ${status} ${reply.body.slice(0, 200)}`);
-          resolve(status === 200 ? reply : undefined);
-        });
-        res.on('aborted', () => {
-          aborted++;
-          problem(`${method} ${path.slice(0, 120)}: response aborted`);
-          resolve(undefined);
-        });
-      });
+      const req = httpRequest(
+        { host: base.hostname, port: base.port, method, path, agent, headers: body === undefined ? {} : json, timeout: 30_000 },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const status = res.statusCode ?? 0;
+            statuses.set(status, (statuses.get(status) ?? 0) + 1);
+            const reply = { status, body: Buffer.concat(chunks).toString('utf8') };
+            if (status !== 200) problem(`${method} ${path.slice(0, 120)}: ${status} ${reply.body.slice(0, 200)}`);
+            resolve(status === 200 ? reply : undefined);
+          });
+          res.on('aborted', () => {
+            aborted++;
+            problem(`${method} ${path.slice(0, 120)}: response aborted`);
+            resolve(undefined);
+          });
+        },
+      );
       req.on('timeout', () => req.destroy(new Error('timed out')));
       req.on('error', (e) => {
         problem(`${method} ${path.slice(0, 120)}: ${e.message}`);
@@ -168,7 +174,8 @@ t.test(`soak: ${CLIENTS} clients for ${SECONDS} s`, async (t) => {
       } else if (op === 'incr') {
         const k = Math.floor(Math.random() * COUNTERS);
         const by = 1 + Math.floor(Math.random() * 5);
-        if (await call('POST', PLAYERS, JSON.stringify({ entityId: [`counter-${k}`, 'soak'], cells: { info: { logins: [{ value: { incr: by } }] } } }))) counterSums[k]! += by;
+        if (await call('POST', PLAYERS, JSON.stringify({ entityId: [`counter-${k}`, 'soak'], cells: { info: { logins: [{ value: { incr: by } }] } } })))
+          counterSums[k]! += by;
       } else if (op === 'scan') {
         const reply = await call('GET', `${SAMPLE}?limit=-1&cols=longs`);
         if (reply) {
@@ -226,7 +233,9 @@ t.test(`soak: ${CLIENTS} clients for ${SECONDS} s`, async (t) => {
 
   const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
   const fiveXX = [...statuses].filter(([s]) => s >= 500).reduce((a, [, n]) => a + n, 0);
-  t.comment(`soak: ${requests} requests in ${SECONDS} s by ${CLIENTS} clients (${JSON.stringify(Object.fromEntries(ops))}); statuses ${JSON.stringify(Object.fromEntries(statuses))}; ${abandoned} scans abandoned mid-stream`);
+  t.comment(
+    `soak: ${requests} requests in ${SECONDS} s by ${CLIENTS} clients (${JSON.stringify(Object.fromEntries(ops))}); statuses ${JSON.stringify(Object.fromEntries(statuses))}; ${abandoned} scans abandoned mid-stream`,
+  );
   t.comment(`soak: mean ms per operation ${JSON.stringify(Object.fromEntries([...ops].map(([op, n]) => [op, Math.round((opMs.get(op) ?? 0) / n)])))}`);
   t.comment(`soak: ${keys.length} acknowledged rows verified, ${gone.length} deletes, counters ${JSON.stringify(counterSums)}`);
   t.comment(

@@ -17,7 +17,10 @@ const ROWS = 2000;
 
 function rowOf(rowKey: Buffer, i: number): RowWrite {
   // Sizes vary tenfold, so balancing by size differs from balancing by row count.
-  return { rowKey, cells: [{ kind: 'value', family: 'info', qualifier: 'q', timestamp: 1, schemaId: 0, json: JSON.stringify('v'.repeat(10 + (i % 10) * 30)) }] };
+  return {
+    rowKey,
+    cells: [{ kind: 'value', family: 'info', qualifier: 'q', timestamp: 1, schemaId: 0, json: JSON.stringify('v'.repeat(10 + (i % 10) * 30)) }],
+  };
 }
 
 t.test('ranges cover the table exactly and are balanced, for random, salted, hash-prefixed and crowded keys', async (t) => {
@@ -36,7 +39,10 @@ t.test('ranges cover the table exactly and are balanced, for random, salted, has
     const key = randomBytes(1 + (i % 12));
     if (i % 5 === 0) key[0] = 0; // 00 bytes are escaped in stored keys
     random.push(rowOf(key, i));
-    salted.push({ rowKey: encodeRowKey(sample.keyFormat, [BigInt(i)]), cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: JSON.stringify('x'.repeat(i % 50)) }] });
+    salted.push({
+      rowKey: encodeRowKey(sample.keyFormat, [BigInt(i)]),
+      cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: JSON.stringify('x'.repeat(i % 50)) }],
+    });
     hashed.push(rowOf(encodeRowKey(hp.keyFormat, [`user-${i}`]), i));
     crowded.push(rowOf(Buffer.from(`${'shared/prefix/'.repeat(6)}${String(i).padStart(6, '0')}`), i));
   }
@@ -82,7 +88,11 @@ t.test('revisions 1 and 2 give bounds as start_rk/end_rk take them (hex)', async
   t.teardown(() => h.close());
   const sample = parseLayout((await import('./harness.js')).SAMPLE_LAYOUT);
   const rows: RowWrite[] = [];
-  for (let i = 0; i < 300; i++) rows.push({ rowKey: encodeRowKey(sample.keyFormat, [BigInt(i)]), cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: '"v"' }] });
+  for (let i = 0; i < 300; i++)
+    rows.push({
+      rowKey: encodeRowKey(sample.keyFormat, [BigInt(i)]),
+      cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: '"v"' }],
+    });
   await h.store.write('default', 'sample_table', rows);
   for (const revision of [1, 2] as const) {
     const g = await startGatewayOver(h.store, { revision });
@@ -104,10 +114,14 @@ t.test('revisions 1 and 2 give bounds as start_rk/end_rk take them (hex)', async
 });
 
 t.test('splits need the read scope, as reading rows does', async (t) => {
-  const h = await startGateway({ auth: { tokens: [
-    { name: 'reader', sha256: sha256Hex('r-token'), scopes: { default: 'read' } },
-    { name: 'writer', sha256: sha256Hex('w-token'), scopes: { default: 'write' } },
-  ] } });
+  const h = await startGateway({
+    auth: {
+      tokens: [
+        { name: 'reader', sha256: sha256Hex('r-token'), scopes: { default: 'read' } },
+        { name: 'writer', sha256: sha256Hex('w-token'), scopes: { default: 'write' } },
+      ],
+    },
+  });
   t.teardown(() => h.close());
   const path = '/v1/instances/default/tables/players/splits?n=2';
   t.equal((await raw(h.base, 'GET', path)).status, 401);

@@ -25,7 +25,10 @@ async function fill(h: Harness): Promise<void> {
   const value = JSON.stringify('v'.repeat(250));
   const batch: RowWrite[] = [];
   for (let i = 0; i < ROW_COUNT; i++) {
-    batch.push({ rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]), cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: value }] });
+    batch.push({
+      rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]),
+      cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: value }],
+    });
   }
   await h.store.write('default', 'sample_table', batch);
 }
@@ -119,11 +122,17 @@ async function checkTruncatedStream(t: Test, h: Harness, injection: Injection, p
   t.equal(out.status, 200, 'the headers (200) went out before the failure');
   t.equal(injection.failures, 1, 'the injected failure happened once, mid-stream');
   t.notOk(out.events.includes('end'), `the response never ended cleanly (events: ${out.events.join(', ')})`);
-  t.ok(out.events.includes('aborted') || out.errorCode === 'ECONNRESET', `the client saw the connection abort (events: ${out.events.join(', ')}, error code ${out.errorCode})`);
+  t.ok(
+    out.events.includes('aborted') || out.errorCode === 'ECONNRESET',
+    `the client saw the connection abort (events: ${out.events.join(', ')}, error code ${out.errorCode})`,
+  );
   t.ok(out.body.length > 0, `${out.body.length} bytes arrived before the abort`);
   const complete = out.body.slice(0, out.body.lastIndexOf('\r\n') + 2);
   const rows = rowsOf(complete) as { entityId: number[] }[];
-  t.ok(rows.length > 0 && rows.length <= injection.rowsBeforeFailure, `${rows.length} complete rows arrived, at most the ${injection.rowsBeforeFailure} read before the failure`);
+  t.ok(
+    rows.length > 0 && rows.length <= injection.rowsBeforeFailure,
+    `${rows.length} complete rows arrived, at most the ${injection.rowsBeforeFailure} read before the failure`,
+  );
   t.ok(rows.length < ROW_COUNT, 'the response is truncated');
   await until(() => h.store.openScans === 0);
   t.equal(h.store.openScans, 0, 'the failed scan was closed in the store');

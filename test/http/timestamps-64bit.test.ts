@@ -22,7 +22,14 @@ const TWO_53_1 = '9007199254740993';
 const SAMPLER = '8646911284551352319'; // a PostRequestSampler timestamp (kijirest-clients.md)
 const LONG_MAX = '9223372036854775807';
 /** Oldest first, with the value each is written with. */
-const STAMPS: [string, string][] = [['1000', 'a'], [SAFE_MAX, 'b'], [TWO_53, 'c'], [TWO_53_1, 'd'], [SAMPLER, 'e'], [LONG_MAX, 'f']];
+const STAMPS: [string, string][] = [
+  ['1000', 'a'],
+  [SAFE_MAX, 'b'],
+  [TWO_53, 'c'],
+  [TWO_53_1, 'd'],
+  [SAMPLER, 'e'],
+  [LONG_MAX, 'f'],
+];
 
 /** A row of cells of strings:q at the given timestamps, written as JSON text (raw longs). */
 function body(eid: string, stamps: readonly [string, string][], column = 'strings":{"q'): string {
@@ -31,7 +38,10 @@ function body(eid: string, stamps: readonly [string, string][], column = 'string
 
 /** The cells text a read returns for the stamps, newest first. */
 function cellsText(stamps: readonly [string, string][], withSchema = true): string {
-  return [...stamps].reverse().map(([ts, v]) => `{"timestamp":${ts},"value":"${v}"${withSchema ? ',"writer_schema":0' : ''}}`).join(',');
+  return [...stamps]
+    .reverse()
+    .map(([ts, v]) => `{"timestamp":${ts},"value":"${v}"${withSchema ? ',"writer_schema":0' : ''}}`)
+    .join(',');
 }
 
 const row = (stamps: readonly [string, string][], eid = '[1]') => `{"entityId":${eid},"cells":{"strings":{"q":[${cellsText(stamps)}]}}}\r\n`;
@@ -41,7 +51,7 @@ async function post(t: Test, h: Harness, text: string): Promise<void> {
   t.equal(r.status, 200, r.body);
 }
 
-t.test('LMDB: POST, point get, scan and every revision\'s rows keep each long exactly', async (t) => {
+t.test("LMDB: POST, point get, scan and every revision's rows keep each long exactly", async (t) => {
   const h = await startGateway();
   t.teardown(() => h.close());
   await post(t, h, body('[1]', STAMPS));
@@ -72,10 +82,35 @@ t.test('LMDB: timerange bounds are exact longs', async (t) => {
   const ranges: [string, [string, string][]][] = [
     [`${TWO_53}..${TWO_53_1}`, [[TWO_53, 'c']]],
     [`${SAFE_MAX}..${TWO_53}`, [[SAFE_MAX, 'b']]],
-    [`${TWO_53_1}..`, [[TWO_53_1, 'd'], [SAMPLER, 'e'], [LONG_MAX, 'f']]],
-    [`..${TWO_53}`, [['1000', 'a'], [SAFE_MAX, 'b']]],
-    [`${SAMPLER}..${LONG_MAX}`, [[SAMPLER, 'e'], [LONG_MAX, 'f']]], // a max of Long.MAX_VALUE is no bound (Kiji's END_OF_TIME)
-    [`${TWO_53_1}..9223372036854775806`, [[TWO_53_1, 'd'], [SAMPLER, 'e']]],
+    [
+      `${TWO_53_1}..`,
+      [
+        [TWO_53_1, 'd'],
+        [SAMPLER, 'e'],
+        [LONG_MAX, 'f'],
+      ],
+    ],
+    [
+      `..${TWO_53}`,
+      [
+        ['1000', 'a'],
+        [SAFE_MAX, 'b'],
+      ],
+    ],
+    [
+      `${SAMPLER}..${LONG_MAX}`,
+      [
+        [SAMPLER, 'e'],
+        [LONG_MAX, 'f'],
+      ],
+    ], // a max of Long.MAX_VALUE is no bound (Kiji's END_OF_TIME)
+    [
+      `${TWO_53_1}..9223372036854775806`,
+      [
+        [TWO_53_1, 'd'],
+        [SAMPLER, 'e'],
+      ],
+    ],
     ['9223372036854775806..', [[LONG_MAX, 'f']]],
   ];
   for (const [range, stamps] of ranges) {
@@ -85,7 +120,11 @@ t.test('LMDB: timerange bounds are exact longs', async (t) => {
   }
   // versions counts within the range: the newest cell in it.
   t.equal((await raw(h.base, 'GET', `${ROWS}?eid=[1]&timerange=..${TWO_53_1}`)).body, row([[TWO_53, 'c']]));
-  t.equal((await raw(h.base, 'GET', `${ROWS}?eid=[1]&timerange=9223372036854775808..9223372036854775809`)).body, '{"entityId":[1],"cells":{}}\r\n', 'a range after every long: no cell');
+  t.equal(
+    (await raw(h.base, 'GET', `${ROWS}?eid=[1]&timerange=9223372036854775808..9223372036854775809`)).body,
+    '{"entityId":[1],"cells":{}}\r\n',
+    'a range after every long: no cell',
+  );
 });
 
 t.test('LMDB: DELETE timestamp= and revision 1 PUT take exact longs; counters keep theirs', async (t) => {
@@ -110,7 +149,10 @@ t.test('LMDB: DELETE timestamp= and revision 1 PUT take exact longs; counters ke
   // A counter set at 2^63-1 keeps that timestamp when incremented (a counter in the future is updated in place).
   await post(t, h, `{"entityId":[3],"cells":{"group_family":{"counter":[{"value":5,"timestamp":${LONG_MAX}}]}}}`);
   await post(t, h, '{"entityId":[3],"cells":{"group_family":{"counter":[{"value":{"incr":1}}]}}}');
-  t.equal((await raw(h.base, 'GET', `${ROWS}?eid=[3]`)).body, `{"entityId":[3],"cells":{"group_family":{"counter":[{"timestamp":${LONG_MAX},"value":6,"writer_schema":3}]}}}\r\n`);
+  t.equal(
+    (await raw(h.base, 'GET', `${ROWS}?eid=[3]`)).body,
+    `{"entityId":[3],"cells":{"group_family":{"counter":[{"timestamp":${LONG_MAX},"value":6,"writer_schema":3}]}}}\r\n`,
+  );
 
   // Revision 1's PUT: timestamp and timestamp.<column> beyond 2^53.
   const one = await startGatewayOver(h.store, { revision: 1 });
@@ -149,31 +191,55 @@ t.test('LMDB: a parallel export (scan threads) reads bigint bounds and cells exa
     t.equal(parallel.status, 200);
     t.equal(parallel.body, single.body, `${query}: the threads render what the request's thread does`);
   }
-  t.match((await raw(h.base, 'GET', `${ROWS}?limit=-1&versions=all&timerange=${TWO_53}..${TWO_53_1}`)).body, new RegExp(`^(\\{"entityId":\\[\\d+\\],"cells":\\{"strings":\\{"q":\\[\\{"timestamp":${TWO_53},"value":"c","writer_schema":0\\}\\]\\}\\}\\}\\r\\n){40}$`));
+  t.match(
+    (await raw(h.base, 'GET', `${ROWS}?limit=-1&versions=all&timerange=${TWO_53}..${TWO_53_1}`)).body,
+    new RegExp(`^(\\{"entityId":\\[\\d+\\],"cells":\\{"strings":\\{"q":\\[\\{"timestamp":${TWO_53},"value":"c","writer_schema":0\\}\\]\\}\\}\\}\\r\\n){40}$`),
+  );
 });
 
 const emulator = await startEmulator();
 if (emulator) t.teardown(() => emulator.stop());
-t.test('Bigtable: exact up to (2^63-1)/1000 ms, a later timestamp a 400 naming that largest value', { skip: emulator ? false : EMULATOR_MISSING }, async (t) => {
-  const store = await BigtableStore.open({ projectId: 'test', instanceId: 'ts', tablePrefix: 'ts' });
-  const h = await startGateway({}, { store });
-  t.teardown(() => h.close());
-  const BT_MAX = '9223372036854775';
-  const stamps: [string, string][] = [['1000', 'a'], [SAFE_MAX, 'b'], [TWO_53, 'c'], [TWO_53_1, 'd'], [BT_MAX, 'e']];
-  await post(t, h, body('[1]', stamps));
-  t.equal((await raw(h.base, 'GET', `${ROWS}?eid=[1]&versions=all`)).body, row(stamps), 'point get');
-  t.equal((await raw(h.base, 'GET', `${ROWS}?limit=-1&versions=all`)).body, row(stamps), 'scan');
-  t.equal((await raw(h.base, 'GET', `${ROWS}?eid=[1]&versions=all&timerange=${TWO_53}..${TWO_53_1}`)).body, row([[TWO_53, 'c']]), 'timerange');
-  t.equal((await raw(h.base, 'GET', `${ROWS}?eid=[1]&versions=all&timerange=${TWO_53_1}..`)).body, row(stamps.slice(3)), 'timerange to Long.MAX_VALUE');
-  t.equal((await raw(h.base, 'GET', `${ROWS}?eid=[1]&timerange=${SAMPLER}..`)).body, '{"entityId":[1],"cells":{}}\r\n', 'a range after every cell Bigtable can hold');
-  for (const ts of ['9223372036854776', SAMPLER, LONG_MAX]) {
-    const r = await raw(h.base, 'POST', ROWS, body('[2]', [[ts, 'x']]), json);
-    t.equal(r.status, 400, ts);
-    t.match(JSON.parse(r.body), { code: 'RG_ERR_BAD_TIMESTAMP', exception: new RegExp(`timestamp ${ts} of column strings:q is too large for Bigtable.*the largest timestamp it accepts is ${BT_MAX} ms`) }, ts);
-  }
-  t.equal((await raw(h.base, 'GET', `${ROWS}?eid=[2]`)).body, '{"entityId":[2],"cells":{}}\r\n', 'nothing of a refused body written');
-  t.equal((await raw(h.base, 'DELETE', `${ROWS}?eid=[1]&cols=strings:q&timestamp=${TWO_53}`)).status, 200);
-  t.equal((await raw(h.base, 'GET', `${ROWS}?eid=[1]&versions=all`)).body, row(stamps.slice(3)), 'DELETE up to 2^53');
-  t.equal((await raw(h.base, 'DELETE', `${ROWS}?eid=[1]&cols=strings:q&timestamp=${LONG_MAX}`)).status, 200);
-  t.equal((await raw(h.base, 'GET', `${ROWS}?eid=[1]&versions=all`)).body, '{"entityId":[1],"cells":{}}\r\n', 'DELETE up to 2^63-1: every version');
-});
+t.test(
+  'Bigtable: exact up to (2^63-1)/1000 ms, a later timestamp a 400 naming that largest value',
+  { skip: emulator ? false : EMULATOR_MISSING },
+  async (t) => {
+    const store = await BigtableStore.open({ projectId: 'test', instanceId: 'ts', tablePrefix: 'ts' });
+    const h = await startGateway({}, { store });
+    t.teardown(() => h.close());
+    const BT_MAX = '9223372036854775';
+    const stamps: [string, string][] = [
+      ['1000', 'a'],
+      [SAFE_MAX, 'b'],
+      [TWO_53, 'c'],
+      [TWO_53_1, 'd'],
+      [BT_MAX, 'e'],
+    ];
+    await post(t, h, body('[1]', stamps));
+    t.equal((await raw(h.base, 'GET', `${ROWS}?eid=[1]&versions=all`)).body, row(stamps), 'point get');
+    t.equal((await raw(h.base, 'GET', `${ROWS}?limit=-1&versions=all`)).body, row(stamps), 'scan');
+    t.equal((await raw(h.base, 'GET', `${ROWS}?eid=[1]&versions=all&timerange=${TWO_53}..${TWO_53_1}`)).body, row([[TWO_53, 'c']]), 'timerange');
+    t.equal((await raw(h.base, 'GET', `${ROWS}?eid=[1]&versions=all&timerange=${TWO_53_1}..`)).body, row(stamps.slice(3)), 'timerange to Long.MAX_VALUE');
+    t.equal(
+      (await raw(h.base, 'GET', `${ROWS}?eid=[1]&timerange=${SAMPLER}..`)).body,
+      '{"entityId":[1],"cells":{}}\r\n',
+      'a range after every cell Bigtable can hold',
+    );
+    for (const ts of ['9223372036854776', SAMPLER, LONG_MAX]) {
+      const r = await raw(h.base, 'POST', ROWS, body('[2]', [[ts, 'x']]), json);
+      t.equal(r.status, 400, ts);
+      t.match(
+        JSON.parse(r.body),
+        {
+          code: 'RG_ERR_BAD_TIMESTAMP',
+          exception: new RegExp(`timestamp ${ts} of column strings:q is too large for Bigtable.*the largest timestamp it accepts is ${BT_MAX} ms`),
+        },
+        ts,
+      );
+    }
+    t.equal((await raw(h.base, 'GET', `${ROWS}?eid=[2]`)).body, '{"entityId":[2],"cells":{}}\r\n', 'nothing of a refused body written');
+    t.equal((await raw(h.base, 'DELETE', `${ROWS}?eid=[1]&cols=strings:q&timestamp=${TWO_53}`)).status, 200);
+    t.equal((await raw(h.base, 'GET', `${ROWS}?eid=[1]&versions=all`)).body, row(stamps.slice(3)), 'DELETE up to 2^53');
+    t.equal((await raw(h.base, 'DELETE', `${ROWS}?eid=[1]&cols=strings:q&timestamp=${LONG_MAX}`)).status, 200);
+    t.equal((await raw(h.base, 'GET', `${ROWS}?eid=[1]&versions=all`)).body, '{"entityId":[1],"cells":{}}\r\n', 'DELETE up to 2^63-1: every version');
+  },
+);

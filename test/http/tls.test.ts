@@ -19,10 +19,29 @@ const dir = mkdtempSync(join(tmpdir(), 'rowgate-tls-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 const cert = join(dir, 'cert.pem');
 const key = join(dir, 'key.pem');
-const made = spawnSync('openssl', [
-  'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-  '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', cert,
-], { encoding: 'utf8' });
+const made = spawnSync(
+  'openssl',
+  [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=127.0.0.1',
+    '-addext',
+    'subjectAltName=IP:127.0.0.1',
+    '-keyout',
+    key,
+    '-out',
+    cert,
+  ],
+  { encoding: 'utf8' },
+);
 const haveOpenssl = !made.error && made.status === 0;
 
 interface Answer {

@@ -59,7 +59,10 @@ t.test('fromStringBinary accepts lowercase hex digits (HBase would lose the back
 
 t.test('fromStringBinary rejects a backslash that does not start \\xHH', async (t) => {
   const bad = { code: 'RG_ERR_BAD_ROW_KEY' };
-  t.throws(() => fromStringBinary('a\\b'), { ...bad, message: 'row key "a\\\\b" has a backslash at position 1 that does not start an escape \\xHH (write a backslash as \\x5C)' });
+  t.throws(() => fromStringBinary('a\\b'), {
+    ...bad,
+    message: 'row key "a\\\\b" has a backslash at position 1 that does not start an escape \\xHH (write a backslash as \\x5C)',
+  });
   t.throws(() => fromStringBinary('ab\\x4'), { ...bad, message: /backslash at position 2/ });
   t.throws(() => fromStringBinary('\\x4g'), { ...bad, message: /position 0/ });
   t.throws(() => fromStringBinary('\\X41'), bad);
@@ -67,7 +70,10 @@ t.test('fromStringBinary rejects a backslash that does not start \\xHH', async (
 });
 
 t.test('fromStringBinary rejects unescaped characters outside 0x20-0x7E', async (t) => {
-  t.throws(() => fromStringBinary('caf\u00e9'), { code: 'RG_ERR_BAD_ROW_KEY', message: 'row key "café" has the character U+00E9 at position 3: bytes outside printable ASCII must be escaped as \\xHH' });
+  t.throws(() => fromStringBinary('caf\u00e9'), {
+    code: 'RG_ERR_BAD_ROW_KEY',
+    message: 'row key "café" has the character U+00E9 at position 3: bytes outside printable ASCII must be escaped as \\xHH',
+  });
   t.throws(() => fromStringBinary('€'), { message: /U\+20AC at position 0/ });
   t.throws(() => fromStringBinary('a\nb'), { message: /U\+000A at position 1/ });
   t.throws(() => fromStringBinary('\x7f'), { message: /U\+007F/ });

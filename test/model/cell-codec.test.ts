@@ -17,7 +17,14 @@ const TEAM: JsonValue = {
   ],
 };
 const V1: JsonValue = { type: 'record', name: 'V', fields: [{ name: 'a', type: 'int' }] };
-const V2: JsonValue = { type: 'record', name: 'V', fields: [{ name: 'a', type: 'long' }, { name: 'b', type: 'string', default: 'dflt' }] };
+const V2: JsonValue = {
+  type: 'record',
+  name: 'V',
+  fields: [
+    { name: 'a', type: 'long' },
+    { name: 'b', type: 'string', default: 'dflt' },
+  ],
+};
 
 const layout = handLayout('t', {
   info: {
@@ -158,7 +165,8 @@ t.test('a top-level union column takes the bare or the wrapped value and stores 
   await t.rejects(encode('info:union', { string: 5 }), { code: 'RG_ERR_BAD_VALUE' }, 'a wrapped value must match its branch');
   await t.rejects(encode('info:union', 5), {
     code: 'RG_ERR_BAD_VALUE',
-    message: 'value of column info:union does not match its writer schema ["string","null"]: expected a value of one of the branches of union [string, null], got 5',
+    message:
+      'value of column info:union does not match its writer schema ["string","null"]: expected a value of one of the branches of union [string, null], got 5',
   });
 });
 
@@ -168,7 +176,10 @@ t.test('records: nested unions wrapped, defaults filled, unknown and missing fie
   t.equal(json, '{"id":{"long":1},"name":{"string":"Team Name"},"barracks_status":{"long":1234}}');
   t.equal(id, 8);
   t.equal((await stored('info:team', { id: null, name: null }))[0], '{"id":null,"name":null,"barracks_status":null}', 'a left-out field takes its default');
-  t.equal((await stored('info:team', { id: { 'long': 9223372036854775807n }, name: null }))[0], '{"id":{"long":9223372036854775807},"name":null,"barracks_status":null}');
+  t.equal(
+    (await stored('info:team', { id: { long: 9223372036854775807n }, name: null }))[0],
+    '{"id":{"long":9223372036854775807},"name":null,"barracks_status":null}',
+  );
   await t.rejects(encode('info:team', { id: 1, name: null }), {
     code: 'RG_ERR_BAD_VALUE',
     message: /: at \.id: expected union \[null, long\] as null or \{"<branch>": value\}, got 1$/,
@@ -188,7 +199,10 @@ t.test('a nested union branch of a named type may be given by its short name whe
   });
   const cell = await encodeCell({ ...args('f:c', [{ P: { x: 1 } }, { 'a.b.P': { x: 2 } }, null]), layout: col });
   t.match(cell, { json: '[{"a.b.P":{"x":1}},{"a.b.P":{"x":2}},null]' }, 'stored with the full name');
-  await t.rejects(encodeCell({ ...args('f:c', [{ Q: { x: 1 } }]), layout: col }), { code: 'RG_ERR_BAD_VALUE', message: /at \[0\]: expected union \[null, a\.b\.P\]/ });
+  await t.rejects(encodeCell({ ...args('f:c', [{ Q: { x: 1 } }]), layout: col }), {
+    code: 'RG_ERR_BAD_VALUE',
+    message: /at \[0\]: expected union \[null, a\.b\.P\]/,
+  });
 });
 
 t.test('an invalid INLINE schema in the layout is RG_ERR_BAD_LAYOUT naming the column', async (t) => {
@@ -227,7 +241,10 @@ t.test('bad writer_schema: unknown id, non-integer number, boolean, invalid sche
     message: 'writer_schema 99 of column info:name is not in the schema table',
   });
   await t.rejects(encode('info:name', 'x', { writerSchema: -1 }), { code: 'RG_ERR_UNKNOWN_SCHEMA_ID' });
-  await t.rejects(encode('info:name', 'x', { writerSchema: 2n ** 70n }), { code: 'RG_ERR_UNKNOWN_SCHEMA_ID', message: /writer_schema 1180591620717411303424 / });
+  await t.rejects(encode('info:name', 'x', { writerSchema: 2n ** 70n }), {
+    code: 'RG_ERR_UNKNOWN_SCHEMA_ID',
+    message: /writer_schema 1180591620717411303424 /,
+  });
   await t.rejects(encode('info:name', 'x', { writerSchema: 1.5 }), {
     code: 'RG_ERR_BAD_SCHEMA',
     message: 'writer_schema of column info:name must be a schema id or an Avro schema, got 1.5',
@@ -259,8 +276,14 @@ t.test('incompatible writer schemas are RG_ERR_BAD_SCHEMA naming both schemas an
     message: 'writer schema "string" cannot be read with the schema "long" of column info:big: cannot read "string" as "long"',
   });
   await t.rejects(encode('info:big', null, { writerSchema: ['null', 'int'] }), { code: 'RG_ERR_BAD_SCHEMA', message: /cannot read "null" as "long"/ });
-  await t.rejects(encode('info:v', {}, { writerSchema: { type: 'record', name: 'Other', fields: [] } }), { code: 'RG_ERR_BAD_SCHEMA', message: /no alias found for Other/ });
-  await t.rejects(encode('info:v', {}, { writerSchema: { type: 'record', name: 'V', fields: [] } }), { code: 'RG_ERR_BAD_SCHEMA', message: /of column info:v/ });
+  await t.rejects(encode('info:v', {}, { writerSchema: { type: 'record', name: 'Other', fields: [] } }), {
+    code: 'RG_ERR_BAD_SCHEMA',
+    message: /no alias found for Other/,
+  });
+  await t.rejects(encode('info:v', {}, { writerSchema: { type: 'record', name: 'V', fields: [] } }), {
+    code: 'RG_ERR_BAD_SCHEMA',
+    message: /of column info:v/,
+  });
   await t.rejects(encode('info:color', 'RED', { writerSchema: { type: 'enum', name: 'Color', symbols: ['RED', 'BLUE'] } }), { code: 'RG_ERR_BAD_SCHEMA' });
 });
 
@@ -273,7 +296,10 @@ t.test('revision 1 ignores writer_schema: values are always in the layout schema
 t.test('AVRO columns: default reader by json or uid, no default reader stores the writer schema', async (t) => {
   t.same(await stored('info:avro_uid', 12), ['12', 3]);
   t.same(await stored('info:v', { a: 1 }), ['{"a":1,"b":"dflt"}', 8]);
-  await t.rejects(encode('info:free', 'x'), { code: 'RG_ERR_BAD_SCHEMA', message: 'column info:free (AVRO) has no layout schema to write with: give writer_schema' });
+  await t.rejects(encode('info:free', 'x'), {
+    code: 'RG_ERR_BAD_SCHEMA',
+    message: 'column info:free (AVRO) has no layout schema to write with: give writer_schema',
+  });
   t.same(await stored('info:free', 'x', { writerSchema: 'string' }), ['"x"', 0]);
   const bad = handLayout('b', { f: { columns: { c: avroSchema({ defaultReader: { uid: 77 } }) } } });
   await t.rejects(encodeCell({ ...args('f:c', 1), layout: bad }), {
@@ -295,11 +321,20 @@ t.test('STRICT AVRO columns accept only listed writers (union writers flattened)
 t.test('CLASS columns need a writer_schema; PROTOBUF columns cannot be written', async (t) => {
   await t.rejects(encode('info:klass', 'x'), { code: 'RG_ERR_BAD_SCHEMA', message: /column info:klass \(CLASS\) has no layout schema/ });
   t.same(await stored('info:klass', 'x', { writerSchema: 'string' }), ['"x"', 0]);
-  await t.rejects(encode('info:proto', 'x'), { code: 'RG_ERR_BAD_SCHEMA', message: 'column info:proto has cell type PROTOBUF, which cannot be written through this gateway' });
+  await t.rejects(encode('info:proto', 'x'), {
+    code: 'RG_ERR_BAD_SCHEMA',
+    message: 'column info:proto has cell type PROTOBUF, which cannot be written through this gateway',
+  });
 });
 
 t.test('counters: integers set, {"incr": n} increments', async (t) => {
-  t.same(await encode('info:logins', 0, { timestamp: 0, writerSchema: 3 }), { kind: 'counter-set', family: 'info', qualifier: 'logins', value: 0n, timestamp: 0 });
+  t.same(await encode('info:logins', 0, { timestamp: 0, writerSchema: 3 }), {
+    kind: 'counter-set',
+    family: 'info',
+    qualifier: 'logins',
+    value: 0n,
+    timestamp: 0,
+  });
   t.same(await encode('info:logins', 9223372036854775807n), { kind: 'counter-set', family: 'info', qualifier: 'logins', value: 9223372036854775807n });
   t.same(await encode('counters:any', { incr: -122 }), { kind: 'counter-increment', family: 'counters', qualifier: 'any', delta: -122n });
   t.equal(COUNTER_SCHEMA_ID, 3);
@@ -308,17 +343,30 @@ t.test('counters: integers set, {"incr": n} increments', async (t) => {
 
 t.test('a counter\'s writer_schema is "long" (id 3, as reads serve it), or absent; any other is refused', async (t) => {
   for (const writerSchema of [3, 'long', '"long"', { type: 'long' }, null] as JsonValue[]) {
-    t.same(await encode('counters:any', 7, { writerSchema }), { kind: 'counter-set', family: 'counters', qualifier: 'any', value: 7n }, JSON.stringify(writerSchema));
+    t.same(
+      await encode('counters:any', 7, { writerSchema }),
+      { kind: 'counter-set', family: 'counters', qualifier: 'any', value: 7n },
+      JSON.stringify(writerSchema),
+    );
     t.same(await encode('counters:any', { incr: 1 }, { writerSchema }), { kind: 'counter-increment', family: 'counters', qualifier: 'any', delta: 1n });
   }
   for (const writerSchema of ['string', 'int', 0, 2, 99, 'garbage', ['long', 'null'], { type: 'record' }, true, 3.5] as JsonValue[]) {
-    await t.rejects(encode('counters:any', 7, { writerSchema }), {
-      code: 'RG_ERR_BAD_SCHEMA',
-      message: /^writer_schema of counter column counters:any must be "long" \(schema id 3\) or absent: a counter is a 64-bit integer, got /,
-    }, JSON.stringify(writerSchema));
+    await t.rejects(
+      encode('counters:any', 7, { writerSchema }),
+      {
+        code: 'RG_ERR_BAD_SCHEMA',
+        message: /^writer_schema of counter column counters:any must be "long" \(schema id 3\) or absent: a counter is a 64-bit integer, got /,
+      },
+      JSON.stringify(writerSchema),
+    );
   }
   // Revision 1 has no writer_schema (row-input refuses one there); PUT's schema.<column> comes as revision 2.
-  t.same(await encode('counters:any', 7, { writerSchema: 'string', writerSchemas: false }), { kind: 'counter-set', family: 'counters', qualifier: 'any', value: 7n });
+  t.same(await encode('counters:any', 7, { writerSchema: 'string', writerSchemas: false }), {
+    kind: 'counter-set',
+    family: 'counters',
+    qualifier: 'any',
+    value: 7n,
+  });
 });
 
 t.test('counter errors are RG_ERR_BAD_COUNTER naming the column and value', async (t) => {
@@ -328,10 +376,16 @@ t.test('counter errors are RG_ERR_BAD_COUNTER naming the column and value', asyn
   });
   t.equal((await encode('info:logins', { incr: 5 }, { timestamp: null })).kind, 'counter-increment');
   for (const incr of [{ incr: 'x' }, { incr: 1.5 }, { incr: 1, x: 2 }, {}, { incr: 9223372036854775808n }] as JsonValue[]) {
-    await t.rejects(encode('info:logins', incr), { code: 'RG_ERR_BAD_COUNTER', message: /^counter increment of column info:logins must be \{"incr": <64-bit integer>\}, got / });
+    await t.rejects(encode('info:logins', incr), {
+      code: 'RG_ERR_BAD_COUNTER',
+      message: /^counter increment of column info:logins must be \{"incr": <64-bit integer>\}, got /,
+    });
   }
   for (const v of ['5', 5.5, -9223372036854775809n, null, [1], true] as JsonValue[]) {
-    await t.rejects(encode('info:logins', v), { code: 'RG_ERR_BAD_COUNTER', message: /^counter value of column info:logins must be a 64-bit integer or \{"incr": n\}, got / });
+    await t.rejects(encode('info:logins', v), {
+      code: 'RG_ERR_BAD_COUNTER',
+      message: /^counter value of column info:logins must be a 64-bit integer or \{"incr": n\}, got /,
+    });
   }
   await t.rejects(encode('info:logins', 5, { timestamp: -1 }), { code: 'RG_ERR_BAD_TIMESTAMP' });
 });

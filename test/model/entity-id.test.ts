@@ -1,12 +1,30 @@
 import t from 'tap';
 import {
-  compileWildcard, entityIdFromBody, formatEntityIdJson, formatShellEntityId, parseEntityIdText, parseShellEntityId, resolveEntityId,
+  compileWildcard,
+  entityIdFromBody,
+  formatEntityIdJson,
+  formatShellEntityId,
+  parseEntityIdText,
+  parseShellEntityId,
+  resolveEntityId,
 } from '../../lib/model/entity-id.js';
 import { decodeRowKey, encodeRowKey } from '../../lib/model/row-key.js';
 import { WILDCARD, type ComponentValue, type EntityIdInput, type RowKeyFormat, type Wildcard } from '../../lib/model/types.js';
 import {
-  F3, HASH, HASH_PREFIX, PLAYERS, RAW, RKF2_FORMATTED, SAMPLE_TABLE, SUPPRESSED,
-  formatted, prng, randomBytes, randomInt, randomLong, randomString,
+  F3,
+  HASH,
+  HASH_PREFIX,
+  PLAYERS,
+  RAW,
+  RKF2_FORMATTED,
+  SAMPLE_TABLE,
+  SUPPRESSED,
+  formatted,
+  prng,
+  randomBytes,
+  randomInt,
+  randomLong,
+  randomString,
 } from './key-fixtures.js';
 
 const bytes = (h: string) => Buffer.from(h.replace(/ /g, ''), 'hex');
@@ -36,7 +54,10 @@ t.test('revision 3 URL: integers beyond the safe range become exact bigints', as
   t.same(components(parseEntityIdText('[9007199254740991, -9007199254740991]', R3)), [9007199254740991, -9007199254740991]);
   t.same(components(parseEntityIdText('[9007199254740992]', R3)), [9007199254740992n]);
   t.same(components(parseEntityIdText('[9223372036854775807, -9223372036854775808]', R3)), [2n ** 63n - 1n, -(2n ** 63n)]);
-  t.throws(() => parseEntityIdText('[9223372036854775808]', R3), { ...BAD_EID, message: 'entity id "[9223372036854775808]": integer 9223372036854775808 is outside the 64-bit range at position 1' });
+  t.throws(() => parseEntityIdText('[9223372036854775808]', R3), {
+    ...BAD_EID,
+    message: 'entity id "[9223372036854775808]": integer 9223372036854775808 is outside the 64-bit range at position 1',
+  });
   t.throws(() => parseEntityIdText('[-9223372036854775809]', R3), { ...BAD_EID, message: /integer -9223372036854775809 is outside the 64-bit range/ });
 });
 
@@ -60,7 +81,10 @@ t.test('revision 3 URL: bad row key forms name the input', async (t) => {
 
 t.test('revision 3 URL: wildcards only where allowed', async (t) => {
   t.same(components(parseEntityIdText('[[], "b", [ ]]', R3_SCAN)), [WILDCARD, 'b', WILDCARD]);
-  t.throws(() => parseEntityIdText('["a", []]', R3), { ...NO_WILDCARD, message: 'entity id "[\\"a\\", []]": the wildcard [] (component 1) is not accepted here, only a complete entity id' });
+  t.throws(() => parseEntityIdText('["a", []]', R3), {
+    ...NO_WILDCARD,
+    message: 'entity id "[\\"a\\", []]": the wildcard [] (component 1) is not accepted here, only a complete entity id',
+  });
 });
 
 t.test('revision 3 URL: rejects everything that is not an array of components', async (t) => {
@@ -137,7 +161,10 @@ t.test('revision 1/2 shell entity ids on RAW and hashed tables', async (t) => {
   t.same(components(parseShellEntityId("['alice']", HASH)), ['alice']);
   t.same(components(parseShellEntityId("kiji=['alice']", HASH)), ["['alice']"], 'after kiji= the key is literal');
   t.same(components(parseShellEntityId('kiji=\\xC3\\xA9\\x5C', HASH_PREFIX)), ['é\\']);
-  t.throws(() => parseShellEntityId('kiji=\\xFF', HASH), { ...BAD_EID, message: 'entity id "kiji=\\\\xFF": the kiji key of a hashed table must be UTF-8 text' });
+  t.throws(() => parseShellEntityId('kiji=\\xFF', HASH), {
+    ...BAD_EID,
+    message: 'entity id "kiji=\\\\xFF": the kiji key of a hashed table must be UTF-8 text',
+  });
   t.throws(() => parseShellEntityId('', HASH), { ...BAD_EID, message: 'entity id is empty' });
   t.same(components(parseShellEntityId('kiji=', HASH_PREFIX)), ['']);
   t.throws(() => parseShellEntityId('kiji=', RAW), { ...BAD_KEY, message: 'entity id "kiji=" gives an empty row key' });
@@ -146,7 +173,11 @@ t.test('revision 1/2 shell entity ids on RAW and hashed tables', async (t) => {
 t.test('revision 3 POST body entity ids', async (t) => {
   t.same(entityIdFromBody([12345]), { kind: 'components', components: [12345], text: '[12345]' });
   t.same(entityIdFromBody(['menandros', 'asia.minor']), { kind: 'components', components: ['menandros', 'asia.minor'], text: '["menandros","asia.minor"]' });
-  t.same(entityIdFromBody(['a', null, 2n ** 63n - 1n, -0]), { kind: 'components', components: ['a', null, 2n ** 63n - 1n, 0], text: '["a",null,9223372036854775807,0]' });
+  t.same(entityIdFromBody(['a', null, 2n ** 63n - 1n, -0]), {
+    kind: 'components',
+    components: ['a', null, 2n ** 63n - 1n, 0],
+    text: '["a",null,9223372036854775807,0]',
+  });
   t.equal(rowKeyHex(entityIdFromBody('hbase_hex=44018000000000003039')), '44018000000000003039');
   t.equal(rowKeyHex(entityIdFromBody('rowkey=D\\x01\\x80\\x00\\x00\\x00\\x00\\x0009')), '44018000000000003039');
   t.equal(entityIdFromBody('rowkey_hex=4401').text, 'rowkey_hex=4401');
@@ -157,11 +188,20 @@ t.test('revision 3 POST body entity ids', async (t) => {
   t.throws(() => entityIdFromBody(null), { ...BAD_EID, message: `${forms}; got null` });
   t.throws(() => entityIdFromBody([]), { ...BAD_EID, message: 'entity id [] has no components' });
   t.throws(() => entityIdFromBody([1.5]), { ...BAD_EID, message: 'entity id [1.5]: component 0 must be an exact integer, got the number 1.5' });
-  t.throws(() => entityIdFromBody(['a', true]), { ...BAD_EID, message: 'entity id ["a",true]: component 1 must be a string, an integer or null, got the boolean true' });
+  t.throws(() => entityIdFromBody(['a', true]), {
+    ...BAD_EID,
+    message: 'entity id ["a",true]: component 1 must be a string, an integer or null, got the boolean true',
+  });
   t.throws(() => entityIdFromBody([{}]), { ...BAD_EID, message: 'entity id [{}]: component 0 must be a string, an integer or null, got an object' });
   t.throws(() => entityIdFromBody([[1]]), { ...BAD_EID, message: 'entity id [[1]]: component 0 must be a string, an integer or null, got an array' });
-  t.throws(() => entityIdFromBody([2n ** 63n]), { ...BAD_EID, message: 'entity id ["9223372036854775808"]: component 0 is outside the 64-bit range: 9223372036854775808' });
-  t.throws(() => entityIdFromBody(['a', []]), { ...NO_WILDCARD, message: 'entity id ["a",[]]: component 1 is a wildcard [], which is not accepted here, only a complete entity id' });
+  t.throws(() => entityIdFromBody([2n ** 63n]), {
+    ...BAD_EID,
+    message: 'entity id ["9223372036854775808"]: component 0 is outside the 64-bit range: 9223372036854775808',
+  });
+  t.throws(() => entityIdFromBody(['a', []]), {
+    ...NO_WILDCARD,
+    message: 'entity id ["a",[]]: component 1 is a wildcard [], which is not accepted here, only a complete entity id',
+  });
   t.throws(() => entityIdFromBody('rowkey_hex=0'), BAD_KEY);
 });
 
@@ -172,10 +212,14 @@ t.test('regression: a row key whose hash prefix is not the hash of its component
   t.not(canonical, '44018000000000003040');
   t.same(decodeRowKey(SAMPLE_TABLE, bytes('44018000000000003040')), [12352n], 'the vector decodes to [12352]');
   t.throws(() => resolveEntityId(SAMPLE_TABLE, parseEntityIdText('rowkey_hex=44018000000000003040', R3)), {
-    ...BAD_KEY, message: `row key 44018000000000003040 does not match its entity id [12352]: that entity id's row key is ${canonical} (the hash prefix is computed from the components)`,
+    ...BAD_KEY,
+    message: `row key 44018000000000003040 does not match its entity id [12352]: that entity id's row key is ${canonical} (the hash prefix is computed from the components)`,
   });
   t.equal(resolveEntityId(SAMPLE_TABLE, parseEntityIdText(`rowkey_hex=${canonical}`, R3)).toString('hex'), canonical, 'the canonical key is accepted');
-  t.throws(() => resolveEntityId(HASH_PREFIX, entityIdFromBody('rowkey_hex=0000616c696365')), { ...BAD_KEY, message: /does not match its entity id \["alice"\]: that entity id's row key is 6384616c696365/ });
+  t.throws(() => resolveEntityId(HASH_PREFIX, entityIdFromBody('rowkey_hex=0000616c696365')), {
+    ...BAD_KEY,
+    message: /does not match its entity id \["alice"\]: that entity id's row key is 6384616c696365/,
+  });
   t.equal(resolveEntityId(HASH_PREFIX, entityIdFromBody('rowkey_hex=6384616c696365')).toString('hex'), '6384616c696365');
   t.equal(resolveEntityId(RAW, entityIdFromBody('rowkey_hex=0000616c696365')).toString('hex'), '0000616c696365', 'RAW keys have no hash to check');
 });
@@ -188,10 +232,17 @@ t.test('resolveEntityId: components to row keys, LONG promoted, wildcards refuse
   t.equal(resolveEntityId(HASH_PREFIX, entityIdFromBody(['alice'])).toString('hex'), '6384616c696365');
   t.equal(resolveEntityId(RAW, parseEntityIdText('["alice"]', R3)).toString('hex'), '616c696365');
   t.throws(() => resolveEntityId(PLAYERS, parseEntityIdText('["a", []]', R3_SCAN)), {
-    ...NO_WILDCARD, message: 'Entity id must be fully specified, without wildcards: "[\\"a\\", []]" has a wildcard [] at component 1',
+    ...NO_WILDCARD,
+    message: 'Entity id must be fully specified, without wildcards: "[\\"a\\", []]" has a wildcard [] at component 1',
   });
-  t.throws(() => resolveEntityId(HASH, parseEntityIdText('["a", "b"]', R3)), { ...BAD_EID, message: /HASH row key takes exactly one string component, got 2 components/ });
-  t.throws(() => resolveEntityId(SAMPLE_TABLE, parseEntityIdText('["x"]', R3)), { ...BAD_EID, message: 'component \'sequence_number\' (index 0) must be a LONG, got the string "x"' });
+  t.throws(() => resolveEntityId(HASH, parseEntityIdText('["a", "b"]', R3)), {
+    ...BAD_EID,
+    message: /HASH row key takes exactly one string component, got 2 components/,
+  });
+  t.throws(() => resolveEntityId(SAMPLE_TABLE, parseEntityIdText('["x"]', R3)), {
+    ...BAD_EID,
+    message: 'component \'sequence_number\' (index 0) must be a LONG, got the string "x"',
+  });
 });
 
 t.test('resolveEntityId: row keys must fit the table format', async (t) => {
@@ -202,7 +253,10 @@ t.test('resolveEntityId: row keys must fit the table format', async (t) => {
   t.equal(resolveEntityId(SUPPRESSED, rk('rowkey_hex=1535')).toString('hex'), '1535');
   t.throws(() => resolveEntityId(SUPPRESSED, rk('rowkey_hex=153500')), { ...BAD_KEY, message: /suppresses key materialization/ });
   t.equal(resolveEntityId(HASH, rk('rowkey_hex=6384e2b2184bcbf58eccf10ca7a6563c')).length, 16);
-  t.throws(() => resolveEntityId(HASH, rk('rowkey_hex=6384')), { ...BAD_KEY, message: 'row key 6384 is not a valid HASH key: HASH keys are 16-byte MD5 digests, got 2 bytes' });
+  t.throws(() => resolveEntityId(HASH, rk('rowkey_hex=6384')), {
+    ...BAD_KEY,
+    message: 'row key 6384 is not a valid HASH key: HASH keys are 16-byte MD5 digests, got 2 bytes',
+  });
   t.equal(resolveEntityId(HASH_PREFIX, rk('rowkey=c\\x84alice')).toString('hex'), '6384616c696365');
   t.throws(() => resolveEntityId(HASH_PREFIX, rk('rowkey_hex=63')), BAD_KEY);
   t.equal(resolveEntityId(RAW, rk('rowkey_hex=00ff')).toString('hex'), '00ff');
@@ -220,7 +274,10 @@ t.test('formatEntityIdJson: revision 3 entityId per key format', async (t) => {
   t.equal(formatEntityIdJson(HASH_PREFIX, bytes('6384616c696365')), '["alice"]');
   t.equal(formatEntityIdJson(RAW, Buffer.from('alice')), '"rowkey=alice"');
   t.equal(formatEntityIdJson(RAW, bytes('00415c')), '"rowkey=\\\\x00A\\\\x5C"');
-  t.equal(formatEntityIdJson(HASH, bytes('6384e2b2184bcbf58eccf10ca7a6563c')), '"rowkey=c\\\\x84\\\\xE2\\\\xB2\\\\x18K\\\\xCB\\\\xF5\\\\x8E\\\\xCC\\\\xF1\\\\x0C\\\\xA7\\\\xA6V<"');
+  t.equal(
+    formatEntityIdJson(HASH, bytes('6384e2b2184bcbf58eccf10ca7a6563c')),
+    '"rowkey=c\\\\x84\\\\xE2\\\\xB2\\\\x18K\\\\xCB\\\\xF5\\\\x8E\\\\xCC\\\\xF1\\\\x0C\\\\xA7\\\\xA6V<"',
+  );
   t.equal(formatEntityIdJson(SUPPRESSED, bytes('1535')), '"rowkey=\\\\x155"');
   // A key its format cannot decode (the store takes raw keys) is named by its bytes, as RAW keys are.
   t.equal(formatEntityIdJson(SAMPLE_TABLE, bytes('4401')), '"rowkey=D\\\\x01"');
@@ -255,11 +312,18 @@ function randomCase(rand: () => number): { format: RowKeyFormat; key: Buffer } {
     return { format, key: encodeRowKey(format, [randomString(rand)]) };
   }
   const n = 1 + Math.floor(rand() * 4);
-  const format = formatted(Array.from({ length: n }, (_, i) => [`c${i}`, TYPES[Math.floor(rand() * 3)]!]), {
-    hashSize: 1 + Math.floor(rand() * 16), nullableStartIndex: 1 + Math.floor(rand() * n), rangeScanStartIndex: 1 + Math.floor(rand() * n),
-  });
+  const format = formatted(
+    Array.from({ length: n }, (_, i) => [`c${i}`, TYPES[Math.floor(rand() * 3)]!]),
+    {
+      hashSize: 1 + Math.floor(rand() * 16),
+      nullableStartIndex: 1 + Math.floor(rand() * n),
+      rangeScanStartIndex: 1 + Math.floor(rand() * n),
+    },
+  );
   const given = format.nullableStartIndex + Math.floor(rand() * (n - format.nullableStartIndex + 1));
-  const comps = format.components.slice(0, given).map((s) => (s.type === 'STRING' ? randomString(rand) : s.type === 'INTEGER' ? randomInt(rand) : randomLong(rand)));
+  const comps = format.components
+    .slice(0, given)
+    .map((s) => (s.type === 'STRING' ? randomString(rand) : s.type === 'INTEGER' ? randomInt(rand) : randomLong(rand)));
   if (rand() < 0.2) {
     const suppressed = { ...format, suppressMaterialization: true, rangeScanStartIndex: n };
     return { format: suppressed, key: encodeRowKey(suppressed, comps) };
@@ -286,18 +350,35 @@ t.test('random keys: formatEntityIdJson and formatShellEntityId parse back to th
 });
 
 t.test('compileWildcard: only FORMATTED tables with materialized components', async (t) => {
-  t.throws(() => compileWildcard(HASH, [WILDCARD]), { ...BAD_EID, message: "wildcard entity id [[]] needs a FORMATTED row key format, but this table's row keys are HASH and have no components to match" });
+  t.throws(() => compileWildcard(HASH, [WILDCARD]), {
+    ...BAD_EID,
+    message: "wildcard entity id [[]] needs a FORMATTED row key format, but this table's row keys are HASH and have no components to match",
+  });
   t.throws(() => compileWildcard(RAW, ['a', WILDCARD]), { ...BAD_EID, message: /row keys are RAW/ });
-  t.throws(() => compileWildcard(SUPPRESSED, ['x', WILDCARD]), { ...BAD_EID, message: 'wildcard entity id ["x",[]] cannot be matched: this table suppresses key materialization, so its row keys hold only a hash' });
+  t.throws(() => compileWildcard(SUPPRESSED, ['x', WILDCARD]), {
+    ...BAD_EID,
+    message: 'wildcard entity id ["x",[]] cannot be matched: this table suppresses key materialization, so its row keys hold only a hash',
+  });
   t.throws(() => compileWildcard(PLAYERS, ['a', WILDCARD, 'c']), { ...BAD_EID, message: 'entity id has 3 components but the table key has 2: ["a",[],"c"]' });
-  t.throws(() => compileWildcard(PLAYERS, [null, WILDCARD]), { ...BAD_EID, message: "component 'player' (index 0) cannot be null (components before index 1 are required): [null,[]]" });
-  t.throws(() => compileWildcard(RKF2_FORMATTED, [WILDCARD, null, 'b']), { ...BAD_EID, message: /component 'str2' \(index 2\) is not null but follows the null component at index 1/ });
+  t.throws(() => compileWildcard(PLAYERS, [null, WILDCARD]), {
+    ...BAD_EID,
+    message: "component 'player' (index 0) cannot be null (components before index 1 are required): [null,[]]",
+  });
+  t.throws(() => compileWildcard(RKF2_FORMATTED, [WILDCARD, null, 'b']), {
+    ...BAD_EID,
+    message: /component 'str2' \(index 2\) is not null but follows the null component at index 1/,
+  });
   t.throws(() => compileWildcard(SAMPLE_TABLE, ['x']), { ...BAD_EID, message: 'component \'sequence_number\' (index 0) must be a LONG, got the string "x"' });
 });
 
 const PLAYER_KEYS: [string, string | null][] = [
-  ['cassander', 'greece'], ['ptolemaios', 'africa.north'], ['antipater', 'makedonia'], ['antipater', null],
-  ['menandros', 'asia.minor'], ['seleukos', 'asia.central'], ['seleukos', 'makedonia'],
+  ['cassander', 'greece'],
+  ['ptolemaios', 'africa.north'],
+  ['antipater', 'makedonia'],
+  ['antipater', null],
+  ['menandros', 'asia.minor'],
+  ['seleukos', 'asia.central'],
+  ['seleukos', 'makedonia'],
 ];
 
 t.test('compileWildcard on players: wildcards, trailing wildcards, nulls and the scan prefix', async (t) => {
@@ -336,8 +417,17 @@ t.test('compileWildcard: the prefix needs every hashed component', async (t) => 
 
 t.test('random wildcard patterns match exactly the keys whose components agree', async (t) => {
   const rand = prng(4242);
-  const format = formatted([['a', 'STRING'], ['b', 'INTEGER'], ['c', 'LONG'], ['d', 'STRING']], { rangeScanStartIndex: 2, nullableStartIndex: 2 });
-  const small = (type: string): ComponentValue => (type === 'STRING' ? ['', 'a', 'ab', 'é'][Math.floor(rand() * 4)]! : type === 'INTEGER' ? Math.floor(rand() * 3) - 1 : BigInt(Math.floor(rand() * 3) - 1));
+  const format = formatted(
+    [
+      ['a', 'STRING'],
+      ['b', 'INTEGER'],
+      ['c', 'LONG'],
+      ['d', 'STRING'],
+    ],
+    { rangeScanStartIndex: 2, nullableStartIndex: 2 },
+  );
+  const small = (type: string): ComponentValue =>
+    type === 'STRING' ? ['', 'a', 'ab', 'é'][Math.floor(rand() * 4)]! : type === 'INTEGER' ? Math.floor(rand() * 3) - 1 : BigInt(Math.floor(rand() * 3) - 1);
   const rows: ComponentValue[][] = [];
   for (let i = 0; i < 200; i++) {
     const n = 2 + Math.floor(rand() * 3);
@@ -353,8 +443,10 @@ t.test('random wildcard patterns match exactly the keys whose components agree',
       const r = rand();
       if (nulled) pattern.push(r < 0.5 ? null : WILDCARD);
       else if (r < 0.4) pattern.push(WILDCARD);
-      else if (r < 0.5 && j >= 2) { pattern.push(null); nulled = true; }
-      else pattern.push(small(format.components[j]!.type));
+      else if (r < 0.5 && j >= 2) {
+        pattern.push(null);
+        nulled = true;
+      } else pattern.push(small(format.components[j]!.type));
     }
     const w = compileWildcard(format, pattern);
     rows.forEach((row, i) => {

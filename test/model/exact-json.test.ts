@@ -101,17 +101,24 @@ t.test('stringify prints bigints exactly and otherwise equals JSON.stringify', a
 
 t.test('random documents round-trip exactly through stringify and parse', async (t) => {
   let seed = 12345;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   const gen = (depth: number): JsonValue => {
     const k = Math.floor(rnd() * (depth > 3 ? 6 : 8));
     switch (k) {
-      case 0: return null;
-      case 1: return rnd() < 0.5;
-      case 2: return Math.floor((rnd() - 0.5) * 1e6);
-      case 3: return BigInt.asIntN(64, BigInt(Math.floor(rnd() * 2 ** 31)) * 2n ** 33n + 2n ** 53n + 1n);
-      case 4: return (rnd() - 0.5) * 1e3;
-      case 5: return String.fromCharCode(...Array.from({ length: 5 }, () => Math.floor(rnd() * 0x3000)));
-      case 6: return Array.from({ length: Math.floor(rnd() * 4) }, () => gen(depth + 1));
+      case 0:
+        return null;
+      case 1:
+        return rnd() < 0.5;
+      case 2:
+        return Math.floor((rnd() - 0.5) * 1e6);
+      case 3:
+        return BigInt.asIntN(64, BigInt(Math.floor(rnd() * 2 ** 31)) * 2n ** 33n + 2n ** 53n + 1n);
+      case 4:
+        return (rnd() - 0.5) * 1e3;
+      case 5:
+        return String.fromCharCode(...Array.from({ length: 5 }, () => Math.floor(rnd() * 0x3000)));
+      case 6:
+        return Array.from({ length: Math.floor(rnd() * 4) }, () => gen(depth + 1));
       default: {
         const o: Record<string, JsonValue> = {};
         for (let i = 0; i < 3; i++) o[`k${Math.floor(rnd() * 10)}`] = gen(depth + 1);

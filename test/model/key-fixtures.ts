@@ -21,15 +21,40 @@ export function formatted(
 /** F1: KR sample_table.json. */
 export const SAMPLE_TABLE = formatted([['sequence_number', 'LONG']]);
 /** F2: KR rkf2_formatted.json. */
-export const RKF2_FORMATTED = formatted([['dummy', 'STRING'], ['str1', 'STRING'], ['str2', 'STRING'], ['anint', 'INTEGER'], ['along', 'LONG']]);
+export const RKF2_FORMATTED = formatted([
+  ['dummy', 'STRING'],
+  ['str1', 'STRING'],
+  ['str2', 'STRING'],
+  ['anint', 'INTEGER'],
+  ['along', 'LONG'],
+]);
 /** F3: FormattedEntityId javadoc example, range_scan_start_index 2. */
-export const F3 = formatted([['dummy', 'STRING'], ['anint', 'INTEGER'], ['along', 'LONG']], { rangeScanStartIndex: 2 });
+export const F3 = formatted(
+  [
+    ['dummy', 'STRING'],
+    ['anint', 'INTEGER'],
+    ['along', 'LONG'],
+  ],
+  { rangeScanStartIndex: 2 },
+);
 /** F4: KR rkf2_suppressed.json. */
-export const SUPPRESSED = formatted(RKF2_FORMATTED.components.map((c) => [c.name, c.type]), { suppressMaterialization: true, rangeScanStartIndex: 5 });
+export const SUPPRESSED = formatted(
+  RKF2_FORMATTED.components.map((c) => [c.name, c.type]),
+  { suppressMaterialization: true, rangeScanStartIndex: 5 },
+);
 /** KR players table: player, domain (nullable). */
-export const PLAYERS = formatted([['player', 'STRING'], ['domain', 'STRING']]);
+export const PLAYERS = formatted([
+  ['player', 'STRING'],
+  ['domain', 'STRING'],
+]);
 /** docs 1.4.0 operations example table. */
-export const DOCS_TABLE = formatted([['c1', 'STRING'], ['c2', 'STRING'], ['c3', 'STRING'], ['c4', 'INTEGER'], ['c5', 'LONG']]);
+export const DOCS_TABLE = formatted([
+  ['c1', 'STRING'],
+  ['c2', 'STRING'],
+  ['c3', 'STRING'],
+  ['c4', 'INTEGER'],
+  ['c5', 'LONG'],
+]);
 
 export const RAW: RowKeyFormat = { encoding: 'RAW' };
 export const HASH: RowKeyFormat = { encoding: 'HASH' };
@@ -67,7 +92,7 @@ const INT_EDGES = [-2147483648, -2147483647, -1, 0, 1, 2147483646, 2147483647];
 const LONG_EDGES = [-(2n ** 63n), -(2n ** 63n) + 1n, -1n, 0n, 1n, 2n ** 53n, 2n ** 63n - 1n];
 
 export function randomInt(rand: () => number): number {
-  return rand() < 0.3 ? INT_EDGES[Math.floor(rand() * INT_EDGES.length)]! : (Math.floor(rand() * 2 ** 32) - 2 ** 31);
+  return rand() < 0.3 ? INT_EDGES[Math.floor(rand() * INT_EDGES.length)]! : Math.floor(rand() * 2 ** 32) - 2 ** 31;
 }
 
 export function randomLong(rand: () => number): bigint {
@@ -82,7 +107,12 @@ export function randomLong(rand: () => number): bigint {
  * possibly null (after which only nulls and wildcards follow, as trailing nullable components
  * must), or `value(i)`, a given value of component i.
  */
-export function randomWildcardPattern(rand: () => number, length: number, nullableFrom: number, value: (i: number) => ComponentValue): (ComponentValue | Wildcard)[] {
+export function randomWildcardPattern(
+  rand: () => number,
+  length: number,
+  nullableFrom: number,
+  value: (i: number) => ComponentValue,
+): (ComponentValue | Wildcard)[] {
   const pattern: (ComponentValue | Wildcard)[] = [];
   let nulled = false;
   for (let i = 0; i < length; i++) {

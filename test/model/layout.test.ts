@@ -76,7 +76,13 @@ t.test('example C parses: RAW keys through a wrapped RowKeyFormat2, counter colu
   t.same(Object.keys((layout.desc as Json).keys_format), [RKF2]);
   const info = familyOf(layout, 'info')!;
   t.equal(info.id, 1);
-  t.same(info.columns.map((c) => [c.id, c.name]), [[1, 'name'], [2, 'visits']]);
+  t.same(
+    info.columns.map((c) => [c.id, c.name]),
+    [
+      [1, 'name'],
+      [2, 'visits'],
+    ],
+  );
   t.match(info.columns[1]!.schema, { type: 'COUNTER', storage: 'FINAL' });
   const experiments = familyOf(layout, 'experiments')!;
   t.equal(experiments.id, 2);
@@ -107,7 +113,10 @@ t.test('example B without CLASS columns parses: AVRO with default_reader, omitte
   });
   t.match(columnSchema(layout, 'family', 'qual3'), { type: 'INLINE', value: '"int"' });
   t.match(columnSchema(layout, 'map', 'anything'), { type: 'INLINE', value: '"int"', storage: 'HASH' });
-  t.same(familyOf(layout, 'family')!.columns.map((c) => c.id), [1, 2, 3, 4]);
+  t.same(
+    familyOf(layout, 'family')!.columns.map((c) => c.id),
+    [1, 2, 3, 4],
+  );
   t.equal(familyOf(layout, 'map')!.id, 2);
   // Kiji keeps AVRO schema lists as arrays once normalized.
   const qual0 = (layout.desc as Json).locality_groups[0].families[0].columns[0].column_schema;
@@ -154,22 +163,56 @@ t.test('kiji-1.0 is normalized to layout-1.0.0; other versions keep their text',
 t.test('ids: from 1 in declaration order per scope, skipping explicit ids', async (t) => {
   const col = (name: string, id?: number): Json => ({ name, ...(id ? { id } : {}), column_schema: { type: 'INLINE', value: '"int"' } });
   const lg = (name: string, families: Json[], id?: number): Json => ({
-    name, ...(id ? { id } : {}), in_memory: false, max_versions: 1, ttl_seconds: 1, compression_type: 'NONE', families,
+    name,
+    ...(id ? { id } : {}),
+    in_memory: false,
+    max_versions: 1,
+    ttl_seconds: 1,
+    compression_type: 'NONE',
+    families,
   });
   const d = minimal({ encoding: 'RAW' });
   d.locality_groups = [
-    lg('a', [{ name: 'f1', columns: [col('c1'), col('c2', 1), col('c3')] }, { name: 'f2', id: 1, columns: [] }, { name: 'f3', columns: [] }]),
+    lg('a', [
+      { name: 'f1', columns: [col('c1'), col('c2', 1), col('c3')] },
+      { name: 'f2', id: 1, columns: [] },
+      { name: 'f3', columns: [] },
+    ]),
     lg('b', [{ name: 'g1', columns: [col('x')] }], 1),
     lg('c', []),
   ];
   const layout = parseLayout(d);
-  t.same(layout.localityGroups.map((l) => [l.name, l.id]), [['a', 2], ['b', 1], ['c', 3]]);
-  t.same(layout.localityGroups[0]!.families.map((f) => [f.name, f.id]), [['f1', 2], ['f2', 1], ['f3', 3]]);
-  t.same(familyOf(layout, 'f1')!.columns.map((c) => [c.name, c.id]), [['c1', 2], ['c2', 1], ['c3', 3]]);
+  t.same(
+    layout.localityGroups.map((l) => [l.name, l.id]),
+    [
+      ['a', 2],
+      ['b', 1],
+      ['c', 3],
+    ],
+  );
+  t.same(
+    layout.localityGroups[0]!.families.map((f) => [f.name, f.id]),
+    [
+      ['f1', 2],
+      ['f2', 1],
+      ['f3', 3],
+    ],
+  );
+  t.same(
+    familyOf(layout, 'f1')!.columns.map((c) => [c.name, c.id]),
+    [
+      ['c1', 2],
+      ['c2', 1],
+      ['c3', 3],
+    ],
+  );
   t.equal(familyOf(layout, 'g1')!.id, 1, 'family ids restart in each locality group');
   t.equal(familyOf(layout, 'g1')!.columns[0]!.id, 1, 'column ids restart in each family');
   const desc = layout.desc as Json;
-  t.same(desc.locality_groups.map((l: Json) => l.id), [2, 1, 3]);
+  t.same(
+    desc.locality_groups.map((l: Json) => l.id),
+    [2, 1, 3],
+  );
 });
 
 t.test('layout_id is "1" when null and kept when given', async (t) => {
@@ -200,13 +243,25 @@ t.test('tagged and untagged unions give the same layout', async (t) => {
     max_filesize: 1048576,
     memstore_flushsize: 65536,
     keys_format: { encoding: 'FORMATTED', salt: { hash_size: 3 }, components: [{ name: 'k', type: 'STRING' }] },
-    locality_groups: [{
-      name: 'default', in_memory: true, max_versions: 2, ttl_seconds: 100, block_size: 65536, bloom_type: 'ROW', compression_type: 'SNAPPY',
-      families: [
-        { name: 'm', map_schema: { type: 'INLINE', value: '"long"' } },
-        { name: 'g', renamed_from: null, columns: [{ name: 'a', column_schema: { type: 'AVRO', default_reader: { json: '"int"' }, readers: [{ uid: 2 }] } }] },
-      ],
-    }],
+    locality_groups: [
+      {
+        name: 'default',
+        in_memory: true,
+        max_versions: 2,
+        ttl_seconds: 100,
+        block_size: 65536,
+        bloom_type: 'ROW',
+        compression_type: 'SNAPPY',
+        families: [
+          { name: 'm', map_schema: { type: 'INLINE', value: '"long"' } },
+          {
+            name: 'g',
+            renamed_from: null,
+            columns: [{ name: 'a', column_schema: { type: 'AVRO', default_reader: { json: '"int"' }, readers: [{ uid: 2 }] } }],
+          },
+        ],
+      },
+    ],
     version: 'layout-1.3.0',
     layout_id: '3',
   };
@@ -214,25 +269,37 @@ t.test('tagged and untagged unions give the same layout', async (t) => {
     name: 't',
     max_filesize: { long: 1048576 },
     memstore_flushsize: { long: 65536 },
-    keys_format: { [RKF2]: { encoding: 'FORMATTED', salt: { 'org.kiji.schema.avro.HashSpec': { hash_size: 3 } }, components: [{ name: 'k', type: 'STRING' }] } },
-    locality_groups: [{
-      name: 'default', in_memory: true, max_versions: 2, ttl_seconds: 100, block_size: { int: 65536 },
-      bloom_type: { 'org.kiji.schema.avro.BloomType': 'ROW' }, compression_type: 'SNAPPY',
-      families: [
-        { name: 'm', map_schema: { 'org.kiji.schema.avro.CellSchema': { type: 'INLINE', value: { string: '"long"' } } } },
-        {
-          name: 'g', renamed_from: null,
-          columns: [{
-            name: 'a',
-            column_schema: {
-              type: 'AVRO',
-              default_reader: { 'org.kiji.schema.avro.AvroSchema': { json: { string: '"int"' } } },
-              readers: { array: [{ uid: { long: 2 } }] },
-            },
-          }],
-        },
-      ],
-    }],
+    keys_format: {
+      [RKF2]: { encoding: 'FORMATTED', salt: { 'org.kiji.schema.avro.HashSpec': { hash_size: 3 } }, components: [{ name: 'k', type: 'STRING' }] },
+    },
+    locality_groups: [
+      {
+        name: 'default',
+        in_memory: true,
+        max_versions: 2,
+        ttl_seconds: 100,
+        block_size: { int: 65536 },
+        bloom_type: { 'org.kiji.schema.avro.BloomType': 'ROW' },
+        compression_type: 'SNAPPY',
+        families: [
+          { name: 'm', map_schema: { 'org.kiji.schema.avro.CellSchema': { type: 'INLINE', value: { string: '"long"' } } } },
+          {
+            name: 'g',
+            renamed_from: null,
+            columns: [
+              {
+                name: 'a',
+                column_schema: {
+                  type: 'AVRO',
+                  default_reader: { 'org.kiji.schema.avro.AvroSchema': { json: { string: '"int"' } } },
+                  readers: { array: [{ uid: { long: 2 } }] },
+                },
+              },
+            ],
+          },
+        ],
+      },
+    ],
     version: 'layout-1.3.0',
     layout_id: { string: '3' },
   };
@@ -260,22 +327,35 @@ const FULL: Json = {
   keys_format: { encoding: 'HASH', hash_type: 'MD5', hash_size: 16 },
   locality_groups: [
     {
-      name: 'default', aliases: ['dflt'], in_memory: false, max_versions: 3, ttl_seconds: 86400, block_size: 1024,
-      bloom_type: 'ROWCOL', compression_type: 'GZ',
-      families: [{
-        name: 'info', aliases: ['i'],
-        columns: [
-          { name: 'name', aliases: ['n'], description: 'user name', column_schema: { type: 'INLINE', storage: 'UID', value: '"string"' } },
-          { name: 'raw', column_schema: { type: 'RAW_BYTES' } },
-          {
-            name: 'avro',
-            column_schema: { type: 'AVRO', avro_validation_policy: 'STRICT', readers: [{ uid: 2 }], writers: [{ uid: 2 }, { json: '"long"' }], written: [] },
-          },
-        ],
-      }],
+      name: 'default',
+      aliases: ['dflt'],
+      in_memory: false,
+      max_versions: 3,
+      ttl_seconds: 86400,
+      block_size: 1024,
+      bloom_type: 'ROWCOL',
+      compression_type: 'GZ',
+      families: [
+        {
+          name: 'info',
+          aliases: ['i'],
+          columns: [
+            { name: 'name', aliases: ['n'], description: 'user name', column_schema: { type: 'INLINE', storage: 'UID', value: '"string"' } },
+            { name: 'raw', column_schema: { type: 'RAW_BYTES' } },
+            {
+              name: 'avro',
+              column_schema: { type: 'AVRO', avro_validation_policy: 'STRICT', readers: [{ uid: 2 }], writers: [{ uid: 2 }, { json: '"long"' }], written: [] },
+            },
+          ],
+        },
+      ],
     },
     {
-      name: 'inmem', in_memory: true, max_versions: 1, ttl_seconds: 60, compression_type: 'NONE',
+      name: 'inmem',
+      in_memory: true,
+      max_versions: 1,
+      ttl_seconds: 60,
+      compression_type: 'NONE',
       families: [{ name: 'purchases', map_schema: { type: 'INLINE', value: '{"type":"record","name":"P","fields":[{"name":"x","type":"long"}]}' } }],
     },
   ],
@@ -301,19 +381,48 @@ t.test('round trip: parseLayout(layout.desc) yields an equal layout', async (t) 
 t.test('desc fields follow the avdl record field order', async (t) => {
   const d = parseLayout(FULL).desc as Json;
   t.same(Object.keys(d), [
-    'name', 'max_filesize', 'memstore_flushsize', 'description', 'keys_format', 'locality_groups',
-    'column_name_translator', 'version', 'layout_id', 'reference_layout',
+    'name',
+    'max_filesize',
+    'memstore_flushsize',
+    'description',
+    'keys_format',
+    'locality_groups',
+    'column_name_translator',
+    'version',
+    'layout_id',
+    'reference_layout',
   ]);
   t.same(Object.keys(d.locality_groups[0]), [
-    'id', 'name', 'aliases', 'enabled', 'description', 'in_memory', 'max_versions', 'ttl_seconds', 'block_size',
-    'bloom_type', 'compression_type', 'families', 'delete', 'renamed_from',
+    'id',
+    'name',
+    'aliases',
+    'enabled',
+    'description',
+    'in_memory',
+    'max_versions',
+    'ttl_seconds',
+    'block_size',
+    'bloom_type',
+    'compression_type',
+    'families',
+    'delete',
+    'renamed_from',
   ]);
   t.same(Object.keys(d.locality_groups[0].families[0]), ['id', 'name', 'aliases', 'enabled', 'description', 'map_schema', 'columns', 'delete', 'renamed_from']);
   const col = d.locality_groups[0].families[0].columns[0];
   t.same(Object.keys(col), ['id', 'name', 'aliases', 'enabled', 'description', 'column_schema', 'delete', 'renamed_from']);
   t.same(Object.keys(col.column_schema), [
-    'storage', 'type', 'value', 'avro_validation_policy', 'specific_reader_schema_class', 'default_reader',
-    'readers', 'written', 'writers', 'protobuf_full_name', 'protobuf_class_name',
+    'storage',
+    'type',
+    'value',
+    'avro_validation_policy',
+    'specific_reader_schema_class',
+    'default_reader',
+    'readers',
+    'written',
+    'writers',
+    'protobuf_full_name',
+    'protobuf_class_name',
   ]);
   const v2 = parseLayout(fixture('example-a')).desc as Json;
   t.same(Object.keys(v2.keys_format[RKF2]), ['encoding', 'salt', 'range_scan_start_index', 'nullable_start_index', 'components']);
@@ -333,7 +442,10 @@ t.test('familyOf and columnSchema: map families, group columns, aliases, unknown
   t.match(columnSchema(layout, 'purchases', 'any:thing'), { type: 'INLINE' });
   t.match(columnSchema(layout, 'purchases', ''), { type: 'INLINE' });
   t.same(columnSchema(layout, 'info', 'avro')!.writers, [{ uid: 2 }, { json: '"long"' }]);
-  t.same(layout.localityGroups.map((lg) => lg.families.map((f) => f.localityGroup)), [['default'], ['inmem']]);
+  t.same(
+    layout.localityGroups.map((lg) => lg.families.map((f) => f.localityGroup)),
+    [['default'], ['inmem']],
+  );
   t.match(familyOf(layout, 'purchases'), { maxVersions: 1, ttlSeconds: 60, localityGroup: 'inmem' });
 });
 
@@ -342,11 +454,18 @@ t.test('demo users layout parses with typed columns, a record column and a count
   const layout = parseLayout(USERS_LAYOUT_JSON);
   t.equal(layout.name, 'users');
   t.same(layout.keyFormat, {
-    encoding: 'FORMATTED', hashSize: 2, suppressMaterialization: false, rangeScanStartIndex: 1, nullableStartIndex: 1,
+    encoding: 'FORMATTED',
+    hashSize: 2,
+    suppressMaterialization: false,
+    rangeScanStartIndex: 1,
+    nullableStartIndex: 1,
     components: [{ name: 'uid', type: 'LONG' }],
   });
   t.match(layout.localityGroups[0], { name: 'default', maxVersions: 5, ttlSeconds: FOREVER });
-  t.same(familyOf(layout, 'info')!.columns.map((c) => c.name), ['name', 'email', 'age', 'score', 'tags', 'address']);
+  t.same(
+    familyOf(layout, 'info')!.columns.map((c) => c.name),
+    ['name', 'email', 'age', 'score', 'tags', 'address'],
+  );
   t.match(columnSchema(layout, 'info', 'age'), { type: 'INLINE', value: '"int"' });
   t.match(columnSchema(layout, 'info', 'address')!.value, /"type": "record"/);
   t.match(columnSchema(layout, 'logins', 'example.com'), { type: 'COUNTER', storage: 'FINAL' });
@@ -364,12 +483,27 @@ function gates(version: readonly [number, number, number]): { rkf2: boolean; v12
 function richestLayout(version: string, numbers: readonly [number, number, number]): Json {
   const g = gates(numbers);
   const d = minimal(
-    g.rkf2 ? { encoding: 'FORMATTED', salt: { hash_size: 4 }, components: [{ name: 'k', type: 'STRING' }, { name: 'n', type: 'LONG' }] } : { encoding: 'HASH_PREFIX', hash_type: 'MD5', hash_size: 3 },
+    g.rkf2
+      ? {
+          encoding: 'FORMATTED',
+          salt: { hash_size: 4 },
+          components: [
+            { name: 'k', type: 'STRING' },
+            { name: 'n', type: 'LONG' },
+          ],
+        }
+      : { encoding: 'HASH_PREFIX', hash_type: 'MD5', hash_size: 3 },
     version,
   );
   const lg = d.locality_groups[0];
   lg.families = [
-    { name: 'f', columns: [{ name: 'c', column_schema: { type: 'INLINE', value: '"string"' } }, { name: 'n', column_schema: { type: 'COUNTER', storage: 'FINAL' } }] },
+    {
+      name: 'f',
+      columns: [
+        { name: 'c', column_schema: { type: 'INLINE', value: '"string"' } },
+        { name: 'n', column_schema: { type: 'COUNTER', storage: 'FINAL' } },
+      ],
+    },
     { name: 'm', map_schema: { type: 'INLINE', value: '"long"' } },
   ];
   if (g.v12) {
@@ -386,12 +520,19 @@ function richestLayout(version: string, numbers: readonly [number, number, numbe
 
 t.test('every supported version string is accepted with a layout valid for it; the text is kept', async (t) => {
   const accepted: [string, [number, number, number]][] = [
-    ['layout-1', [1, 0, 0]], ['layout-1.0', [1, 0, 0]], ['layout-1.0.0', [1, 0, 0]],
-    ['layout-1.1', [1, 1, 0]], ['layout-1.1.0', [1, 1, 0]],
-    ['layout-1.2', [1, 2, 0]], ['layout-1.2.0', [1, 2, 0]],
-    ['layout-1.3', [1, 3, 0]], ['layout-1.3.0', [1, 3, 0]],
-    ['layout-1.4', [1, 4, 0]], ['layout-1.4.0', [1, 4, 0]],
-    ['layout-1.5', [1, 5, 0]], ['layout-1.5.0', [1, 5, 0]],
+    ['layout-1', [1, 0, 0]],
+    ['layout-1.0', [1, 0, 0]],
+    ['layout-1.0.0', [1, 0, 0]],
+    ['layout-1.1', [1, 1, 0]],
+    ['layout-1.1.0', [1, 1, 0]],
+    ['layout-1.2', [1, 2, 0]],
+    ['layout-1.2.0', [1, 2, 0]],
+    ['layout-1.3', [1, 3, 0]],
+    ['layout-1.3.0', [1, 3, 0]],
+    ['layout-1.4', [1, 4, 0]],
+    ['layout-1.4.0', [1, 4, 0]],
+    ['layout-1.5', [1, 5, 0]],
+    ['layout-1.5.0', [1, 5, 0]],
   ];
   for (const [version, numbers] of accepted) {
     const layout = parseLayout(richestLayout(version, numbers));
@@ -429,7 +570,13 @@ interface Expected {
   version: string;
   keyFormat: RowKeyFormat;
   /** Per locality group: explicit id or 0, name, and per family: explicit id or 0, name, map?, columns [id or 0, name]. */
-  lgs: { id: number; name: string; maxVersions: number; ttlSeconds: number; families: { id: number; name: string; map: boolean; columns: [number, string][] }[] }[];
+  lgs: {
+    id: number;
+    name: string;
+    maxVersions: number;
+    ttlSeconds: number;
+    families: { id: number; name: string; map: boolean; columns: [number, string][] }[];
+  }[];
 }
 
 class LayoutGen {
@@ -490,10 +637,20 @@ class LayoutGen {
 
   avroSchema(): string {
     return this.pick([
-      '"string"', '"int"', '"long"', '"double"', '"float"', '"boolean"', '"bytes"', '"null"',
-      '["null","string"]', '["long","string"]',
-      '{"type":"array","items":"long"}', '{"type":"map","values":"int"}',
-      '{"type":"enum","name":"E","symbols":["A","B"]}', '{"type":"fixed","name":"F","size":4}',
+      '"string"',
+      '"int"',
+      '"long"',
+      '"double"',
+      '"float"',
+      '"boolean"',
+      '"bytes"',
+      '"null"',
+      '["null","string"]',
+      '["long","string"]',
+      '{"type":"array","items":"long"}',
+      '{"type":"map","values":"int"}',
+      '{"type":"enum","name":"E","symbols":["A","B"]}',
+      '{"type":"fixed","name":"F","size":4}',
       '{"type":"record","name":"R","namespace":"ns","fields":[{"name":"a","type":"long"},{"name":"b","type":["null","string"],"default":null}]}',
     ]);
   }
@@ -501,12 +658,15 @@ class LayoutGen {
   /** An AvroSchema; wrapped only where it is a union branch (default_reader), not as an array item. */
   schemaRef(inUnion: boolean): Json {
     const ref: Json = this.chance(0.5) ? { uid: this.u(this.int(0, 30), 'long') } : { json: this.u(this.avroSchema(), 'string') };
-    if (this.chance(0.2)) ref[('uid' in ref) ? 'json' : 'uid'] = null;
+    if (this.chance(0.2)) ref['uid' in ref ? 'json' : 'uid'] = null;
     return inUnion ? this.u(ref, `${NS}AvroSchema`) : ref;
   }
 
   schemaList(): unknown {
-    return this.u(Array.from({ length: this.int(0, 3) }, () => this.schemaRef(false)), 'array');
+    return this.u(
+      Array.from({ length: this.int(0, 3) }, () => this.schemaRef(false)),
+      'array',
+    );
   }
 
   cellSchema(v13: boolean): Json {
@@ -596,7 +756,13 @@ class LayoutGen {
       const lgName = this.name();
       const maxVersions = this.chance(0.3) ? FOREVER : this.int(1, 10);
       const ttlSeconds = this.chance(0.3) ? FOREVER : this.int(1, 2147483647);
-      const lg: Json = { name: lgName, in_memory: this.chance(0.5), max_versions: maxVersions, ttl_seconds: ttlSeconds, compression_type: this.pick(['NONE', 'GZ', 'LZO', 'SNAPPY']) };
+      const lg: Json = {
+        name: lgName,
+        in_memory: this.chance(0.5),
+        max_versions: maxVersions,
+        ttl_seconds: ttlSeconds,
+        compression_type: this.pick(['NONE', 'GZ', 'LZO', 'SNAPPY']),
+      };
       if (lgIds[i]) lg.id = lgIds[i];
       this.head(lg);
       if (g.v12 && this.chance(0.4)) lg.block_size = this.u(this.int(1, 1 << 20), 'int');
@@ -660,9 +826,18 @@ class LayoutGen {
 
 /** Every version string the grammar accepts, with its numbers (layout-version.ts). */
 const VERSIONS: readonly [string, [number, number, number]][] = [
-  ['kiji-1.0', [1, 0, 0]], ['layout-1', [1, 0, 0]], ['layout-1.0', [1, 0, 0]], ['layout-1.0.0', [1, 0, 0]],
-  ['layout-1.1', [1, 1, 0]], ['layout-1.1.0', [1, 1, 0]], ['layout-1.2.0', [1, 2, 0]], ['layout-1.3.0', [1, 3, 0]],
-  ['layout-1.4', [1, 4, 0]], ['layout-1.4.0', [1, 4, 0]], ['layout-1.5', [1, 5, 0]], ['layout-1.5.0', [1, 5, 0]],
+  ['kiji-1.0', [1, 0, 0]],
+  ['layout-1', [1, 0, 0]],
+  ['layout-1.0', [1, 0, 0]],
+  ['layout-1.0.0', [1, 0, 0]],
+  ['layout-1.1', [1, 1, 0]],
+  ['layout-1.1.0', [1, 1, 0]],
+  ['layout-1.2.0', [1, 2, 0]],
+  ['layout-1.3.0', [1, 3, 0]],
+  ['layout-1.4', [1, 4, 0]],
+  ['layout-1.4.0', [1, 4, 0]],
+  ['layout-1.5', [1, 5, 0]],
+  ['layout-1.5.0', [1, 5, 0]],
 ];
 
 t.test('seeded random layouts: parse, then parseLayout(desc) and its JSON text give an equal layout', async (t) => {
@@ -689,11 +864,15 @@ t.test('seeded random layouts: parse, then parseLayout(desc) and its JSON text g
       t.same(layout.keyFormat, want.keyFormat, `seed ${seed}: key format`),
       t.same(
         layout.localityGroups.map((lg) => ({
-          name: lg.name, maxVersions: lg.maxVersions, ttlSeconds: lg.ttlSeconds,
+          name: lg.name,
+          maxVersions: lg.maxVersions,
+          ttlSeconds: lg.ttlSeconds,
           families: lg.families.map((f) => ({ name: f.name, map: f.mapSchema !== undefined, columns: f.columns.map((c) => c.name) })),
         })),
         want.lgs.map((lg) => ({
-          name: lg.name, maxVersions: lg.maxVersions, ttlSeconds: lg.ttlSeconds,
+          name: lg.name,
+          maxVersions: lg.maxVersions,
+          ttlSeconds: lg.ttlSeconds,
           families: lg.families.map((f) => ({ name: f.name, map: f.map, columns: f.columns.map(([, name]) => name) })),
         })),
         `seed ${seed}: locality groups, families and columns`,
@@ -701,10 +880,13 @@ t.test('seeded random layouts: parse, then parseLayout(desc) and its JSON text g
       t.ok(
         layout.localityGroups.every((lg, i) => {
           const w = want.lgs[i]!;
-          return (w.id === 0 || lg.id === w.id) && lg.families.every((f, j) => {
-            const wf = w.families[j]!;
-            return (wf.id === 0 || f.id === wf.id) && f.columns.every((c, k) => wf.columns[k]![0] === 0 || c.id === wf.columns[k]![0]);
-          });
+          return (
+            (w.id === 0 || lg.id === w.id) &&
+            lg.families.every((f, j) => {
+              const wf = w.families[j]!;
+              return (wf.id === 0 || f.id === wf.id) && f.columns.every((c, k) => wf.columns[k]![0] === 0 || c.id === wf.columns[k]![0]);
+            })
+          );
         }),
         `seed ${seed}: explicit ids are kept`,
       ),
@@ -713,27 +895,35 @@ t.test('seeded random layouts: parse, then parseLayout(desc) and its JSON text g
       t.comment(`failing seed ${seed}; input: ${text}`);
       return;
     }
-    for (const lg of layout.localityGroups) for (const f of lg.families) {
-      if (f.mapSchema) seen.map++;
-      else seen.group++;
-      seen.columns += f.columns.length;
-      for (const cs of [f.mapSchema, ...f.columns.map((c) => c.schema)]) {
-        if (cs === undefined) continue;
-        seen.cells.add(cs.type);
-        if (cs.defaultReader) seen.cells.add(`${cs.type} default_reader`);
-        if (cs.readers.length > 0 && cs.writers.length > 0) seen.cells.add(`${cs.type} readers+writers`);
+    for (const lg of layout.localityGroups)
+      for (const f of lg.families) {
+        if (f.mapSchema) seen.map++;
+        else seen.group++;
+        seen.columns += f.columns.length;
+        for (const cs of [f.mapSchema, ...f.columns.map((c) => c.schema)]) {
+          if (cs === undefined) continue;
+          seen.cells.add(cs.type);
+          if (cs.defaultReader) seen.cells.add(`${cs.type} default_reader`);
+          if (cs.readers.length > 0 && cs.writers.length > 0) seen.cells.add(`${cs.type} readers+writers`);
+        }
       }
-    }
     seen.translators.add((layout.desc as Json).column_name_translator);
     seen.rkf.add(`${Object.keys((layout.desc as Json).keys_format)[0]}/${layout.keyFormat.encoding}`);
     seen.versions.add(want.version);
   }
   // The generator reaches every kind it is meant to.
-  t.ok(seen.map > 50 && seen.group > 50 && seen.columns > 200, `families and columns generated: ${JSON.stringify({ map: seen.map, group: seen.group, columns: seen.columns })}`);
+  t.ok(
+    seen.map > 50 && seen.group > 50 && seen.columns > 200,
+    `families and columns generated: ${JSON.stringify({ map: seen.map, group: seen.group, columns: seen.columns })}`,
+  );
   t.same([...seen.cells].sort(), ['AVRO', 'AVRO default_reader', 'AVRO readers+writers', 'COUNTER', 'INLINE', 'RAW_BYTES']);
   t.same([...seen.translators].sort(), ['HBASE_NATIVE', 'IDENTITY', 'SHORT']);
   t.same([...seen.rkf].sort(), [
-    `${NS}RowKeyFormat/HASH`, `${NS}RowKeyFormat/HASH_PREFIX`, `${NS}RowKeyFormat/RAW`, `${NS}RowKeyFormat2/FORMATTED`, `${NS}RowKeyFormat2/RAW`,
+    `${NS}RowKeyFormat/HASH`,
+    `${NS}RowKeyFormat/HASH_PREFIX`,
+    `${NS}RowKeyFormat/RAW`,
+    `${NS}RowKeyFormat2/FORMATTED`,
+    `${NS}RowKeyFormat2/RAW`,
   ]);
   t.same([...seen.versions].sort(), [...new Set(VERSIONS.map(([v]) => (v === 'kiji-1.0' ? 'layout-1.0.0' : v)))].sort());
 });

@@ -55,7 +55,10 @@ t.test('cols: duplicates collapse and a family absorbs its own columns', async (
 t.test('cols: unknown families and undeclared group columns are RG_ERR_BAD_COLUMNS naming them', async (t) => {
   t.throws(() => cols('group_familyy'), { code: 'RG_ERR_BAD_COLUMNS', message: 'cols names an unknown family: "group_familyy" (in "group_familyy")' });
   t.throws(() => cols('nope:q'), { code: 'RG_ERR_BAD_COLUMNS', message: 'cols names an unknown family: "nope" (in "nope:q")' });
-  t.throws(() => cols('strings,nope:q'), { code: 'RG_ERR_BAD_COLUMNS', message: /^cols names an unknown family: "nope" \(in "nope:q"\); "," separates columns in cols: a qualifier holding a comma is named with the JSON form/ });
+  t.throws(() => cols('strings,nope:q'), {
+    code: 'RG_ERR_BAD_COLUMNS',
+    message: /^cols names an unknown family: "nope" \(in "nope:q"\); "," separates columns in cols: a qualifier holding a comma is named with the JSON form/,
+  });
   t.throws(() => cols('group_family:nope'), { code: 'RG_ERR_BAD_COLUMNS', message: 'cols names an unknown column: "group_family:nope"' });
   t.throws(() => cols(':q'), { code: 'RG_ERR_BAD_COLUMNS', message: /unknown family: ""/ });
   t.throws(() => cols(''), { code: 'RG_ERR_BAD_COLUMNS', message: 'cols selects no column: ""' });
@@ -64,18 +67,30 @@ t.test('cols: unknown families and undeclared group columns are RG_ERR_BAD_COLUM
 
 t.test('cols in the JSON form: exact names, so any qualifier a map family holds can be named', async (t) => {
   t.same(cols('["strings:a,b"]'), [{ family: 'strings', qualifier: 'a,b' }], 'a comma inside a qualifier');
-  t.same(cols('["strings:tab\\t", "strings: lead"]'), [
-    { family: 'strings', qualifier: ' lead' },
-    { family: 'strings', qualifier: 'tab\t' },
-  ], 'whitespace is kept, not trimmed');
+  t.same(
+    cols('["strings:tab\\t", "strings: lead"]'),
+    [
+      { family: 'strings', qualifier: ' lead' },
+      { family: 'strings', qualifier: 'tab\t' },
+    ],
+    'whitespace is kept, not trimmed',
+  );
   t.same(cols('["strings:"]'), [{ family: 'strings', qualifier: '' }], '"family:" is the empty qualifier');
   t.same(cols('["strings"]'), [{ family: 'strings' }], '"family" is the whole family');
-  t.same(cols('["strings:x:y", "group_family:long_qualifier", "strings:x:y"]'), [
-    { family: 'group_family', qualifier: 'long_qualifier' },
-    { family: 'strings', qualifier: 'x:y' },
-  ], 'split at the first colon, duplicates collapse, sorted');
+  t.same(
+    cols('["strings:x:y", "group_family:long_qualifier", "strings:x:y"]'),
+    [
+      { family: 'group_family', qualifier: 'long_qualifier' },
+      { family: 'strings', qualifier: 'x:y' },
+    ],
+    'split at the first colon, duplicates collapse, sorted',
+  );
   t.same(cols('["strings:*"]'), [{ family: 'strings', qualifier: '*' }], '* is an ordinary qualifier there');
-  t.throws(() => cols('["group_family:"]'), { code: 'RG_ERR_BAD_COLUMNS', message: 'cols names an unknown column: "group_family:"' }, 'a group family has no empty qualifier');
+  t.throws(
+    () => cols('["group_family:"]'),
+    { code: 'RG_ERR_BAD_COLUMNS', message: 'cols names an unknown column: "group_family:"' },
+    'a group family has no empty qualifier',
+  );
   t.throws(() => cols('[" strings"]'), { code: 'RG_ERR_BAD_COLUMNS', message: 'cols names an unknown family: " strings" (in " strings")' }, 'no trimming');
   t.throws(() => cols('["*"]'), { code: 'RG_ERR_BAD_COLUMNS', message: /unknown family: "\*"/ });
   t.throws(() => cols('[]'), { code: 'RG_ERR_BAD_COLUMNS', message: 'cols selects no column: "[]"' });
@@ -88,7 +103,11 @@ t.test('cols of a DELETE: a map family\'s "family:" and a "*" among columns are 
   const del = (text?: string) => parseColumns(layout, text, 'delete');
   t.equal(del(undefined), undefined, 'absent: the whole row');
   t.equal(del(' * '), undefined, '*: the whole row');
-  t.throws(() => del('strings:'), { code: 'RG_ERR_BAD_COLUMNS', message: 'cols item "strings:" is ambiguous in a DELETE: write "strings" to delete the whole family, or cols=["strings:"] (the JSON form) to delete the column whose qualifier is empty' });
+  t.throws(() => del('strings:'), {
+    code: 'RG_ERR_BAD_COLUMNS',
+    message:
+      'cols item "strings:" is ambiguous in a DELETE: write "strings" to delete the whole family, or cols=["strings:"] (the JSON form) to delete the column whose qualifier is empty',
+  });
   t.throws(() => del('longs,strings:'), { code: 'RG_ERR_BAD_COLUMNS', message: /"strings:" is ambiguous/ });
   t.same(del('group_family:'), [{ family: 'group_family' }], 'a group family has no empty qualifier: "family:" is the family');
   t.same(del('["strings:"]'), [{ family: 'strings', qualifier: '' }], 'the JSON form names the empty qualifier');
@@ -106,7 +125,11 @@ t.test('versions: positive integers, all/ALL, clamp at FOREVER; anything else is
   t.equal(parseVersions('All'), FOREVER);
   t.equal(parseVersions('99999999999'), FOREVER);
   for (const bad of ['0', '-1', 'abc', '', '1.5', '+3', ' 3', '1e3']) {
-    t.throws(() => parseVersions(bad), { code: 'RG_ERR_BAD_VERSIONS', message: `versions must be a positive integer or "all", got ${JSON.stringify(bad)}` }, bad);
+    t.throws(
+      () => parseVersions(bad),
+      { code: 'RG_ERR_BAD_VERSIONS', message: `versions must be a positive integer or "all", got ${JSON.stringify(bad)}` },
+      bad,
+    );
   }
   t.equal(parseReadSpec(layout, { versions: 'all' }).maxVersions, FOREVER);
 });
@@ -118,10 +141,14 @@ t.test('timerange: min..max half-open, either side optional; malformed or empty 
   t.same(parseTimerange('..'), [0, END_OF_TIME]);
   t.same(parseTimerange('0..99999999999999999999'), [0, END_OF_TIME], 'a max beyond the end of time is the end of time');
   for (const bad of ['5', 'a..b', '-1..5', '1...5', '1..2..3', '', ' 1..2', '1.5..2']) {
-    t.throws(() => parseTimerange(bad), {
-      code: 'RG_ERR_BAD_TIMERANGE',
-      message: `timerange must be min..max with non-negative integer bounds (one side may be empty), got ${JSON.stringify(bad)}`,
-    }, bad);
+    t.throws(
+      () => parseTimerange(bad),
+      {
+        code: 'RG_ERR_BAD_TIMERANGE',
+        message: `timerange must be min..max with non-negative integer bounds (one side may be empty), got ${JSON.stringify(bad)}`,
+      },
+      bad,
+    );
   }
   for (const bad of ['5..5', '6..2', '99999999999999999999..', '9223372036854775807..']) {
     t.throws(() => parseTimerange(bad), { code: 'RG_ERR_BAD_TIMERANGE', message: `timerange min must be less than max, got ${JSON.stringify(bad)}` }, bad);
@@ -135,7 +162,7 @@ t.test('timerange: bounds are exact longs (bigints beyond 2^53-1), clamped to wh
   // Each pair was one number after Number(): "min must be less than max" before BigInt comparison.
   t.same(parseTimerange('9007199254740992..9007199254740993'), [2n ** 53n, 2n ** 53n + 1n], 'exact beyond 2^53-1');
   t.same(parseTimerange('9007199254740991..9007199254740992'), [9007199254740991, 2n ** 53n], 'a number up to 2^53-1, a bigint beyond');
-  t.same(parseTimerange('9223372036854775806..9223372036854775807'), [LONG_MAX - 1n, END_OF_TIME], 'a max of Long.MAX_VALUE is no bound (Kiji\'s END_OF_TIME)');
+  t.same(parseTimerange('9223372036854775806..9223372036854775807'), [LONG_MAX - 1n, END_OF_TIME], "a max of Long.MAX_VALUE is no bound (Kiji's END_OF_TIME)");
   t.same(parseTimerange('9007199254740993..'), [2n ** 53n + 1n, END_OF_TIME], 'an empty max is Long.MAX_VALUE');
   for (const max of ['9223372036854775807', '9223372036854775808', '99999999999999999999']) {
     t.same(parseTimerange(`5..${max}`), [5, END_OF_TIME], `max ${max}`);
@@ -144,7 +171,13 @@ t.test('timerange: bounds are exact longs (bigints beyond 2^53-1), clamped to wh
   t.same(parseTimerange('9223372036854775808..9223372036854775809'), [Infinity, END_OF_TIME], 'a min beyond every timestamp: valid, and selects nothing');
   t.same(parseTimerange('9007199254740989..9007199254740990'), [9007199254740989, 9007199254740990]);
   // min >= max compared exactly, also where Number() would have made them unequal or equal wrongly.
-  for (const bad of ['9007199254740993..9007199254740992', '9007199254740993..9007199254740993', '9223372036854775807..', '9223372036854775808..', '18446744073709551616..9223372036854775807']) {
+  for (const bad of [
+    '9007199254740993..9007199254740992',
+    '9007199254740993..9007199254740993',
+    '9223372036854775807..',
+    '9223372036854775808..',
+    '18446744073709551616..9223372036854775807',
+  ]) {
     t.throws(() => parseTimerange(bad), { code: 'RG_ERR_BAD_TIMERANGE', message: `timerange min must be less than max, got ${JSON.stringify(bad)}` }, bad);
   }
   t.same(parseTimerange('00009007199254740992..009007199254740993'), [2n ** 53n, 2n ** 53n + 1n], 'leading zeros');
@@ -153,8 +186,38 @@ t.test('timerange: bounds are exact longs (bigints beyond 2^53-1), clamped to wh
 t.test('timerange: what the stores get selects exactly the cells of [min, max) over every long', async (t) => {
   const TWO_53 = 2n ** 53n;
   const LONG_MAX = 2n ** 63n - 1n;
-  const cellsAt = [0n, 1n, 2n, 1_700_000_000_000n, TWO_53 - 3n, TWO_53 - 2n, TWO_53 - 1n, TWO_53, TWO_53 + 1n, TWO_53 + 2n, 8646911284551352319n, LONG_MAX - 1n, LONG_MAX];
-  const bounds = [0n, 1n, 2n, 3n, 1_700_000_000_000n, TWO_53 - 3n, TWO_53 - 2n, TWO_53 - 1n, TWO_53, TWO_53 + 1n, TWO_53 + 2n, LONG_MAX - 1n, LONG_MAX, LONG_MAX + 1n, 10n ** 20n];
+  const cellsAt = [
+    0n,
+    1n,
+    2n,
+    1_700_000_000_000n,
+    TWO_53 - 3n,
+    TWO_53 - 2n,
+    TWO_53 - 1n,
+    TWO_53,
+    TWO_53 + 1n,
+    TWO_53 + 2n,
+    8646911284551352319n,
+    LONG_MAX - 1n,
+    LONG_MAX,
+  ];
+  const bounds = [
+    0n,
+    1n,
+    2n,
+    3n,
+    1_700_000_000_000n,
+    TWO_53 - 3n,
+    TWO_53 - 2n,
+    TWO_53 - 1n,
+    TWO_53,
+    TWO_53 + 1n,
+    TWO_53 + 2n,
+    LONG_MAX - 1n,
+    LONG_MAX,
+    LONG_MAX + 1n,
+    10n ** 20n,
+  ];
   // A cell's timestamp as the stores hold it: a number up to 2^53-1, a bigint beyond.
   const asTimestamp = (ts: bigint) => (ts < TWO_53 ? Number(ts) : ts);
   for (const min of [undefined, ...bounds]) {
@@ -218,11 +281,16 @@ t.test('timestampInRange: [min, max), with END_OF_TIME unbounded', async (t) => 
 
 t.test('random cols lists: the filter selects exactly the requested cells', async (t) => {
   let seed = 7;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   const items = ['strings', 'strings:a', 'strings:b', 'longs:a', 'group_family', 'group_family:long_qualifier', 'group_family:string_qualifier'];
   const cells: [string, string][] = [
-    ['strings', 'a'], ['strings', 'b'], ['strings', 'c'], ['longs', 'a'], ['longs', 'b'],
-    ['group_family', 'long_qualifier'], ['group_family', 'string_qualifier'],
+    ['strings', 'a'],
+    ['strings', 'b'],
+    ['strings', 'c'],
+    ['longs', 'a'],
+    ['longs', 'b'],
+    ['group_family', 'long_qualifier'],
+    ['group_family', 'string_qualifier'],
   ];
   for (let i = 0; i < 200; i++) {
     const chosen = items.filter(() => rnd() < 0.35);

@@ -27,12 +27,18 @@ t.test('rows read back as added, in slices of any size', async (t) => {
   const batch = new RowBatch();
   for (const row of rows) batch.add(row);
   t.equal(batch.rows, rows.length);
-  t.equal(batch.cells, rows.reduce((n, r) => n + r.cells.length, 0));
+  t.equal(
+    batch.cells,
+    rows.reduce((n, r) => n + r.cells.length, 0),
+  );
   t.equal(batch.increments, rows.filter((r) => r.cells.some((c) => c.kind === 'counter-increment')).length);
   t.ok(batch.packedBytes > 0);
   for (const size of [1, 7, 1024, 5000]) {
     const back = [...batch.slices(size)];
-    t.ok(back.every((s, i) => s.length === size || i === back.length - 1), `slices of ${size}`);
+    t.ok(
+      back.every((s, i) => s.length === size || i === back.length - 1),
+      `slices of ${size}`,
+    );
     t.same(back.flat(), rows, `slices of ${size}: the same rows`);
   }
   t.same(batch.all(), rows);
@@ -41,7 +47,10 @@ t.test('rows read back as added, in slices of any size', async (t) => {
 });
 
 t.test('a row larger than a chunk, and an empty batch', async (t) => {
-  const big: RowWrite = { rowKey: Buffer.alloc(10), cells: [{ kind: 'value', family: 'f', qualifier: 'q', schemaId: 1, json: JSON.stringify('x'.repeat(600_000)) }] };
+  const big: RowWrite = {
+    rowKey: Buffer.alloc(10),
+    cells: [{ kind: 'value', family: 'f', qualifier: 'q', schemaId: 1, json: JSON.stringify('x'.repeat(600_000)) }],
+  };
   const small: RowWrite = { rowKey: Buffer.from([1]), cells: [] };
   const batch = new RowBatch();
   batch.add(small);

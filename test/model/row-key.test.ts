@@ -2,8 +2,20 @@ import t from 'tap';
 import { compareBytes, decodeRowKey, encodeRowKey } from '../../lib/model/row-key.js';
 import type { ComponentType, ComponentValue, RowKeyFormat } from '../../lib/model/types.js';
 import {
-  DOCS_TABLE, F3, HASH, HASH_PREFIX, PLAYERS, RAW, RKF2_FORMATTED, SAMPLE_TABLE, SUPPRESSED,
-  formatted, prng, randomInt, randomLong, randomString,
+  DOCS_TABLE,
+  F3,
+  HASH,
+  HASH_PREFIX,
+  PLAYERS,
+  RAW,
+  RKF2_FORMATTED,
+  SAMPLE_TABLE,
+  SUPPRESSED,
+  formatted,
+  prng,
+  randomInt,
+  randomLong,
+  randomString,
 } from './key-fixtures.js';
 
 const hex = (key: Buffer) => key.toString('hex');
@@ -35,10 +47,17 @@ t.test('RAW: the UTF-8 bytes of the single string component', async (t) => {
 
 t.test('FORMATTED sample_table (one LONG): reference keys', async (t) => {
   const vectors: [number, string][] = [
-    [42, '34b9800000000000002a'], [-1, 'bd5f7fffffffffffffff'],
-    [12345, '44018000000000003039'], [2345, 'a2378000000000000929'], [56789, '3e02800000000000ddd5'],
-    [54321, '76d8800000000000d431'], [54323, '63bb800000000000d433'], [54324, '3760800000000000d434'],
-    [54325, '2e1a800000000000d435'], [55025, 'af51800000000000d6f1'], [1298404763, '9ee9800000004d64159b'],
+    [42, '34b9800000000000002a'],
+    [-1, 'bd5f7fffffffffffffff'],
+    [12345, '44018000000000003039'],
+    [2345, 'a2378000000000000929'],
+    [56789, '3e02800000000000ddd5'],
+    [54321, '76d8800000000000d431'],
+    [54323, '63bb800000000000d433'],
+    [54324, '3760800000000000d434'],
+    [54325, '2e1a800000000000d435'],
+    [55025, 'af51800000000000d6f1'],
+    [1298404763, '9ee9800000004d64159b'],
   ];
   for (const [n, key] of vectors) {
     t.equal(hex(encodeRowKey(SAMPLE_TABLE, [n])), key, `[${n}] (number promoted to LONG)`);
@@ -89,15 +108,24 @@ t.test('FORMATTED players and docs example keys', async (t) => {
 t.test('INTEGER and LONG encode big-endian with the sign bit flipped', async (t) => {
   const ints = formatted([['i', 'INTEGER']], { hashSize: 1 });
   const longs = formatted([['l', 'LONG']], { hashSize: 1 });
-  const intVectors: [number, string][] = [[-(2 ** 31), '00000000'], [-1, '7fffffff'], [0, '80000000'], [1, '80000001'], [2 ** 31 - 1, 'ffffffff']];
+  const intVectors: [number, string][] = [
+    [-(2 ** 31), '00000000'],
+    [-1, '7fffffff'],
+    [0, '80000000'],
+    [1, '80000001'],
+    [2 ** 31 - 1, 'ffffffff'],
+  ];
   for (const [v, enc] of intVectors) {
     const key = encodeRowKey(ints, [v]);
     t.equal(hex(key.subarray(1)), enc, `INTEGER ${v}`);
     t.same(decodeRowKey(ints, key), [v]);
   }
   const longVectors: [bigint, string][] = [
-    [-(2n ** 63n), '0000000000000000'], [-1n, '7fffffffffffffff'], [0n, '8000000000000000'],
-    [42n, '800000000000002a'], [2n ** 63n - 1n, 'ffffffffffffffff'],
+    [-(2n ** 63n), '0000000000000000'],
+    [-1n, '7fffffffffffffff'],
+    [0n, '8000000000000000'],
+    [42n, '800000000000002a'],
+    [2n ** 63n - 1n, 'ffffffffffffffff'],
   ];
   for (const [v, enc] of longVectors) {
     const key = encodeRowKey(longs, [v]);
@@ -107,25 +135,52 @@ t.test('INTEGER and LONG encode big-endian with the sign bit flipped', async (t)
 });
 
 t.test('encode errors say exactly what is wrong', async (t) => {
-  const two = formatted([['uid', 'LONG'], ['name', 'STRING']], { nullableStartIndex: 2 });
+  const two = formatted(
+    [
+      ['uid', 'LONG'],
+      ['name', 'STRING'],
+    ],
+    { nullableStartIndex: 2 },
+  );
   t.throws(() => encodeRowKey(two, [1, 'a', 'b']), { ...BAD_EID, message: 'entity id has 3 components but the table key has 2: [1,"a","b"]' });
-  t.throws(() => encodeRowKey(two, [1]), { ...BAD_EID, message: 'entity id has 1 component but the table key needs at least 2 (components before index 2 cannot be null): [1]' });
-  t.throws(() => encodeRowKey(two, [1, null]), { ...BAD_EID, message: "component 'name' (index 1) cannot be null (components before index 2 are required): [1,null]" });
+  t.throws(() => encodeRowKey(two, [1]), {
+    ...BAD_EID,
+    message: 'entity id has 1 component but the table key needs at least 2 (components before index 2 cannot be null): [1]',
+  });
+  t.throws(() => encodeRowKey(two, [1, null]), {
+    ...BAD_EID,
+    message: "component 'name' (index 1) cannot be null (components before index 2 are required): [1,null]",
+  });
   t.throws(() => encodeRowKey(two, ['x', 'a']), { ...BAD_EID, message: 'component \'uid\' (index 0) must be a LONG, got the string "x"' });
   t.throws(() => encodeRowKey(two, [1, 5]), { ...BAD_EID, message: "component 'name' (index 1) must be a STRING, got the number 5" });
-  t.throws(() => encodeRowKey(two, [2n ** 63n, 'a']), { ...BAD_EID, message: "component 'uid' (index 0) must be a LONG (a 64-bit integer), got the number 9223372036854775808" });
+  t.throws(() => encodeRowKey(two, [2n ** 63n, 'a']), {
+    ...BAD_EID,
+    message: "component 'uid' (index 0) must be a LONG (a 64-bit integer), got the number 9223372036854775808",
+  });
   t.throws(() => encodeRowKey(two, [1.5, 'a']), { ...BAD_EID, message: /must be a LONG \(a 64-bit integer\), got the number 1.5/ });
   t.throws(() => encodeRowKey(two, [2 ** 60, 'a']), { ...BAD_EID, message: /must be a LONG/ });
-  t.throws(() => encodeRowKey(RKF2_FORMATTED, ['x', null, 'b']), { ...BAD_EID, message: 'component \'str2\' (index 2) is not null but follows the null component at index 1 (only trailing components may be null): ["x",null,"b"]' });
-  t.throws(() => encodeRowKey(RKF2_FORMATTED, ['x', 'a\0b']), { ...BAD_EID, message: 'component \'str1\' (index 1) must not contain U+0000 (it terminates STRING components in the row key): "a\\u0000b"' });
+  t.throws(() => encodeRowKey(RKF2_FORMATTED, ['x', null, 'b']), {
+    ...BAD_EID,
+    message: 'component \'str2\' (index 2) is not null but follows the null component at index 1 (only trailing components may be null): ["x",null,"b"]',
+  });
+  t.throws(() => encodeRowKey(RKF2_FORMATTED, ['x', 'a\0b']), {
+    ...BAD_EID,
+    message: 'component \'str1\' (index 1) must not contain U+0000 (it terminates STRING components in the row key): "a\\u0000b"',
+  });
   t.throws(() => encodeRowKey(RKF2_FORMATTED, ['x', '\ud800']), { ...BAD_EID, message: /component 'str1' \(index 1\) has an unpaired UTF-16 surrogate/ });
-  t.throws(() => encodeRowKey(RKF2_FORMATTED, []), { ...BAD_EID, message: 'entity id has 0 components but the table key needs at least 1 (components before index 1 cannot be null): []' });
+  t.throws(() => encodeRowKey(RKF2_FORMATTED, []), {
+    ...BAD_EID,
+    message: 'entity id has 0 components but the table key needs at least 1 (components before index 1 cannot be null): []',
+  });
   t.throws(() => encodeRowKey(RKF2_FORMATTED, [null]), { ...BAD_EID, message: /component 'dummy' \(index 0\) cannot be null/ });
 });
 
 t.test('INTEGER components reject 64-bit and non-integer values', async (t) => {
   const f = formatted([['n', 'INTEGER']]);
-  t.throws(() => encodeRowKey(f, [2 ** 31]), { ...BAD_EID, message: "component 'n' (index 0) must be an INTEGER (a 32-bit integer, -2147483648..2147483647), got the number 2147483648" });
+  t.throws(() => encodeRowKey(f, [2 ** 31]), {
+    ...BAD_EID,
+    message: "component 'n' (index 0) must be an INTEGER (a 32-bit integer, -2147483648..2147483647), got the number 2147483648",
+  });
   t.throws(() => encodeRowKey(f, [-(2 ** 31) - 1]), { ...BAD_EID, message: /got the number -2147483649/ });
   t.throws(() => encodeRowKey(f, [5n]), { ...BAD_EID, message: /must be an INTEGER \(a 32-bit integer.*got the number 5$/ });
   t.throws(() => encodeRowKey(f, [0.5]), BAD_EID);
@@ -144,15 +199,39 @@ t.test('single-key formats take exactly one string', async (t) => {
 t.test('decode rejects malformed keys', async (t) => {
   t.throws(() => decodeRowKey(RKF2_FORMATTED, Buffer.alloc(0)), { ...BAD_KEY, message: 'row key is empty' });
   t.throws(() => decodeRowKey(RAW, Buffer.alloc(0)), BAD_KEY);
-  t.throws(() => decodeRowKey(RKF2_FORMATTED, bytes('9d')), { ...BAD_KEY, message: 'row key 9d is not a valid FORMATTED key: it is shorter than the 2-byte hash prefix' });
-  t.throws(() => decodeRowKey(RKF2_FORMATTED, bytes('9dd4')), { ...BAD_KEY, message: 'row key 9dd4 is not a valid FORMATTED key: it has 0 components but the table key needs at least 1' });
-  t.throws(() => decodeRowKey(RKF2_FORMATTED, bytes('9dd478')), { ...BAD_KEY, message: "row key 9dd478 is not a valid FORMATTED key: component 'dummy' (index 0) at byte 2 has no 0x00 terminator" });
-  t.throws(() => decodeRowKey(RKF2_FORMATTED, bytes('9dd4 7800 6100 6200 800000')), { ...BAD_KEY, message: /component 'anint' \(index 3\) at byte 8 needs 4 bytes, only 3 left/ });
-  t.throws(() => decodeRowKey(SAMPLE_TABLE, bytes('4401 8000000000003039 00')), { ...BAD_KEY, message: 'row key 4401800000000000303900 is not a valid FORMATTED key: 1 extra bytes after the last component' });
+  t.throws(() => decodeRowKey(RKF2_FORMATTED, bytes('9d')), {
+    ...BAD_KEY,
+    message: 'row key 9d is not a valid FORMATTED key: it is shorter than the 2-byte hash prefix',
+  });
+  t.throws(() => decodeRowKey(RKF2_FORMATTED, bytes('9dd4')), {
+    ...BAD_KEY,
+    message: 'row key 9dd4 is not a valid FORMATTED key: it has 0 components but the table key needs at least 1',
+  });
+  t.throws(() => decodeRowKey(RKF2_FORMATTED, bytes('9dd478')), {
+    ...BAD_KEY,
+    message: "row key 9dd478 is not a valid FORMATTED key: component 'dummy' (index 0) at byte 2 has no 0x00 terminator",
+  });
+  t.throws(() => decodeRowKey(RKF2_FORMATTED, bytes('9dd4 7800 6100 6200 800000')), {
+    ...BAD_KEY,
+    message: /component 'anint' \(index 3\) at byte 8 needs 4 bytes, only 3 left/,
+  });
+  t.throws(() => decodeRowKey(SAMPLE_TABLE, bytes('4401 8000000000003039 00')), {
+    ...BAD_KEY,
+    message: 'row key 4401800000000000303900 is not a valid FORMATTED key: 1 extra bytes after the last component',
+  });
   t.throws(() => decodeRowKey(SAMPLE_TABLE, bytes('4401 80000000')), { ...BAD_KEY, message: /needs 8 bytes, only 4 left/ });
-  t.throws(() => decodeRowKey(SUPPRESSED, bytes('1535 00')), { ...BAD_KEY, message: 'row key 153500 is not a valid FORMATTED key: the table suppresses key materialization, so the key is the 2-byte hash only, but it has 3 bytes' });
-  t.throws(() => decodeRowKey(PLAYERS, bytes('0000 ff00')), { ...BAD_KEY, message: "row key 0000ff00 is not a valid FORMATTED key: component 'player' (index 0) at byte 2 is not valid UTF-8" });
-  t.throws(() => decodeRowKey(HASH_PREFIX, bytes('63')), { ...BAD_KEY, message: 'row key 63 is not a valid HASH_PREFIX key: it is shorter than the 2-byte hash prefix' });
+  t.throws(() => decodeRowKey(SUPPRESSED, bytes('1535 00')), {
+    ...BAD_KEY,
+    message: 'row key 153500 is not a valid FORMATTED key: the table suppresses key materialization, so the key is the 2-byte hash only, but it has 3 bytes',
+  });
+  t.throws(() => decodeRowKey(PLAYERS, bytes('0000 ff00')), {
+    ...BAD_KEY,
+    message: "row key 0000ff00 is not a valid FORMATTED key: component 'player' (index 0) at byte 2 is not valid UTF-8",
+  });
+  t.throws(() => decodeRowKey(HASH_PREFIX, bytes('63')), {
+    ...BAD_KEY,
+    message: 'row key 63 is not a valid HASH_PREFIX key: it is shorter than the 2-byte hash prefix',
+  });
   t.throws(() => decodeRowKey(HASH_PREFIX, bytes('6384 c3')), { ...BAD_KEY, message: /the key after the hash prefix is not valid UTF-8/ });
   // A real U+FFFD in a key is valid UTF-8 and decodes.
   t.same(decodeRowKey(PLAYERS, bytes('0000 efbfbd00')), ['\uFFFD', null]);
@@ -218,7 +297,8 @@ function semanticCompare(a: readonly ComponentValue[], b: readonly ComponentValu
       if (x === y) continue;
       return x === null ? -1 : 1;
     }
-    const c = typeof x === 'string' ? Buffer.compare(Buffer.from(x), Buffer.from(y as string)) : x < (y as number | bigint) ? -1 : x > (y as number | bigint) ? 1 : 0;
+    const c =
+      typeof x === 'string' ? Buffer.compare(Buffer.from(x), Buffer.from(y as string)) : x < (y as number | bigint) ? -1 : x > (y as number | bigint) ? 1 : 0;
     if (c !== 0) return c;
   }
   return 0;
@@ -227,8 +307,14 @@ function semanticCompare(a: readonly ComponentValue[], b: readonly ComponentValu
 t.test('keys with the same hash prefix sort as their components: nulls first, numbers numerically', async (t) => {
   const f = RKF2_FORMATTED;
   const chain: ComponentValue[][] = [
-    ['x', 'a0', 'aa'], ['x', 'a0', 'aa', -1], ['x', 'a0', 'aa', 0], ['x', 'a0', 'aa', 2147483647],
-    ['x', 'a0', 'aa0', -1], ['x', 'a0', 'aa0', -1, -(2n ** 63n)], ['x', 'a0', 'aa0', -1, 0n], ['x', 'a0', 'aa0', -1, 2n ** 63n - 1n],
+    ['x', 'a0', 'aa'],
+    ['x', 'a0', 'aa', -1],
+    ['x', 'a0', 'aa', 0],
+    ['x', 'a0', 'aa', 2147483647],
+    ['x', 'a0', 'aa0', -1],
+    ['x', 'a0', 'aa0', -1, -(2n ** 63n)],
+    ['x', 'a0', 'aa0', -1, 0n],
+    ['x', 'a0', 'aa0', -1, 2n ** 63n - 1n],
   ];
   for (let i = 1; i < chain.length; i++) {
     t.ok(compareBytes(encodeRowKey(f, chain[i - 1]!), encodeRowKey(f, chain[i]!)) < 0, `${String(chain[i - 1])} < ${String(chain[i])}`);

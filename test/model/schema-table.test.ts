@@ -1,12 +1,5 @@
 import t from 'tap';
-import {
-  avroTypeOf,
-  canonicalSchemaJson,
-  FIRST_USER_SCHEMA_ID,
-  MemorySchemaTable,
-  PRE_REGISTERED_SCHEMAS,
-  SCHEMA_ID,
-} from '../../lib/model/schema-table.js';
+import { avroTypeOf, canonicalSchemaJson, FIRST_USER_SCHEMA_ID, MemorySchemaTable, PRE_REGISTERED_SCHEMAS, SCHEMA_ID } from '../../lib/model/schema-table.js';
 import { parseExactJson } from '../../lib/model/exact-json.js';
 import type { JsonValue } from '../../lib/model/types.js';
 
@@ -39,7 +32,9 @@ t.test('memory schema table: pre-registered ids, next id 8, stable ids, unknown 
 });
 
 t.test('canonical JSON: every spelling of a primitive is the quoted name', async (t) => {
-  for (const s of ['string', '"string"', ' "string" ', '{"type":"string"}', { type: 'string' }, { type: 'string', doc: 'x', foo: 1 }] as (string | JsonValue)[]) {
+  for (const s of ['string', '"string"', ' "string" ', '{"type":"string"}', { type: 'string' }, { type: 'string', doc: 'x', foo: 1 }] as (
+    string | JsonValue
+  )[]) {
     t.equal(canonicalSchemaJson(s), '"string"', JSON.stringify(s));
   }
   t.equal(canonicalSchemaJson({ type: 'long', logicalType: 'timestamp-millis' }), '"long"');
@@ -77,7 +72,10 @@ t.test('canonical JSON: full names, fixed key order, docs dropped, resolution at
   const canonical = canonicalSchemaJson(schema);
   t.equal(canonical, expected);
   t.equal(canonicalSchemaJson(canonical), canonical, 'canonical of canonical is itself');
-  t.equal(canonicalSchemaJson(JSON.stringify({ fields: [{ type: 'int', name: 'a' }], name: 'a.R', type: 'record' })), '{"name":"a.R","type":"record","fields":[{"name":"a","type":"int"}]}');
+  t.equal(
+    canonicalSchemaJson(JSON.stringify({ fields: [{ type: 'int', name: 'a' }], name: 'a.R', type: 'record' })),
+    '{"name":"a.R","type":"record","fields":[{"name":"a","type":"int"}]}',
+  );
 });
 
 t.test('canonical JSON: an escaped schema string is read as schema text', async (t) => {

@@ -9,7 +9,19 @@ import t from 'tap';
 import { encodeRowKey } from '../../lib/model/row-key.js';
 import { WILDCARD, type ComponentValue, type RowKeyFormat, type Wildcard } from '../../lib/model/types.js';
 import { compileWildcard, wildcardRowKeyRegex } from '../../lib/model/wildcard.js';
-import { F3, PLAYERS, RKF2_FORMATTED, SAMPLE_TABLE, formatted, prng, randomBytes, randomInt, randomLong, randomString, randomWildcardPattern } from './key-fixtures.js';
+import {
+  F3,
+  PLAYERS,
+  RKF2_FORMATTED,
+  SAMPLE_TABLE,
+  formatted,
+  prng,
+  randomBytes,
+  randomInt,
+  randomLong,
+  randomString,
+  randomWildcardPattern,
+} from './key-fixtures.js';
 
 type Formatted = Extract<RowKeyFormat, { encoding: 'FORMATTED' }>;
 
@@ -49,7 +61,9 @@ t.test('the pattern matches exactly what matches() accepts: random formats, patt
       { hashSize: 1 + Math.floor(rand() * 4), rangeScanStartIndex: 1 + Math.floor(rand() * n), nullableStartIndex: 1 + Math.floor(rand() * n) },
     );
     // A small pool of values per component, so given components often agree with stored ones.
-    const pools = format.components.map((c) => Array.from({ length: 3 }, () => (c.type === 'STRING' ? randomString(rand, 4) : c.type === 'INTEGER' ? randomInt(rand) : randomLong(rand))));
+    const pools = format.components.map((c) =>
+      Array.from({ length: 3 }, () => (c.type === 'STRING' ? randomString(rand, 4) : c.type === 'INTEGER' ? randomInt(rand) : randomLong(rand))),
+    );
     const keys: Buffer[] = [];
     for (let k = 0; k < 80; k++) {
       const present = format.nullableStartIndex + Math.floor(rand() * (n - format.nullableStartIndex + 1));
@@ -71,7 +85,10 @@ t.test('the pattern matches exactly what matches() accepts: random formats, patt
       for (const key of keys) {
         const want = w.matches(key);
         if (rx.test(key.toString('latin1')) !== want) {
-          if (bad++ < 5) t.fail(`format ${JSON.stringify(format.components)} h=${format.hashSize}, pattern ${w.rowKeyRegex.toString('latin1')}, key ${key.toString('hex')}: matches() ${want}`);
+          if (bad++ < 5)
+            t.fail(
+              `format ${JSON.stringify(format.components)} h=${format.hashSize}, pattern ${w.rowKeyRegex.toString('latin1')}, key ${key.toString('hex')}: matches() ${want}`,
+            );
         }
         checked++;
         if (want) accepted++;
@@ -83,7 +100,14 @@ t.test('the pattern matches exactly what matches() accepts: random formats, patt
 });
 
 t.test('keys with regex metacharacters, newlines, 0x00 and 0xff bytes', async (t) => {
-  const format = formatted([['s', 'STRING'], ['i', 'INTEGER'], ['l', 'LONG']], { nullableStartIndex: 1 });
+  const format = formatted(
+    [
+      ['s', 'STRING'],
+      ['i', 'INTEGER'],
+      ['l', 'LONG'],
+    ],
+    { nullableStartIndex: 1 },
+  );
   const strings = ['.', '*', '\n', '\\x00', '(?:', '[^', '|', '$^', 'a+b?', '{2}', 'ÿ', '€', '😀'];
   const ints = [-2147483648, 2147483647, 10, -1, 0];
   const longs = [-(2n ** 63n), 2n ** 63n - 1n, 10n, 0n];

@@ -53,32 +53,61 @@ t.test('partly failed MutateRows: the count, which rows were applied, the most t
   const key = (s: string): Buffer => Buffer.from(s);
   const doing = 'writing table users';
 
-  const internal = mutateFailureError([
-    { rowKey: key('a'), code: GRPC.INTERNAL, message: 'unknown family "tags"' },
-    { rowKey: key('b'), code: GRPC.INTERNAL, message: 'unknown family "tags"' },
-  ], 3, doing);
+  const internal = mutateFailureError(
+    [
+      { rowKey: key('a'), code: GRPC.INTERNAL, message: 'unknown family "tags"' },
+      { rowKey: key('b'), code: GRPC.INTERNAL, message: 'unknown family "tags"' },
+    ],
+    3,
+    doing,
+  );
   t.equal(internal.code, 'RG_ERR_INTERNAL');
   t.equal(internal.status, 500);
-  t.equal(internal.message, 'writing table users: 2 of 3 rows were not applied (the other 1 were); first: row key hex 61, INTERNAL: the Bigtable table does not match the layout or refused them');
-  t.notMatch(internal.message, /unknown family/, 'Bigtable\'s text stays out of the message');
+  t.equal(
+    internal.message,
+    'writing table users: 2 of 3 rows were not applied (the other 1 were); first: row key hex 61, INTERNAL: the Bigtable table does not match the layout or refused them',
+  );
+  t.notMatch(internal.message, /unknown family/, "Bigtable's text stays out of the message");
   t.equal((internal.cause as Error).message, 'MutateRows entry statuses: INTERNAL: unknown family "tags" (2 rows)');
 
   const notFound = mutateFailureError([{ rowKey: key('a'), code: GRPC.NOT_FOUND, message: 'Requested column family not found.' }], 1, doing);
-  t.equal(notFound.code, 'RG_ERR_INTERNAL', 'an entry\'s NOT_FOUND is a missing family (a missing table fails the whole call), not the client\'s 404');
+  t.equal(notFound.code, 'RG_ERR_INTERNAL', "an entry's NOT_FOUND is a missing family (a missing table fails the whole call), not the client's 404");
   t.match(notFound.message, /^writing table users: 1 of 1 rows were not applied; first: row key hex 61, NOT_FOUND/);
 
-  const invalid = mutateFailureError([{ rowKey: key('a'), code: GRPC.INVALID_ARGUMENT, message: 'too large' }, { rowKey: key('b'), code: GRPC.UNAVAILABLE }], 5, doing);
+  const invalid = mutateFailureError(
+    [
+      { rowKey: key('a'), code: GRPC.INVALID_ARGUMENT, message: 'too large' },
+      { rowKey: key('b'), code: GRPC.UNAVAILABLE },
+    ],
+    5,
+    doing,
+  );
   t.equal(invalid.code, 'RG_ERR_BAD_BODY');
   t.equal(invalid.status, 400);
   t.match(invalid.message, /2 of 5 rows were not applied \(the other 3 were\); first: row key hex 61, INVALID_ARGUMENT: Bigtable rejected them as invalid/);
   t.equal((invalid.cause as Error).message, 'MutateRows entry statuses: INVALID_ARGUMENT: too large (1 row); UNAVAILABLE (1 row)');
 
-  const transient = mutateFailureError([{ rowKey: key('a'), code: GRPC.UNAVAILABLE, message: 'no status received for the entry' }, { rowKey: key('b'), code: GRPC.DEADLINE_EXCEEDED }], 2, doing);
+  const transient = mutateFailureError(
+    [
+      { rowKey: key('a'), code: GRPC.UNAVAILABLE, message: 'no status received for the entry' },
+      { rowKey: key('b'), code: GRPC.DEADLINE_EXCEEDED },
+    ],
+    2,
+    doing,
+  );
   t.equal(transient.code, 'RG_ERR_STORE_UNAVAILABLE');
   t.equal(transient.status, 503);
   t.match(transient.message, /2 of 2 rows were not applied; .*; retry later$/);
 
-  const mixed = mutateFailureError([{ rowKey: key('z'), code: GRPC.UNAVAILABLE }, { rowKey: key('y'), code: GRPC.INVALID_ARGUMENT }, { rowKey: key('x'), code: GRPC.INTERNAL }], 3, doing);
+  const mixed = mutateFailureError(
+    [
+      { rowKey: key('z'), code: GRPC.UNAVAILABLE },
+      { rowKey: key('y'), code: GRPC.INVALID_ARGUMENT },
+      { rowKey: key('x'), code: GRPC.INTERNAL },
+    ],
+    3,
+    doing,
+  );
   t.equal(mixed.code, 'RG_ERR_INTERNAL', 'mixed lasting failures: 500');
   t.match(mixed.message, /first: row key hex 79, INVALID_ARGUMENT/, 'the first lasting failure is named, not the transient one');
 });

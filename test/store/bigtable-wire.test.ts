@@ -19,12 +19,15 @@ interface ProtoType {
   fromObject(o: object): unknown;
   encode(m: unknown): { finish(): Uint8Array };
 }
-const protos = createRequire(import.meta.url)('@google-cloud/bigtable/build/protos/protos.js') as { google: { bigtable: { v2: { ReadRowsResponse: ProtoType } } } };
+const protos = createRequire(import.meta.url)('@google-cloud/bigtable/build/protos/protos.js') as {
+  google: { bigtable: { v2: { ReadRowsResponse: ProtoType } } };
+};
 const ReadRowsResponse = protos.google.bigtable.v2.ReadRowsResponse;
 
 const encode = (response: object): Buffer => Buffer.from(ReadRowsResponse.encode(ReadRowsResponse.fromObject(response)).finish());
 const b = (s: string): Buffer => Buffer.from(s, 'utf8');
-const view = (rows: RawRow[]): string[] => rows.map((r) => `${r.rowKey.toString('hex')}|${r.cells.map((c) => `${c.family}:${c.qualifier}@${c.timestamp}=${c.value.toString('hex')}`).join(',')}`);
+const view = (rows: RawRow[]): string[] =>
+  rows.map((r) => `${r.rowKey.toString('hex')}|${r.cells.map((c) => `${c.family}:${c.qualifier}@${c.timestamp}=${c.value.toString('hex')}`).join(',')}`);
 
 function viaWire(messages: Buffer[]): RawRow[] {
   const merger = new ChunkMerger();
@@ -63,7 +66,14 @@ t.test('wire-decoded chunks merge into the same rows as the client objects', asy
     },
     {
       chunks: [
-        { rowKey: Buffer.from([0, 255, 1]), familyName: { value: 'info' }, qualifier: { value: Buffer.from([0xc3, 0xa9]) }, timestampMicros: '9007199254740993000', value: b('big'), labels: ['l1', 'l2'] },
+        {
+          rowKey: Buffer.from([0, 255, 1]),
+          familyName: { value: 'info' },
+          qualifier: { value: Buffer.from([0xc3, 0xa9]) },
+          timestampMicros: '9007199254740993000',
+          value: b('big'),
+          labels: ['l1', 'l2'],
+        },
         { qualifier: { value: b('neg') }, timestampMicros: '-1500', value: b('n') },
         { qualifier: { value: b('max') }, timestampMicros: '9223372036854775807', value: b('m') },
         { qualifier: { value: b('safe') }, timestampMicros: '9007199254740991', value: b('s'), commitRow: true },
@@ -72,19 +82,37 @@ t.test('wire-decoded chunks merge into the same rows as the client objects', asy
   ];
   const objects = new ChunkMerger();
   const expected: RawRow[] = [];
-  for (const r of responses) for (const c of r.chunks) {
-    const row = objects.push(c);
-    if (row) expected.push(row);
-  }
+  for (const r of responses)
+    for (const c of r.chunks) {
+      const row = objects.push(c);
+      if (row) expected.push(row);
+    }
   const got = viaWire(responses.map(encode));
   t.same(view(got), view(expected));
   t.equal(got.length, 3);
-  t.same(got[0]!.cells.map((c) => c.value.toString()), ['\u0001\u0000"a"', '\u0001\u0000"old"', 'abcdef', 'empty']);
-  t.same(got[0]!.cells.map((c) => c.timestamp), [1700000000123, 1, 5, 0]);
-  t.same(got[1]!.cells.map((c) => c.value.toString()), ['kept'], 'a reset row keeps only what was sent again');
+  t.same(
+    got[0]!.cells.map((c) => c.value.toString()),
+    ['\u0001\u0000"a"', '\u0001\u0000"old"', 'abcdef', 'empty'],
+  );
+  t.same(
+    got[0]!.cells.map((c) => c.timestamp),
+    [1700000000123, 1, 5, 0],
+  );
+  t.same(
+    got[1]!.cells.map((c) => c.value.toString()),
+    ['kept'],
+    'a reset row keeps only what was sent again',
+  );
   // Microseconds beyond 2^53 (BigInt path), negative (floor), int64 max.
-  t.same(got[2]!.cells.map((c) => c.timestamp), [9007199254740993n, -2, 9223372036854775n, 9007199254740], 'exact: bigints beyond 2^53-1');
-  t.same(got[2]!.cells.map((c) => c.qualifier), ['é', 'neg', 'max', 'safe']);
+  t.same(
+    got[2]!.cells.map((c) => c.timestamp),
+    [9007199254740993n, -2, 9223372036854775n, 9007199254740],
+    'exact: bigints beyond 2^53-1',
+  );
+  t.same(
+    got[2]!.cells.map((c) => c.qualifier),
+    ['é', 'neg', 'max', 'safe'],
+  );
 });
 
 t.test('one row split over several messages; a malformed message throws instead of inventing cells', async (t) => {
@@ -107,7 +135,16 @@ t.test('read filters: as small as the same result allows', async (t) => {
       filters: [
         { chain: { filters: [{ columnRangeFilter: { familyName: 'info' } }, { cellsPerColumnLimitFilter: 1 }] } },
         { chain: { filters: [{ columnRangeFilter: { familyName: 'tags' } }, { cellsPerColumnLimitFilter: 1 }] } },
-        { chain: { filters: [{ columnRangeFilter: { familyName: 'recent' } }, { cellsPerColumnLimitFilter: 10 }, { timestampRangeFilter: { startTimestampMicros: String((now - 60_000) * 1000) } }, { cellsPerColumnLimitFilter: 1 }] } },
+        {
+          chain: {
+            filters: [
+              { columnRangeFilter: { familyName: 'recent' } },
+              { cellsPerColumnLimitFilter: 10 },
+              { timestampRangeFilter: { startTimestampMicros: String((now - 60_000) * 1000) } },
+              { cellsPerColumnLimitFilter: 1 },
+            ],
+          },
+        },
       ],
     },
   });
@@ -115,11 +152,20 @@ t.test('read filters: as small as the same result allows', async (t) => {
   const plain = parseLayout({ ...layout.desc, locality_groups: [(layout.desc.locality_groups as object[])[0]] });
   t.same(buildReadFilter(plain, all, now), { cellsPerColumnLimitFilter: 1 });
   t.same(buildReadFilter(plain, { ...all, maxVersions: FOREVER }, now), { cellsPerColumnLimitFilter: 3 }, 'versions=all: max_versions');
-  t.same(buildReadFilter(plain, { ...all, maxVersions: 2, minTimestamp: 5 }, now), {
-    chain: { filters: [{ cellsPerColumnLimitFilter: 3 }, { timestampRangeFilter: { startTimestampMicros: '5000' } }, { cellsPerColumnLimitFilter: 2 }] },
-  }, 'a time range keeps max_versions before it and versions after it');
+  t.same(
+    buildReadFilter(plain, { ...all, maxVersions: 2, minTimestamp: 5 }, now),
+    {
+      chain: { filters: [{ cellsPerColumnLimitFilter: 3 }, { timestampRangeFilter: { startTimestampMicros: '5000' } }, { cellsPerColumnLimitFilter: 2 }] },
+    },
+    'a time range keeps max_versions before it and versions after it',
+  );
   t.same(buildReadFilter(plain, { ...all, columns: [{ family: 'info', qualifier: 'name' }] }, now), {
-    chain: { filters: [{ columnRangeFilter: { familyName: 'info', startQualifierClosed: b('name'), endQualifierClosed: b('name') } }, { cellsPerColumnLimitFilter: 1 }] },
+    chain: {
+      filters: [
+        { columnRangeFilter: { familyName: 'info', startQualifierClosed: b('name'), endQualifierClosed: b('name') } },
+        { cellsPerColumnLimitFilter: 1 },
+      ],
+    },
   });
   t.same(buildReadFilter(plain, { ...all, columns: [{ family: 'nosuch' }] }, now), { blockAllFilter: true });
 });

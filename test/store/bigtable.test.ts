@@ -44,7 +44,9 @@ if (!emulator) {
     await t.rejects(b.createInstance('i'), { code: 'RG_ERR_INSTANCE_EXISTS' });
     await b.createTable('i', parseLayout(RAW_LAYOUT));
     t.same(await a.listTables('i'), ['raw']);
-    await a.write('i', 'raw', [{ rowKey: Buffer.from('k'), cells: [{ kind: 'value', family: 'info', qualifier: 'name', timestamp: 1, schemaId: 0, json: '"x"' }] }]);
+    await a.write('i', 'raw', [
+      { rowKey: Buffer.from('k'), cells: [{ kind: 'value', family: 'info', qualifier: 'name', timestamp: 1, schemaId: 0, json: '"x"' }] },
+    ]);
     t.same(cellsOf((await b.get('i', 'raw', [Buffer.from('k')], ALL))[0]!), ['info:name@1="x"']);
     const [sa, sb] = [await a.schemaTable('i'), await b.schemaTable('i')];
     const schemas = Array.from({ length: 12 }, (_, i) => `{"type":"fixed","name":"F${i}","size":${i + 1}}`);
@@ -62,7 +64,10 @@ if (!emulator) {
     await store.createInstance('i');
     await store.createTable('i', parseLayout(RAW_LAYOUT));
     const meta = await store.instanceMetadata('i');
-    t.same(meta.tables.map((x) => x.name), ['raw']);
+    t.same(
+      meta.tables.map((x) => x.name),
+      ['raw'],
+    );
     t.same(parseLayout(meta.tables[0]!.layout).desc, meta.tables[0]!.layout);
     await t.rejects(store.get('i', 'nosuch', [Buffer.from('a')], ALL), { code: 'RG_ERR_TABLE_NOT_FOUND' });
     await t.rejects(store.write('i', 'no/such', []), { code: 'RG_ERR_TABLE_NOT_FOUND' });
@@ -75,14 +80,26 @@ if (!emulator) {
     t.teardown(() => store.close());
     await store.createInstance('i');
     await store.createTable('i', parseLayout(RAW_LAYOUT));
-    await store.write('i', 'raw', Array.from({ length: 3000 }, (_, n) => ({ rowKey: Buffer.from(`r${String(n).padStart(5, '0')}`), cells: [{ kind: 'value' as const, family: 'info', qualifier: 'age', timestamp: 1, schemaId: 2, json: String(n) }] })));
+    await store.write(
+      'i',
+      'raw',
+      Array.from({ length: 3000 }, (_, n) => ({
+        rowKey: Buffer.from(`r${String(n).padStart(5, '0')}`),
+        cells: [{ kind: 'value' as const, family: 'info', qualifier: 'age', timestamp: 1, schemaId: 2, json: String(n) }],
+      })),
+    );
     const scan = store.scan('i', 'raw', { limit: -1, read: ALL });
     const first = await scan.next();
     t.ok(!first.done && first.value.length > 0 && first.value.length <= 256);
     await scan.return();
     t.equal(store.openScans, 0);
     const limited: RowOut[] = [];
-    for await (const batch of store.scan('i', 'raw', { start: Buffer.from('r01000'), limit: 300, read: { ...ALL, columns: [{ family: 'info', qualifier: 'age' }] } })) limited.push(...batch);
+    for await (const batch of store.scan('i', 'raw', {
+      start: Buffer.from('r01000'),
+      limit: 300,
+      read: { ...ALL, columns: [{ family: 'info', qualifier: 'age' }] },
+    }))
+      limited.push(...batch);
     t.equal(limited.length, 300);
     t.equal(limited[0]!.rowKey.toString(), 'r01000');
     t.equal(limited[299]!.cells[0]!.json, '1299');
@@ -94,13 +111,17 @@ if (!emulator) {
     await store.createInstance('i');
     await store.createTable('i', parseLayout(RAW_LAYOUT));
     const rows = 1000;
-    await store.write('i', 'raw', Array.from({ length: rows }, (_, n) => ({
-      rowKey: Buffer.from(`r${String(n).padStart(4, '0')}`),
-      cells: [
-        { kind: 'value' as const, family: 'info', qualifier: 'name', timestamp: 1_700_000_000_000 + n, schemaId: 0, json: JSON.stringify(`n\u00e9${n}`) },
-        { kind: 'value' as const, family: 'tags', qualifier: `t${n % 7}`, timestamp: n, schemaId: 0, json: JSON.stringify('x'.repeat(n)) },
-      ],
-    })));
+    await store.write(
+      'i',
+      'raw',
+      Array.from({ length: rows }, (_, n) => ({
+        rowKey: Buffer.from(`r${String(n).padStart(4, '0')}`),
+        cells: [
+          { kind: 'value' as const, family: 'info', qualifier: 'name', timestamp: 1_700_000_000_000 + n, schemaId: 0, json: JSON.stringify(`n\u00e9${n}`) },
+          { kind: 'value' as const, family: 'tags', qualifier: `t${n % 7}`, timestamp: n, schemaId: 0, json: JSON.stringify('x'.repeat(n)) },
+        ],
+      })),
+    );
     const sizes: number[] = [];
     const seen: RowOut[] = [];
     for await (const batch of store.scan('i', 'raw', { limit: -1, read: ALL })) {
@@ -115,7 +136,10 @@ if (!emulator) {
     t.same(cellsOf(seen[999]!), [`info:name@${1_700_000_000_999}="n\u00e9999"`, `tags:t5@999=${JSON.stringify('x'.repeat(999))}`]);
     // The Bigtable table removed behind the store's back: the scan fails with a coded error and closes.
     const bigtable = new Bigtable({ projectId: 'test', metricsEnabled: false });
-    await bigtable.instance('wire').table(bigtableTableId('w', 'i', 'raw')).delete();
+    await bigtable
+      .instance('wire')
+      .table(bigtableTableId('w', 'i', 'raw'))
+      .delete();
     await bigtable.close();
     await t.rejects(store.scan('i', 'raw', { limit: -1, read: ALL }).next(), { code: 'RG_ERR_TABLE_NOT_FOUND' });
     t.equal(store.openScans, 0);
@@ -154,7 +178,7 @@ if (!emulator) {
   };
   const rowsText = (rows: readonly RowOut[]): string[] => rows.map((r) => `${r.rowKey.toString('hex')} ${cellsOf(r).join(' ')}`);
 
-  t.test('wildcard entity ids are pushed down as a row-key regex: Bigtable sends only matching rows, and the results equal LMDB\'s', async (t) => {
+  t.test("wildcard entity ids are pushed down as a row-key regex: Bigtable sends only matching rows, and the results equal LMDB's", async (t) => {
     const bt = await BigtableStore.open({ projectId: 'test', instanceId: 'wild', tablePrefix: 'wild' });
     const dir = mkdtempSync(join(tmpdir(), 'rowgate-wild-'));
     const lmdb = new LmdbStore({ path: dir, noSync: true });
@@ -231,7 +255,10 @@ if (!emulator) {
         if (mismatched++ < 3) t.same(got, want, `pattern ${compileWildcard(format, pattern).rowKeyRegex.toString('latin1')} limit ${limit}`);
       }
       if (received !== want.length) {
-        if (extra++ < 3) t.fail(`pattern ${compileWildcard(format, pattern).rowKeyRegex.toString('latin1')} limit ${limit}: Bigtable sent ${received} rows for ${want.length}`);
+        if (extra++ < 3)
+          t.fail(
+            `pattern ${compileWildcard(format, pattern).rowKeyRegex.toString('latin1')} limit ${limit}: Bigtable sent ${received} rows for ${want.length}`,
+          );
       }
     }
     t.equal(mismatched, 0, `120 patterns, ${matchedRows} matching rows in all: the same rows and cells as LMDB`);
@@ -256,49 +283,68 @@ if (!emulator) {
     version: "layout-1.0.0"
   }`;
 
-  t.test('column families get GC rules from max_versions and ttl_seconds (a union of both), and the emulator applies them after the ModifyColumnFamilies call', async (t) => {
-    const store = await BigtableStore.open({ projectId: 'test', instanceId: 'gc', tablePrefix: 'gc' });
-    const bigtable = new Bigtable({ projectId: 'test', metricsEnabled: false });
-    t.teardown(async () => {
-      await store.close();
-      await bigtable.close();
-    });
-    await store.createInstance('i');
-    await store.createTable('i', parseLayout(GC_LAYOUT));
-    const table = bigtable.instance('gc').table(bigtableTableId('gc', 'i', 'gc'));
-    const [families] = await table.getFamilies();
-    const rules = Object.fromEntries(families.map((f) => [f.id, f.metadata?.gcRule ?? null]));
-    t.same(Object.keys(rules).sort(), ['both', 'both2', 'forever', 'ttl', 'versions']);
-    t.match(rules.versions, { maxNumVersions: 3 });
-    t.notOk((rules.versions as Record<string, unknown>).maxAge);
-    t.match(rules.ttl, { maxAge: { seconds: '86400' } });
-    t.notOk((rules.ttl as Record<string, unknown>).maxNumVersions);
-    for (const name of ['both', 'both2']) {
-      const union = (rules[name] as { union?: { rules?: Record<string, unknown>[] } }).union?.rules ?? [];
-      t.same(union.map((r) => JSON.stringify(r.maxNumVersions ?? r.maxAge)).sort(), ['2', '{"seconds":"60","nanos":0}'].sort(), `${name}: union of maxNumVersions and maxAge`);
-    }
-    t.same(rules.forever ?? {}, {}, 'no limits: an empty GC rule');
+  t.test(
+    'column families get GC rules from max_versions and ttl_seconds (a union of both), and the emulator applies them after the ModifyColumnFamilies call',
+    async (t) => {
+      const store = await BigtableStore.open({ projectId: 'test', instanceId: 'gc', tablePrefix: 'gc' });
+      const bigtable = new Bigtable({ projectId: 'test', metricsEnabled: false });
+      t.teardown(async () => {
+        await store.close();
+        await bigtable.close();
+      });
+      await store.createInstance('i');
+      await store.createTable('i', parseLayout(GC_LAYOUT));
+      const table = bigtable.instance('gc').table(bigtableTableId('gc', 'i', 'gc'));
+      const [families] = await table.getFamilies();
+      const rules = Object.fromEntries(families.map((f) => [f.id, f.metadata?.gcRule ?? null]));
+      t.same(Object.keys(rules).sort(), ['both', 'both2', 'forever', 'ttl', 'versions']);
+      t.match(rules.versions, { maxNumVersions: 3 });
+      t.notOk((rules.versions as Record<string, unknown>).maxAge);
+      t.match(rules.ttl, { maxAge: { seconds: '86400' } });
+      t.notOk((rules.ttl as Record<string, unknown>).maxNumVersions);
+      for (const name of ['both', 'both2']) {
+        const union = (rules[name] as { union?: { rules?: Record<string, unknown>[] } }).union?.rules ?? [];
+        t.same(
+          union.map((r) => JSON.stringify(r.maxNumVersions ?? r.maxAge)).sort(),
+          ['2', '{"seconds":"60","nanos":0}'].sort(),
+          `${name}: union of maxNumVersions and maxAge`,
+        );
+      }
+      t.same(rules.forever ?? {}, {}, 'no limits: an empty GC rule');
 
-    // GC on the emulator runs only once a ModifyColumnFamilies call was made (platform-notes.md 2):
-    // with the store's call, versions beyond max_versions disappear from Bigtable itself, as a
-    // read without any filter shows, within seconds.
-    await store.write('i', 'gc', [{ rowKey: Buffer.from('k'), cells: Array.from({ length: 6 }, (_, n) => ({ kind: 'value' as const, family: 'versions', qualifier: 'q', timestamp: 1000 + n, schemaId: 0, json: `"${n}"` })) }]);
-    const stored = async (): Promise<number> => {
-      const [row] = await table.row('k').get({ decode: false });
-      return ((row.data as Record<string, Record<string, unknown[]>>).versions?.q ?? []).length;
-    };
-    const deadline = Date.now() + 15_000;
-    let count = await stored();
-    while (count > 3 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      count = await stored();
-    }
-    t.equal(count, 3, 'Bigtable trimmed the versions to max_versions (GC ran: ModifyColumnFamilies was applied)');
-    // What the store returns never depended on GC.
-    t.same(cellsOf((await store.get('i', 'gc', [Buffer.from('k')], ALL))[0]!), ['versions:q@1005="5"', 'versions:q@1004="4"', 'versions:q@1003="3"']);
-  });
+      // GC on the emulator runs only once a ModifyColumnFamilies call was made (platform-notes.md 2):
+      // with the store's call, versions beyond max_versions disappear from Bigtable itself, as a
+      // read without any filter shows, within seconds.
+      await store.write('i', 'gc', [
+        {
+          rowKey: Buffer.from('k'),
+          cells: Array.from({ length: 6 }, (_, n) => ({
+            kind: 'value' as const,
+            family: 'versions',
+            qualifier: 'q',
+            timestamp: 1000 + n,
+            schemaId: 0,
+            json: `"${n}"`,
+          })),
+        },
+      ]);
+      const stored = async (): Promise<number> => {
+        const [row] = await table.row('k').get({ decode: false });
+        return ((row.data as Record<string, Record<string, unknown[]>>).versions?.q ?? []).length;
+      };
+      const deadline = Date.now() + 15_000;
+      let count = await stored();
+      while (count > 3 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        count = await stored();
+      }
+      t.equal(count, 3, 'Bigtable trimmed the versions to max_versions (GC ran: ModifyColumnFamilies was applied)');
+      // What the store returns never depended on GC.
+      t.same(cellsOf((await store.get('i', 'gc', [Buffer.from('k')], ALL))[0]!), ['versions:q@1005="5"', 'versions:q@1004="4"', 'versions:q@1003="3"']);
+    },
+  );
 
-  t.test('a MutateRows entry Bigtable refuses is reported: a coded error naming the rows not applied, Bigtable\'s entry status as the cause', async (t) => {
+  t.test("a MutateRows entry Bigtable refuses is reported: a coded error naming the rows not applied, Bigtable's entry status as the cause", async (t) => {
     const store = await BigtableStore.open({ projectId: 'test', instanceId: 'entry', tablePrefix: 'e' });
     const bigtable = new Bigtable({ projectId: 'test', metricsEnabled: false });
     t.teardown(async () => {
@@ -308,13 +354,22 @@ if (!emulator) {
     await store.createInstance('i');
     await store.createTable('i', parseLayout(RAW_LAYOUT));
     // The family removed behind the store's back: the layout still has it, Bigtable does not.
-    await bigtable.instance('entry').table(bigtableTableId('e', 'i', 'raw')).family('tags').delete();
+    await bigtable
+      .instance('entry')
+      .table(bigtableTableId('e', 'i', 'raw'))
+      .family('tags')
+      .delete();
     const cell = (family: string, qualifier: string) => ({ kind: 'value' as const, family, qualifier, timestamp: 7, schemaId: 0, json: '"v"' });
-    const err = await store.write('i', 'raw', [
-      { rowKey: Buffer.from('a'), cells: [cell('info', 'name'), cell('tags', 't')] },
-      { rowKey: Buffer.from('b'), cells: [cell('info', 'name')] },
-      { rowKey: Buffer.from('c'), cells: [cell('tags', 't')] },
-    ]).then(() => undefined, (e: unknown) => e as { code?: string; status?: number; message: string; cause?: Error });
+    const err = await store
+      .write('i', 'raw', [
+        { rowKey: Buffer.from('a'), cells: [cell('info', 'name'), cell('tags', 't')] },
+        { rowKey: Buffer.from('b'), cells: [cell('info', 'name')] },
+        { rowKey: Buffer.from('c'), cells: [cell('tags', 't')] },
+      ])
+      .then(
+        () => undefined,
+        (e: unknown) => e as { code?: string; status?: number; message: string; cause?: Error },
+      );
     // The emulator answers INTERNAL "unknown family" for such an entry: the layout and Bigtable
     // disagree, which is not the client's doing, so a 500 (logged with its cause).
     t.equal(err?.code, 'RG_ERR_INTERNAL');
@@ -329,63 +384,93 @@ if (!emulator) {
     t.same(cellsOf(b!), ['info:name@7="v"']);
   });
 
-  t.test('cached layouts: a table Bigtable no longer has is dropped from the cache (re-created with another layout, it is read anew); a table still being created is not found and not cached', async (t) => {
-    const config = { projectId: 'test', instanceId: 'stale', tablePrefix: 'st' };
-    const a = await BigtableStore.open(config);
-    const b = await BigtableStore.open(config);
-    const bigtable = new Bigtable({ projectId: 'test', metricsEnabled: false });
-    t.teardown(async () => {
-      await a.close();
-      await b.close();
-      await bigtable.close();
-    });
-    await a.createInstance('i');
-    const first = parseLayout(RAW_LAYOUT);
-    await a.createTable('i', first);
-    await a.write('i', 'raw', [{ rowKey: Buffer.from('k'), cells: [{ kind: 'value', family: 'info', qualifier: 'name', timestamp: 1, schemaId: 0, json: '"x"' }] }]);
-    t.same([...(await b.getLayout('i', 'raw')).families.keys()], ['info', 'tags', 'recent'], 'b caches the first layout');
-    t.equal(b.rowsReceived, 0);
-    t.equal((await b.get('i', 'raw', [Buffer.from('k')], ALL))[0]!.cells.length, 1);
+  t.test(
+    'cached layouts: a table Bigtable no longer has is dropped from the cache (re-created with another layout, it is read anew); a table still being created is not found and not cached',
+    async (t) => {
+      const config = { projectId: 'test', instanceId: 'stale', tablePrefix: 'st' };
+      const a = await BigtableStore.open(config);
+      const b = await BigtableStore.open(config);
+      const bigtable = new Bigtable({ projectId: 'test', metricsEnabled: false });
+      t.teardown(async () => {
+        await a.close();
+        await b.close();
+        await bigtable.close();
+      });
+      await a.createInstance('i');
+      const first = parseLayout(RAW_LAYOUT);
+      await a.createTable('i', first);
+      await a.write('i', 'raw', [
+        { rowKey: Buffer.from('k'), cells: [{ kind: 'value', family: 'info', qualifier: 'name', timestamp: 1, schemaId: 0, json: '"x"' }] },
+      ]);
+      t.same([...(await b.getLayout('i', 'raw')).families.keys()], ['info', 'tags', 'recent'], 'b caches the first layout');
+      t.equal(b.rowsReceived, 0);
+      t.equal((await b.get('i', 'raw', [Buffer.from('k')], ALL))[0]!.cells.length, 1);
 
-    // The table dropped behind both stores' backs (Bigtable table and meta row), then re-created
-    // with another layout under the same name.
-    await bigtable.instance('stale').table(bigtableTableId('st', 'i', 'raw')).delete();
-    await bigtable.instance('stale').table('st.meta').row('table/i/raw').delete();
-    await t.rejects(b.get('i', 'raw', [Buffer.from('k')], ALL), { code: 'RG_ERR_TABLE_NOT_FOUND' }, 'Bigtable says NOT_FOUND: b drops its cached layout');
-    const second = parseLayout(RAW_LAYOUT.replace('{name: "recent", map_schema', '{name: "other", map_schema'));
-    await a.createTable('i', second);
-    t.same([...(await b.getLayout('i', 'raw')).families.keys()], ['info', 'tags', 'other'], 'b reads the new layout');
-    const now = Date.now(); // family other has a TTL of 60 s
-    await b.write('i', 'raw', [{ rowKey: Buffer.from('k'), cells: [{ kind: 'value', family: 'other', qualifier: 'q', timestamp: now, schemaId: 2, json: '5' }] }]);
-    t.same(cellsOf((await a.get('i', 'raw', [Buffer.from('k')], ALL))[0]!), [`other:q@${now}=5`], 'a, which re-created the table, reads it with the new layout');
+      // The table dropped behind both stores' backs (Bigtable table and meta row), then re-created
+      // with another layout under the same name.
+      await bigtable
+        .instance('stale')
+        .table(bigtableTableId('st', 'i', 'raw'))
+        .delete();
+      await bigtable.instance('stale').table('st.meta').row('table/i/raw').delete();
+      await t.rejects(b.get('i', 'raw', [Buffer.from('k')], ALL), { code: 'RG_ERR_TABLE_NOT_FOUND' }, 'Bigtable says NOT_FOUND: b drops its cached layout');
+      const second = parseLayout(RAW_LAYOUT.replace('{name: "recent", map_schema', '{name: "other", map_schema'));
+      await a.createTable('i', second);
+      t.same([...(await b.getLayout('i', 'raw')).families.keys()], ['info', 'tags', 'other'], 'b reads the new layout');
+      const now = Date.now(); // family other has a TTL of 60 s
+      await b.write('i', 'raw', [
+        { rowKey: Buffer.from('k'), cells: [{ kind: 'value', family: 'other', qualifier: 'q', timestamp: now, schemaId: 2, json: '5' }] },
+      ]);
+      t.same(
+        cellsOf((await a.get('i', 'raw', [Buffer.from('k')], ALL))[0]!),
+        [`other:q@${now}=5`],
+        'a, which re-created the table, reads it with the new layout',
+      );
 
-    // The same through a scan: the scan's NOT_FOUND drops the entry too.
-    await a.scan('i', 'raw', { limit: -1, read: ALL }).next();
-    await bigtable.instance('stale').table(bigtableTableId('st', 'i', 'raw')).delete();
-    await bigtable.instance('stale').table('st.meta').row('table/i/raw').delete();
-    await t.rejects(a.scan('i', 'raw', { limit: -1, read: ALL }).next(), { code: 'RG_ERR_TABLE_NOT_FOUND' });
-    await t.rejects(a.getLayout('i', 'raw'), { code: 'RG_ERR_TABLE_NOT_FOUND', message: 'table raw not found in instance i' }, 'the meta table is read again');
-    await b.createTable('i', first);
-    t.same([...(await a.getLayout('i', 'raw')).families.keys()], ['info', 'tags', 'recent']);
+      // The same through a scan: the scan's NOT_FOUND drops the entry too.
+      await a.scan('i', 'raw', { limit: -1, read: ALL }).next();
+      await bigtable
+        .instance('stale')
+        .table(bigtableTableId('st', 'i', 'raw'))
+        .delete();
+      await bigtable.instance('stale').table('st.meta').row('table/i/raw').delete();
+      await t.rejects(a.scan('i', 'raw', { limit: -1, read: ALL }).next(), { code: 'RG_ERR_TABLE_NOT_FOUND' });
+      await t.rejects(
+        a.getLayout('i', 'raw'),
+        { code: 'RG_ERR_TABLE_NOT_FOUND', message: 'table raw not found in instance i' },
+        'the meta table is read again',
+      );
+      await b.createTable('i', first);
+      t.same([...(await a.getLayout('i', 'raw')).families.keys()], ['info', 'tags', 'recent']);
 
-    // Two-phase creation: a meta row still marked `creating` (the claim made, the Bigtable table
-    // not yet there) is a table not found, unlisted, and not cached: once the mark is gone, the
-    // table is found.
-    const meta = bigtable.instance('stale').table('st.meta');
-    const record = JSON.stringify({ layout: parseLayout(RAW_LAYOUT.replace('name: "raw"', 'name: "pending"')).desc, bigtable: bigtableTableId('st', 'i', 'pending') });
-    await meta.mutate([{ key: 'table/i/pending', method: 'insert', data: { m: { layout: Buffer.from(record), creating: Buffer.from('1') } } }]);
-    await t.rejects(a.getLayout('i', 'pending'), { code: 'RG_ERR_TABLE_NOT_FOUND', message: 'table pending not found in instance i (it is being created)' });
-    t.same(await a.listTables('i'), ['raw']);
-    t.same((await a.instanceMetadata('i')).tables.map((x) => x.name), ['raw']);
-    await t.rejects(b.createTable('i', parseLayout(RAW_LAYOUT.replace('name: "raw"', 'name: "pending"'))), { code: 'RG_ERR_TABLE_EXISTS', message: /being created, or its creation was interrupted/ });
-    await bigtable.instance('stale').createTable(bigtableTableId('st', 'i', 'pending'), { families: ['info', 'tags', 'recent'] });
-    await meta.row('table/i/pending').deleteCells(['m:creating']);
-    t.same(await a.listTables('i'), ['pending', 'raw']);
-    t.equal((await a.getLayout('i', 'pending')).name, 'pending');
-    // A table created by the store has no mark left.
-    const [rawRow] = await meta.row('table/i/raw').get({ decode: false });
-    t.same(Object.keys((rawRow.data as Record<string, Record<string, unknown>>).m ?? {}), ['layout']);
-  });
+      // Two-phase creation: a meta row still marked `creating` (the claim made, the Bigtable table
+      // not yet there) is a table not found, unlisted, and not cached: once the mark is gone, the
+      // table is found.
+      const meta = bigtable.instance('stale').table('st.meta');
+      const record = JSON.stringify({
+        layout: parseLayout(RAW_LAYOUT.replace('name: "raw"', 'name: "pending"')).desc,
+        bigtable: bigtableTableId('st', 'i', 'pending'),
+      });
+      await meta.mutate([{ key: 'table/i/pending', method: 'insert', data: { m: { layout: Buffer.from(record), creating: Buffer.from('1') } } }]);
+      await t.rejects(a.getLayout('i', 'pending'), { code: 'RG_ERR_TABLE_NOT_FOUND', message: 'table pending not found in instance i (it is being created)' });
+      t.same(await a.listTables('i'), ['raw']);
+      t.same(
+        (await a.instanceMetadata('i')).tables.map((x) => x.name),
+        ['raw'],
+      );
+      await t.rejects(b.createTable('i', parseLayout(RAW_LAYOUT.replace('name: "raw"', 'name: "pending"'))), {
+        code: 'RG_ERR_TABLE_EXISTS',
+        message: /being created, or its creation was interrupted/,
+      });
+      await bigtable.instance('stale').createTable(bigtableTableId('st', 'i', 'pending'), { families: ['info', 'tags', 'recent'] });
+      await meta.row('table/i/pending').deleteCells(['m:creating']);
+      t.same(await a.listTables('i'), ['pending', 'raw']);
+      t.equal((await a.getLayout('i', 'pending')).name, 'pending');
+      // A table created by the store has no mark left.
+      const [rawRow] = await meta.row('table/i/raw').get({ decode: false });
+      t.same(Object.keys((rawRow.data as Record<string, Record<string, unknown>>).m ?? {}), ['layout']);
+    },
+  );
   t.test('regression: an increment of a counter that has outlived ttl_seconds starts from the delta, not from the expired value', async (t) => {
     // Bigtable's ReadModifyWrite added to the expired cell GC had not removed yet: +1 on a 41 set an
     // hour ago in a 60 s family read back 42, though reads hid the 41 (the LMDB store restarts at 1).
@@ -402,14 +487,24 @@ if (!emulator) {
     const every: ReadSpec = { maxVersions: 1, minTimestamp: 0, maxTimestamp: Number.MAX_SAFE_INTEGER };
     const hourAgo = Date.now() - 3_600_000;
     const row = Buffer.from('r');
-    await store.write('i', 'ttlc', [{ rowKey: row, cells: [
-      { kind: 'counter-set', family: 'c', qualifier: 'hits', value: 41n, timestamp: hourAgo },
-      { kind: 'counter-set', family: 'd', qualifier: 'hits', value: 41n, timestamp: hourAgo },
-    ] }]);
-    await store.write('i', 'ttlc', [{ rowKey: row, cells: [
-      { kind: 'counter-increment', family: 'c', qualifier: 'hits', delta: 1n },
-      { kind: 'counter-increment', family: 'd', qualifier: 'hits', delta: 1n },
-    ] }]);
+    await store.write('i', 'ttlc', [
+      {
+        rowKey: row,
+        cells: [
+          { kind: 'counter-set', family: 'c', qualifier: 'hits', value: 41n, timestamp: hourAgo },
+          { kind: 'counter-set', family: 'd', qualifier: 'hits', value: 41n, timestamp: hourAgo },
+        ],
+      },
+    ]);
+    await store.write('i', 'ttlc', [
+      {
+        rowKey: row,
+        cells: [
+          { kind: 'counter-increment', family: 'c', qualifier: 'hits', delta: 1n },
+          { kind: 'counter-increment', family: 'd', qualifier: 'hits', delta: 1n },
+        ],
+      },
+    ]);
     const [got] = await store.get('i', 'ttlc', [row], every);
     const value = (family: string) => got!.cells.find((c) => c.family === family)?.json;
     t.equal(value('c'), '1', 'the expired 41 counts as absent: the increment starts from 1');

@@ -58,8 +58,20 @@ function randomRow(rnd: () => number): RowModel {
     const versions = 1 + Math.floor(rnd() * 4);
     for (let v = 0; v < versions; v++) {
       const timestamp = STAMPS[Math.floor(rnd() * STAMPS.length)]!;
-      if (qualifier === 'visits') model.put(family, qualifier, { timestamp, schemaId: COUNTER_SCHEMA_ID, counter: true, json: String(BigInt(Math.floor(rnd() * 1e6)) * (rnd() < 0.5 ? -1n : 9_223_372_036n)) });
-      else model.put(family, qualifier, { timestamp, schemaId: Math.floor(rnd() * 300), counter: false, json: JSON.stringify(rnd() < 0.3 ? { s: randomText(rnd, 8), n: [1, 2.5] } : randomText(rnd, 12)) });
+      if (qualifier === 'visits')
+        model.put(family, qualifier, {
+          timestamp,
+          schemaId: COUNTER_SCHEMA_ID,
+          counter: true,
+          json: String(BigInt(Math.floor(rnd() * 1e6)) * (rnd() < 0.5 ? -1n : 9_223_372_036n)),
+        });
+      else
+        model.put(family, qualifier, {
+          timestamp,
+          schemaId: Math.floor(rnd() * 300),
+          counter: false,
+          json: JSON.stringify(rnd() < 0.3 ? { s: randomText(rnd, 8), n: [1, 2.5] } : randomText(rnd, 12)),
+        });
     }
   }
   return model;
@@ -68,7 +80,17 @@ function randomRow(rnd: () => number): RowModel {
 function randomRead(rnd: () => number, layout: TableLayout): ReadSpec {
   let columns: ReadSpec['columns'];
   if (rnd() < 0.5) {
-    const picks = [{ family: 'info' }, { family: 'tags' }, { family: 'recent' }, { family: 'info', qualifier: 'name' }, { family: 'info', qualifier: 'visits' }, { family: 'info', qualifier: 'undeclared' }, { family: 'tags', qualifier: 'a' }, { family: 'tags', qualifier: '' }, { family: 'tags', qualifier: 'é,' }];
+    const picks = [
+      { family: 'info' },
+      { family: 'tags' },
+      { family: 'recent' },
+      { family: 'info', qualifier: 'name' },
+      { family: 'info', qualifier: 'visits' },
+      { family: 'info', qualifier: 'undeclared' },
+      { family: 'tags', qualifier: 'a' },
+      { family: 'tags', qualifier: '' },
+      { family: 'tags', qualifier: 'é,' },
+    ];
     columns = picks.filter(() => rnd() < 0.3);
   }
   const maxVersions = [1, 1, 1, 2, 3, FOREVER][Math.floor(rnd() * 6)]!;
@@ -93,13 +115,17 @@ function reference(layout: TableLayout, model: RowModel, rowKey: Buffer, read: R
 }
 
 function rendered(layout: TableLayout, encoded: Buffer, rowKey: Buffer, read: ReadSpec, revision: Revision, keepEmpty: boolean): string {
-  const out = { buf: Buffer.alloc(16), pos: 0, reserve(n: number) {
-    if (this.pos + n > this.buf.length) {
-      const b = Buffer.alloc(2 * (this.pos + n));
-      this.buf.copy(b, 0, 0, this.pos);
-      this.buf = b;
-    }
-  } };
+  const out = {
+    buf: Buffer.alloc(16),
+    pos: 0,
+    reserve(n: number) {
+      if (this.pos + n > this.buf.length) {
+        const b = Buffer.alloc(2 * (this.pos + n));
+        this.buf.copy(b, 0, 0, this.pos);
+        this.buf = b;
+      }
+    },
+  };
   new CompactRenderer(layout, read, rowRenderSpec(revision), NOW).render(out, rowKey, false, encoded, keepEmpty);
   return out.buf.toString('utf8', 0, out.pos);
 }
@@ -127,7 +153,10 @@ t.test('encode then decode gives every version back, columns in stored order', a
     const decoded = decodeCompactRow(encodeCompactRow(model, eid(key)));
     t.same(decoded.columns, model.columns, `seed ${seed}`);
     const order = decoded.columns.map((c) => Buffer.concat([Buffer.from(c.family), Buffer.from([0]), Buffer.from(c.qualifier)]));
-    t.ok(order.every((b, i) => i === 0 || Buffer.compare(order[i - 1]!, b) < 0), `seed ${seed}: columns sorted by bytes`);
+    t.ok(
+      order.every((b, i) => i === 0 || Buffer.compare(order[i - 1]!, b) < 0),
+      `seed ${seed}: columns sorted by bytes`,
+    );
   }
 });
 

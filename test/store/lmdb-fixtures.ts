@@ -16,7 +16,11 @@ import type { ScanRequest } from '../../lib/store/store.js';
 import { SAMPLE_LAYOUT } from '../http/harness.js';
 
 /** A store in a temporary directory (removed at teardown) with `instance` and its sample_table. */
-export async function openSampleStore(t: Test, options: Omit<LmdbStoreOptions, 'path'> = {}, instance = 'i'): Promise<{ store: LmdbStore; layout: TableLayout }> {
+export async function openSampleStore(
+  t: Test,
+  options: Omit<LmdbStoreOptions, 'path'> = {},
+  instance = 'i',
+): Promise<{ store: LmdbStore; layout: TableLayout }> {
   const dir = mkdtempSync(join(tmpdir(), 'rowgate-lmdb-'));
   const store = new LmdbStore({ noSync: true, ...options, path: dir });
   t.teardown(async () => {
@@ -30,7 +34,14 @@ export async function openSampleStore(t: Test, options: Omit<LmdbStoreOptions, '
 }
 
 /** The scan's rows serialized one by one (the reference), each followed by CR LF. */
-export async function serializedScan(store: LmdbStore, instance: string, table: string, request: ScanRequest, layout: TableLayout, revision: Revision): Promise<string> {
+export async function serializedScan(
+  store: LmdbStore,
+  instance: string,
+  table: string,
+  request: ScanRequest,
+  layout: TableLayout,
+  revision: Revision,
+): Promise<string> {
   const serialize = rowSerializer(layout.keyFormat, revision);
   let text = '';
   for await (const batch of store.scan(instance, table, request)) for (const row of batch) text += serialize(row) + '\r\n';
@@ -38,7 +49,13 @@ export async function serializedScan(store: LmdbStore, instance: string, table: 
 }
 
 /** The scan through the store's fast path: its chunks' text and row count. */
-export async function renderedScan(store: LmdbStore, instance: string, table: string, request: ScanRequest, revision: Revision): Promise<{ text: string; rows: number }> {
+export async function renderedScan(
+  store: LmdbStore,
+  instance: string,
+  table: string,
+  request: ScanRequest,
+  revision: Revision,
+): Promise<{ text: string; rows: number }> {
   const chunks: Buffer[] = [];
   let rows = 0;
   for await (const c of store.scanChunks(instance, table, request, rowRenderSpec(revision))) {
@@ -56,7 +73,15 @@ export function sampleRows(layout: TableLayout, count: number): RowWrite[] {
   const rows: RowWrite[] = [];
   for (let i = 0; i < count; i++) {
     const cells: RowWrite['cells'][number][] = [];
-    for (let v = 0; v < (i % 4) + 1; v++) cells.push({ kind: 'value', family: 'group_family', qualifier: 'string_qualifier', timestamp: 100 + v * 10 + (i % 3), schemaId: 0, json: JSON.stringify(`v${i}.${v}\r\n"é"`) });
+    for (let v = 0; v < (i % 4) + 1; v++)
+      cells.push({
+        kind: 'value',
+        family: 'group_family',
+        qualifier: 'string_qualifier',
+        timestamp: 100 + v * 10 + (i % 3),
+        schemaId: 0,
+        json: JSON.stringify(`v${i}.${v}\r\n"é"`),
+      });
     cells.push({ kind: 'counter-set', family: 'group_family', qualifier: 'counter', timestamp: 50, value: BigInt(i) * 1_000_000_000_000n });
     if (i % 3 === 0) cells.push({ kind: 'value', family: 'strings', qualifier: `q\u0000${i % 11}"\\ü`, timestamp: 2 ** 45 + i, schemaId: 0, json: '"s"' });
     if (i % 5 === 0) cells.push({ kind: 'value', family: 'longs', qualifier: `n${i % 300}`, timestamp: 7, schemaId: 3, json: String(i) });

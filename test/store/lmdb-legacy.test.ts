@@ -84,7 +84,14 @@ async function withGateways<T>(store: LmdbStore, fn: (base: (revision: number) =
 t.test('served as written by the earlier release, then upgraded: the same bytes, every row in one form', async (t) => {
   const dir = legacyCopy(t);
   const store = new LmdbStore({ path: dir, noSync: true, scanThreads: 0 });
-  t.same(store.legacyTables().map((x) => x.table).sort(), [...TABLES].sort(), 'every table of the old directory may hold legacy rows');
+  t.same(
+    store
+      .legacyTables()
+      .map((x) => x.table)
+      .sort(),
+    [...TABLES].sort(),
+    'every table of the old directory may hold legacy rows',
+  );
   sameAsRecorded(t, await withGateways(store, responses), 'before the upgrade');
   const users = await store.upgradeTable('legacy', 'users');
   for (const table of TABLES.slice(1)) {
@@ -112,7 +119,10 @@ async function someWrites(base: string): Promise<void> {
     const res = await fetch(url(table), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     if (res.status !== 200) throw new Error(`POST ${table}: ${res.status} ${await res.text()}`);
   };
-  await post('users', [1, 2, 3, 4, 7].map((uid) => ({ entityId: [uid], cells: { info: { email: [{ timestamp: 1_900_000_000_000, value: `new${uid}@example.org` }] } } })));
+  await post(
+    'users',
+    [1, 2, 3, 4, 7].map((uid) => ({ entityId: [uid], cells: { info: { email: [{ timestamp: 1_900_000_000_000, value: `new${uid}@example.org` }] } } })),
+  );
   await post('users', { entityId: [14], cells: { logins: { future: [{ value: { incr: 2 } }] } } });
   await post('wide', { entityId: 'rowkey=wide', cells: { m: { 'qualifier-00007': [{ timestamp: 1_900_000_000_000, value: 'rewritten' }] } } });
   await post('ttl', { entityId: 'rowkey=t5', cells: { capped: { v: [{ timestamp: 1_900_000_000_000, value: 1 }] } } });
@@ -138,27 +148,45 @@ t.test('writes to legacy rows turn them compact and answer as the same writes af
   const [a, b] = results as [Map<string, string>, Map<string, string>];
   const differing = [...a.keys()].filter((k) => a.get(k) !== b.get(k));
   t.same(differing, [], `all ${a.size} responses equal after the same writes (legacy rows written vs upgraded rows written)`);
-  t.ok([...a.values()].every((v) => v.startsWith('200 ')), 'every read answered 200');
+  t.ok(
+    [...a.values()].every((v) => v.startsWith('200 ')),
+    'every read answered 200',
+  );
   t.not(a.get('3 users/rows?eid=%5B1%5D&versions=all'), `200 ${RECORDED['3 users/rows?eid=%5B1%5D&versions=all']?.body}`, 'the writes changed what is read');
   await legacy.close();
   await upgraded.close();
   const forms = await rowForms(legacyDir, 'data/legacy/users', true);
   t.same(forms.problems, []);
-  t.equal(forms.compact, 5 + 1, `the written legacy rows are compact now (five emails, one counter; a delete leaves a legacy row as it is): ${JSON.stringify(forms)}`);
+  t.equal(
+    forms.compact,
+    5 + 1,
+    `the written legacy rows are compact now (five emails, one counter; a delete leaves a legacy row as it is): ${JSON.stringify(forms)}`,
+  );
 });
 
 t.test('rowgate serve upgrades the directory at start-up, says so, then serves the same bytes', async (t) => {
   await ensureBuilt();
   const dir = legacyCopy(t);
   const served = await serveCli(t, ['--data', dir, '--port', '0']);
-  const upgradedTables = (): string[] => served.stderr().split('\n').filter((l) => l.includes('"table upgraded"')).map((l) => (JSON.parse(l) as { table: string }).table);
+  const upgradedTables = (): string[] =>
+    served
+      .stderr()
+      .split('\n')
+      .filter((l) => l.includes('"table upgraded"'))
+      .map((l) => (JSON.parse(l) as { table: string }).table);
   // Log lines reach the pipe asynchronously: wait for them a little (at most 5 s).
   for (let waited = 0; upgradedTables().length < TABLES.length && waited < 5000; waited += 50) await sleep(50);
   const upgraded = upgradedTables();
   t.same(upgraded.sort(), [...TABLES].sort(), 'one log line per upgraded table');
   // serve runs one revision (3): its responses are compared.
   const got = await responses(() => `http://127.0.0.1:${served.port}`, [3]);
-  const mismatched = [...got.entries()].filter(([k, v]) => createHash('sha256').update(v.slice(4)).digest('hex') !== RECORDED[k]!.sha256 || !v.startsWith('200 '));
-  t.same(mismatched.map(([k]) => k), [], 'revision 3 responses byte-identical to the earlier release');
+  const mismatched = [...got.entries()].filter(
+    ([k, v]) => createHash('sha256').update(v.slice(4)).digest('hex') !== RECORDED[k]!.sha256 || !v.startsWith('200 '),
+  );
+  t.same(
+    mismatched.map(([k]) => k),
+    [],
+    'revision 3 responses byte-identical to the earlier release',
+  );
   await served.stop();
 });

@@ -18,7 +18,14 @@ import { RAW_LAYOUT } from './conformance.js';
 
 const EVERY: ReadSpec = { maxVersions: FOREVER, minTimestamp: 0, maxTimestamp: Number.MAX_SAFE_INTEGER };
 type ValueCell = Extract<EncodedCell, { kind: 'value' }>;
-const tag = (q: string, ts: number, value = `value of ${q} at ${ts}`): ValueCell => ({ kind: 'value', family: 'tags', qualifier: q, timestamp: ts, schemaId: 0, json: JSON.stringify(value) });
+const tag = (q: string, ts: number, value = `value of ${q} at ${ts}`): ValueCell => ({
+  kind: 'value',
+  family: 'tags',
+  qualifier: q,
+  timestamp: ts,
+  schemaId: 0,
+  json: JSON.stringify(value),
+});
 
 async function fixture(t: Test) {
   const dir = mkdtempSync(join(tmpdir(), 'rowgate-spill-'));
@@ -41,7 +48,8 @@ async function fixture(t: Test) {
       const form = entry === undefined ? 'none' : isCompact(entry) ? 'compact' : entry[0] === TAG_SPILLED ? 'spilled' : 'none';
       return { form, bytes: entry?.length ?? 0, cells };
     });
-  const read = async (row: string, spec: ReadSpec = EVERY) => (await store.get('i', 'raw', [Buffer.from(row)], spec))[0]!.cells.map((c) => `${c.family}:${c.qualifier}@${c.timestamp}=${c.json}`);
+  const read = async (row: string, spec: ReadSpec = EVERY) =>
+    (await store.get('i', 'raw', [Buffer.from(row)], spec))[0]!.cells.map((c) => `${c.family}:${c.qualifier}@${c.timestamp}=${c.json}`);
   return { store, stored, read };
 }
 
@@ -70,11 +78,17 @@ t.test('a row grows compact until its encoding passes the bound, then is spilled
   await f.store.write('i', 'raw', [{ rowKey: Buffer.from('wide'), cells: [tag('q00003', 5000)] }]);
   const after = f.stored('wide');
   t.same(after, { ...before, cells: before.cells + 1 }, 'a write to a spilled row puts one cell entry');
-  t.same((await f.read('wide', { ...EVERY, columns: [{ family: 'tags', qualifier: 'q00003' }] })), [`tags:q00003@5000="value of q00003 at 5000"`, `tags:q00003@1000="value of q00003 at 1000"`]);
+  t.same(await f.read('wide', { ...EVERY, columns: [{ family: 'tags', qualifier: 'q00003' }] }), [
+    `tags:q00003@5000="value of q00003 at 5000"`,
+    `tags:q00003@1000="value of q00003 at 1000"`,
+  ]);
 
   // max_versions (3) is kept by the cell trim: two more versions of q00003 leave three.
   await f.store.write('i', 'raw', [{ rowKey: Buffer.from('wide'), cells: [tag('q00003', 6000), tag('q00003', 7000)] }]);
-  t.same((await f.read('wide', { ...EVERY, columns: [{ family: 'tags', qualifier: 'q00003' }] })).map((c) => c.split('=')[0]), ['tags:q00003@7000', 'tags:q00003@6000', 'tags:q00003@5000']);
+  t.same(
+    (await f.read('wide', { ...EVERY, columns: [{ family: 'tags', qualifier: 'q00003' }] })).map((c) => c.split('=')[0]),
+    ['tags:q00003@7000', 'tags:q00003@6000', 'tags:q00003@5000'],
+  );
   t.equal(f.stored('wide').cells, before.cells + 2, 'the oldest version was trimmed away');
 
   // Counters on a spilled row.
@@ -85,7 +99,7 @@ t.test('a row grows compact until its encoding passes the bound, then is spilled
   // Deletes: one column, then the whole row (marker included).
   const cellsBefore = f.stored('wide').cells;
   await f.store.delete('i', 'raw', [{ rowKey: Buffer.from('wide'), family: 'tags', qualifier: 'q00003' }]);
-  t.equal(f.stored('wide').cells, cellsBefore - 3, 'the column\'s three versions are gone');
+  t.equal(f.stored('wide').cells, cellsBefore - 3, "the column's three versions are gone");
   await f.store.delete('i', 'raw', [{ rowKey: Buffer.from('wide') }]);
   t.same(f.stored('wide'), { form: 'none', bytes: 0, cells: 0 }, 'nothing of the row is left');
   t.same(await f.read('wide'), []);
@@ -94,7 +108,11 @@ t.test('a row grows compact until its encoding passes the bound, then is spilled
 t.test('a spilled row whose last cell is deleted leaves no marker; a scan passes spilled and compact rows in key order', async (t) => {
   const f = await fixture(t);
   const big = Array.from({ length: 400 }, (_, i) => tag(`k${i}`, 1));
-  await f.store.write('i', 'raw', [{ rowKey: Buffer.from('b'), cells: big }, { rowKey: Buffer.from('a'), cells: [tag('x', 1)] }, { rowKey: Buffer.from('c'), cells: [tag('y', 1)] }]);
+  await f.store.write('i', 'raw', [
+    { rowKey: Buffer.from('b'), cells: big },
+    { rowKey: Buffer.from('a'), cells: [tag('x', 1)] },
+    { rowKey: Buffer.from('c'), cells: [tag('y', 1)] },
+  ]);
   t.equal(f.stored('b').form, 'spilled');
   t.equal(f.stored('a').form, 'compact');
   const rows: string[] = [];

@@ -21,7 +21,12 @@ const dirs: string[] = [];
 t.teardown(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 const str = (family: string, qualifier: string, timestamp: number, value = `v${timestamp}`): EncodedCell => ({
-  kind: 'value', family, qualifier, timestamp, schemaId: 0, json: JSON.stringify(value),
+  kind: 'value',
+  family,
+  qualifier,
+  timestamp,
+  schemaId: 0,
+  json: JSON.stringify(value),
 });
 const key = (s: string): Buffer => Buffer.from(s, 'latin1');
 
@@ -29,7 +34,9 @@ const key = (s: string): Buffer => Buffer.from(s, 'latin1');
  * A store with table raw (info, tags: max_versions 3; recent: 10) or the table of `layoutText`,
  * and a reader of its stored keys.
  */
-async function fixture(layoutText = RAW_LAYOUT): Promise<{ store: LmdbStore; write: (rows: RowWrite[]) => Promise<void>; stored: (row: string) => string[]; close: () => Promise<void> }> {
+async function fixture(
+  layoutText = RAW_LAYOUT,
+): Promise<{ store: LmdbStore; write: (rows: RowWrite[]) => Promise<void>; stored: (row: string) => string[]; close: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'rowgate-trim-'));
   dirs.push(dir);
   const store = new LmdbStore({ path: dir, noSync: true });
@@ -72,7 +79,15 @@ t.test('a new row: columns with at most max_versions cells keep them all, a colu
   t.same(f.stored('b'), ['info:name@4', 'info:name@3', 'info:name@2', 'tags:x@9'], 'four cells of a max_versions 3 column in a new row');
   // recent has max_versions 10: ten cells stay, the eleventh goes (timestamps within its 60 s TTL).
   const base = Date.now() - 10_000;
-  await f.write([{ rowKey: key('c'), cells: Array.from({ length: 11 }, (_, i) => ({ kind: 'value', family: 'recent', qualifier: 'r', timestamp: base + i + 1, schemaId: 3, json: String(i) }) as EncodedCell) }]);
+  await f.write([
+    {
+      rowKey: key('c'),
+      cells: Array.from(
+        { length: 11 },
+        (_, i) => ({ kind: 'value', family: 'recent', qualifier: 'r', timestamp: base + i + 1, schemaId: 3, json: String(i) }) as EncodedCell,
+      ),
+    },
+  ]);
   t.equal(f.stored('c').length, 10);
   t.equal(f.stored('c').at(-1), `recent:r@${base + 2}`);
   await f.close();
@@ -119,7 +134,10 @@ t.test('repeated timestamps and counters count as cells (an overestimate only co
   await f.write([{ rowKey: key('big'), cells }]);
   const stored = f.stored('big');
   t.equal(stored.length, 19 * 2 + 3);
-  t.same(stored.filter((s) => s.startsWith('tags:q7@')), ['tags:q7@6', 'tags:q7@5', 'tags:q7@4']);
+  t.same(
+    stored.filter((s) => s.startsWith('tags:q7@')),
+    ['tags:q7@6', 'tags:q7@5', 'tags:q7@4'],
+  );
   await f.close();
 });
 
@@ -128,7 +146,10 @@ t.test('writePrepared (a batch packed by packRows) stores exactly what write sto
   const b = await fixture();
   const layout = parseLayout(RAW_LAYOUT);
   const rows: RowWrite[] = [
-    { rowKey: key('r1'), cells: [str('info', 'name', 1), str('info', 'name', 2), { kind: 'value', family: 'info', qualifier: 'age', timestamp: 5, schemaId: 2, json: '41' }] },
+    {
+      rowKey: key('r1'),
+      cells: [str('info', 'name', 1), str('info', 'name', 2), { kind: 'value', family: 'info', qualifier: 'age', timestamp: 5, schemaId: 2, json: '41' }],
+    },
     { rowKey: key('r\u00002'), cells: [str('tags', 'q\u0000z', 7, 'zero bytes in row key and qualifier'), str('tags', 'é', 8, 'ünïcode')] },
     { rowKey: key('r3'), cells: [1, 2, 3, 4, 5].map((ts) => str('info', 'name', ts)) },
     { rowKey: key('r1'), cells: [str('info', 'name', 3), str('info', 'name', 4)] },
@@ -141,7 +162,10 @@ t.test('writePrepared (a batch packed by packRows) stores exactly what write sto
   for (const row of ['r1', 'r\u00002', 'r3', 'r4']) t.same(b.stored(row), a.stored(row), `row ${JSON.stringify(row)}`);
   t.same(b.stored('r1'), ['info:age@5', 'info:name@4', 'info:name@3', 'info:name@2'], 'the second write of r1 in the batch was trimmed');
   const [got] = await b.store.get('i', 'raw', [key('r\u00002')], { maxVersions: FOREVER, minTimestamp: 0, maxTimestamp: Number.MAX_SAFE_INTEGER });
-  t.same(got!.cells.map((c) => c.json), ['"zero bytes in row key and qualifier"', '"ünïcode"']);
+  t.same(
+    got!.cells.map((c) => c.json),
+    ['"zero bytes in row key and qualifier"', '"ünïcode"'],
+  );
   await a.close();
   await b.close();
 });
@@ -149,7 +173,19 @@ t.test('writePrepared (a batch packed by packRows) stores exactly what write sto
 t.test('writePrepared: cells without a timestamp get the write time, shared within a row', async (t) => {
   const f = await fixture();
   const before = Date.now();
-  const packed = packRows([{ rowKey: key('s'), cells: [{ kind: 'value', family: 'info', qualifier: 'name', schemaId: 0, json: '"n"' }, { kind: 'value', family: 'info', qualifier: 'age', schemaId: 2, json: '1' }] }], parseLayout(RAW_LAYOUT), 1024);
+  const packed = packRows(
+    [
+      {
+        rowKey: key('s'),
+        cells: [
+          { kind: 'value', family: 'info', qualifier: 'name', schemaId: 0, json: '"n"' },
+          { kind: 'value', family: 'info', qualifier: 'age', schemaId: 2, json: '1' },
+        ],
+      },
+    ],
+    parseLayout(RAW_LAYOUT),
+    1024,
+  );
   await f.store.writePrepared('i', 'raw', packed!);
   const after = Date.now();
   const stamps = f.stored('s').map((s) => Number(s.split('@')[1]));
@@ -162,7 +198,17 @@ t.test('writePrepared: cells without a timestamp get the write time, shared with
 t.test('packRows leaves to write what the format does not carry: increments, over-long keys', async (t) => {
   const layout = parseLayout(RAW_LAYOUT);
   const incr: EncodedCell = { kind: 'counter-increment', family: 'info', qualifier: 'visits', delta: 1n };
-  t.equal(packRows([{ rowKey: key('a'), cells: [str('info', 'name', 1)] }, { rowKey: key('b'), cells: [incr] }], layout, 1024), undefined);
+  t.equal(
+    packRows(
+      [
+        { rowKey: key('a'), cells: [str('info', 'name', 1)] },
+        { rowKey: key('b'), cells: [incr] },
+      ],
+      layout,
+      1024,
+    ),
+    undefined,
+  );
   t.equal(packRows([{ rowKey: key('a'), cells: [str('tags', 'x'.repeat(2000), 1)] }], layout, 1024), undefined);
   t.equal(packRows([{ rowKey: Buffer.alloc(1025, 1), cells: [str('info', 'name', 1)] }], layout, 1024), undefined);
   t.ok(packRows([{ rowKey: key('a'), cells: [str('info', 'name', 1)] }], layout, 1024));
@@ -184,7 +230,14 @@ const TTL_LAYOUT = `{
   ],
   version: "layout-1.0.0"
 }`;
-const long = (family: string, qualifier: string, timestamp: number, value = 1): EncodedCell => ({ kind: 'value', family, qualifier, timestamp, schemaId: 3, json: String(value) });
+const long = (family: string, qualifier: string, timestamp: number, value = 1): EncodedCell => ({
+  kind: 'value',
+  family,
+  qualifier,
+  timestamp,
+  schemaId: 3,
+  json: String(value),
+});
 const EVERY: ReadSpec = { maxVersions: FOREVER, minTimestamp: 0, maxTimestamp: Number.MAX_SAFE_INTEGER };
 const HOUR = 3_600_000;
 
@@ -229,9 +282,16 @@ for (const path of ['write', 'writePrepared'] as const) {
     t.same(f.stored('r'), ['keep:k@1', `m:b@${now - 1000}`, `m:c@${now}`]);
     // Versions beyond max_versions and expired ones go together.
     await write([{ rowKey: key('r'), cells: [long('v', 'y', now - 3), long('v', 'y', now - 2), long('v', 'y', now - 1), long('v', 'y', now - HOUR)] }]);
-    t.same(f.stored('r').filter((k) => k.startsWith('v:')), [`v:y@${now - 1}`, `v:y@${now - 2}`]);
+    t.same(
+      f.stored('r').filter((k) => k.startsWith('v:')),
+      [`v:y@${now - 1}`, `v:y@${now - 2}`],
+    );
     const [row] = await f.store.get('i', 'ttl', [key('r')], EVERY);
-    t.same(row!.cells.map((c) => `${c.family}:${c.qualifier}@${c.timestamp}`), f.stored('r'), 'what is stored is what is read');
+    t.same(
+      row!.cells.map((c) => `${c.family}:${c.qualifier}@${c.timestamp}`),
+      f.stored('r'),
+      'what is stored is what is read',
+    );
     await f.close();
   });
 }

@@ -35,13 +35,19 @@ t.test('an abandoned scan releases its LMDB read transaction (the reader table, 
   await store.createTable('i', parseLayout(RAW_LAYOUT));
   const rows: RowWrite[] = [];
   for (let i = 0; i < 3000; i++) {
-    rows.push({ rowKey: Buffer.from(`row${String(i).padStart(5, '0')}`), cells: [{ kind: 'value', family: 'info', qualifier: 'name', timestamp: 1, schemaId: 0, json: '"n"' }] });
+    rows.push({
+      rowKey: Buffer.from(`row${String(i).padStart(5, '0')}`),
+      cells: [{ kind: 'value', family: 'info', qualifier: 'name', timestamp: 1, schemaId: 0, json: '"n"' }],
+    });
   }
   await store.write('i', 'raw', rows);
   const env = (store as unknown as { env: RootDatabase }).env;
   // readerList(): one line per reader slot, `pid thread txnid`; txnid `-` is a slot holding no transaction.
   const readers = (): string => env.readerList().trim();
-  const openTransactions = (): number => readers().split('\n').filter((line) => /\s\d+\s*$/.test(line)).length;
+  const openTransactions = (): number =>
+    readers()
+      .split('\n')
+      .filter((line) => /\s\d+\s*$/.test(line)).length;
   t.equal(openTransactions(), 0, `no read transaction before the scan: ${readers()}`);
   const scan = store.scan('i', 'raw', { limit: -1, read: { maxVersions: 1, minTimestamp: 0, maxTimestamp: Number.MAX_SAFE_INTEGER } });
   const first = await scan.next();

@@ -114,13 +114,20 @@ t.test('splitRange: contiguous ranges of whole rows that cover every key once, e
   const db = env.openDB<Buffer, Buffer>({ name: 'd', keyEncoding: 'binary', encoding: 'binary' });
   // Row prefixes are escaped row keys ended by 00 00; skewed: a long shared prefix, dense tail.
   const rowKeys: Buffer[] = [];
-  for (let i = 0; i < 500; i++) rowKeys.push(Buffer.concat([Buffer.from('tenant-0000000000-'), Buffer.from(String(i * i).padStart(9, '0')), Buffer.from([0, 0])]));
+  for (let i = 0; i < 500; i++)
+    rowKeys.push(Buffer.concat([Buffer.from('tenant-0000000000-'), Buffer.from(String(i * i).padStart(9, '0')), Buffer.from([0, 0])]));
   for (let i = 0; i < 50; i++) rowKeys.push(Buffer.concat([Buffer.from([0xfe, i + 1]), Buffer.from([0, 0])]));
   await db.transaction(() => {
     for (const rk of rowKeys) for (const c of ['a', 'b', 'c']) db.putSync(Buffer.concat([rk, Buffer.from(c)]), Buffer.from('v'));
   });
   const all = [...db.getKeys({})].map((k) => Buffer.from(k as Buffer).toString('hex'));
-  for (const [start, end, parts] of [[undefined, undefined, 2], [undefined, undefined, 16], [undefined, undefined, 400], [Buffer.from('tenant-0000000000-000001'), Buffer.from([0xfe, 20]), 7], [Buffer.from('zz'), undefined, 4]] as const) {
+  for (const [start, end, parts] of [
+    [undefined, undefined, 2],
+    [undefined, undefined, 16],
+    [undefined, undefined, 400],
+    [Buffer.from('tenant-0000000000-000001'), Buffer.from([0xfe, 20]), 7],
+    [Buffer.from('zz'), undefined, 4],
+  ] as const) {
     const ranges = splitRange(db, start, end, parts);
     t.ok(ranges.length >= 1 && ranges.length <= parts, `${ranges.length} ranges for ${parts} parts`);
     t.same(ranges[0]!.start, start, 'the first range starts where the scan does');
@@ -130,7 +137,8 @@ t.test('splitRange: contiguous ranges of whole rows that cover every key once, e
       const r = ranges[i]!;
       if (i > 0) t.same(r.start, ranges[i - 1]!.end, 'contiguous');
       const keys = [...db.getKeys({ start: r.start, end: r.end })].map((k) => Buffer.from(k as Buffer));
-      if (i > 0 && keys.length > 0) t.equal(rowKeyEnd(keys[0]!) > 0 && keys[0]!.subarray(0, rowKeyEnd(keys[0]!)).equals(r.start!), true, 'a range begins at a row start');
+      if (i > 0 && keys.length > 0)
+        t.equal(rowKeyEnd(keys[0]!) > 0 && keys[0]!.subarray(0, rowKeyEnd(keys[0]!)).equals(r.start!), true, 'a range begins at a row start');
       seen.push(...keys.map((k) => k.toString('hex')));
     }
     const inScan = all.filter((k) => (start === undefined || k >= start.toString('hex')) && (end === undefined || k < end.toString('hex')));
@@ -144,7 +152,12 @@ t.test('values larger than lmdb-js read buffer (up to 1 MB) come through the sca
   const rows: RowWrite[] = [];
   for (let i = 0; i < 60; i++) {
     const size = [10, 5000, 70_000, 300_000, 1_000_000][i % 5]!;
-    rows.push({ rowKey: encodeRowKey(layout.keyFormat, [i]), cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: JSON.stringify(String.fromCharCode(97 + (i % 26)).repeat(size)) }] });
+    rows.push({
+      rowKey: encodeRowKey(layout.keyFormat, [i]),
+      cells: [
+        { kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: JSON.stringify(String.fromCharCode(97 + (i % 26)).repeat(size)) },
+      ],
+    });
   }
   await store.write('i', 'big_values', rows);
   store.parallelScan.partBytes = 64 * 1024;
@@ -161,8 +174,14 @@ t.test('a scan worker that cannot start fails its scan with the reason, and late
   t.teardown(() => broken.close());
   let finished = 0;
   const scan = broken.scan({
-    dbName: 'data/i/sample_table', layoutJson: JSON.stringify(layout.desc), read: parseReadSpec(layout, {}), render: rowRenderSpec(3), now: Date.now(),
-    ranges: [{}, {}], chunkBytes: 1024, onFinish: () => finished++,
+    dbName: 'data/i/sample_table',
+    layoutJson: JSON.stringify(layout.desc),
+    read: parseReadSpec(layout, {}),
+    render: rowRenderSpec(3),
+    now: Date.now(),
+    ranges: [{}, {}],
+    chunkBytes: 1024,
+    onFinish: () => finished++,
   });
   await t.rejects(scan.next(), /./, 'the scan fails');
   t.equal(finished, 1, 'and is released');
@@ -184,7 +203,9 @@ t.test('concurrent parallel scans share the workers and each gets its own rows i
   const reads = [{}, { versions: 'all' }, { cols: 'strings' }];
   const expected = await Promise.all(reads.map((q) => expectedText({ limit: -1, read: parseReadSpec(layout, q) }, 3)));
   const before = store.scanPool!.partsSubmitted;
-  const got = await Promise.all(reads.map(async (q) => (await renderedScan(store, 'i', 'sample_table', { limit: -1, read: parseReadSpec(layout, q) }, 3)).text));
+  const got = await Promise.all(
+    reads.map(async (q) => (await renderedScan(store, 'i', 'sample_table', { limit: -1, read: parseReadSpec(layout, q) }, 3)).text),
+  );
   t.ok(store.scanPool!.partsSubmitted - before > 30, 'all three ran on the pool');
   for (let i = 0; i < reads.length; i++) t.equal(got[i], expected[i], JSON.stringify(reads[i]));
   t.equal(store.openScans, 0);

@@ -27,7 +27,10 @@ t.test('rows come out in byte order of their prefixes, equal keys in batch order
       rows.push({ rowKey: key, cells: [{ kind: 'value', family: 'info', qualifier: 'age', timestamp: 1, schemaId: 2, json: String(i) }] });
     }
     const batch = packRows(rows, layout, Infinity)!;
-    const out = [...preparedRows(batch)].map(({ prefix, encoded }) => ({ prefix: Buffer.from(prefix), order: Number([...decodeCompactRow(Buffer.from(encoded)).cells()][0]!.json) }));
+    const out = [...preparedRows(batch)].map(({ prefix, encoded }) => ({
+      prefix: Buffer.from(prefix),
+      order: Number([...decodeCompactRow(Buffer.from(encoded)).cells()][0]!.json),
+    }));
     const expected = rows.map((r, order) => ({ prefix: rowPrefix(r.rowKey), order })).sort((a, b) => Buffer.compare(a.prefix, b.prefix) || a.order - b.order);
     t.same(
       out.map((o) => `${o.prefix.toString('hex')}/${o.order}`),

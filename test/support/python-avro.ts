@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 
 const PYTHON = ['/usr/bin/python3', '/bin/python3'].find((p) => existsSync(p));
 
-export const AVRO_READER_MISSING = 'python3-avro (Apache Avro\'s Python reader) is not installed: apt-get install python3-avro';
+export const AVRO_READER_MISSING = "python3-avro (Apache Avro's Python reader) is not installed: apt-get install python3-avro";
 
 export function hasPythonAvro(): boolean {
   return PYTHON !== undefined && spawnSync(PYTHON, ['-c', 'import avro.datafile, avro.io'], { encoding: 'utf8' }).status === 0;

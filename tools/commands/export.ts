@@ -53,19 +53,26 @@ class Interrupted extends Error {
 }
 
 export function registerExport(program: Command): void {
-  const cmd = withRemoteOptions(withStoreOptions(program.command('export').description('write rows in the row stream format (revision 3 JSON + CR LF per row)'))
-    .requiredOption('--instance <name>', 'instance')
-    .requiredOption('--table <name>', 'table')
-    .option('--out <file>', 'write to FILE instead of standard output (through FILE.partial, renamed when complete)')
-    .option('--resume', 'continue an interrupted export to --out FILE after the last complete row of FILE.partial')
-    .option('--parallel <n>', 'with --url: read N split ranges at once, written in key order', positiveInteger)
-    .addOption(new Option('--format <format>', 'json (CR LF after each row, as GET rows), ndjson (LF) or avro (an Avro object container file, schema from the layout)').choices([...ROW_FORMATS]).default('json')));
+  const cmd = withRemoteOptions(
+    withStoreOptions(program.command('export').description('write rows in the row stream format (revision 3 JSON + CR LF per row)'))
+      .requiredOption('--instance <name>', 'instance')
+      .requiredOption('--table <name>', 'table')
+      .option('--out <file>', 'write to FILE instead of standard output (through FILE.partial, renamed when complete)')
+      .option('--resume', 'continue an interrupted export to --out FILE after the last complete row of FILE.partial')
+      .option('--parallel <n>', 'with --url: read N split ranges at once, written in key order', positiveInteger)
+      .addOption(
+        new Option('--format <format>', 'json (CR LF after each row, as GET rows), ndjson (LF) or avro (an Avro object container file, schema from the layout)')
+          .choices([...ROW_FORMATS])
+          .default('json'),
+      ),
+  );
   withScanOptions(cmd, '-1', 'all').action(async (flags: ExportFlags) => {
     const parallel = flags.parallel ?? 1;
     if (parallel > 1 && flags.url === undefined) {
       throw new CliError('--parallel reads split ranges from a gateway: give --url (a local export already renders on the scan threads)', EXIT_USAGE);
     }
-    if (flags.format === 'avro' && flags.resume === true) throw new CliError('--resume continues json and ndjson exports (an Avro file is not cut at a row)', EXIT_USAGE);
+    if (flags.format === 'avro' && flags.resume === true)
+      throw new CliError('--resume continues json and ndjson exports (an Avro file is not cut at a row)', EXIT_USAGE);
     // The stage needs the layout; it is read again by the export itself (a cheap lookup).
     const stage = flags.format === 'json' ? undefined : formatStage(flags.format, await layoutOf(flags));
     const target = openTarget(flags.out, flags.resume === true, stage);
@@ -77,15 +84,34 @@ export function registerExport(program: Command): void {
     let written = 0;
     let progress: Progress | undefined;
     try {
-      const result = flags.url !== undefined
-        ? await exportRemote(flags, parallel, target, controller.signal, (p) => (progress = p), (n) => (written = n))
-        : await withStore(flags, { create: false }, ({ store }) => exportLocal(flags, store, target, controller.signal, (p) => (progress = p), (n) => (written = n)));
+      const result =
+        flags.url !== undefined
+          ? await exportRemote(
+              flags,
+              parallel,
+              target,
+              controller.signal,
+              (p) => (progress = p),
+              (n) => (written = n),
+            )
+          : await withStore(flags, { create: false }, ({ store }) =>
+              exportLocal(
+                flags,
+                store,
+                target,
+                controller.signal,
+                (p) => (progress = p),
+                (n) => (written = n),
+              ),
+            );
       progress?.stop();
       await target.complete();
       const seconds = (performance.now() - started) / 1000;
       const before = target.resumed?.rows ?? 0;
       const resumed = before > 0 ? ` (resumed after ${before} rows already in ${target.partial})` : '';
-      process.stderr.write(`exported ${result.rows + before} rows, ${result.detail} in ${seconds.toFixed(2)} s (${rateText(result.rows, seconds)} rows/s)${resumed}\n`);
+      process.stderr.write(
+        `exported ${result.rows + before} rows, ${result.detail} in ${seconds.toFixed(2)} s (${rateText(result.rows, seconds)} rows/s)${resumed}\n`,
+      );
     } catch (e) {
       progress?.stop();
       if (e instanceof OutputClosed) return;
@@ -143,7 +169,8 @@ type ProgressSink = (p: Progress) => void;
 function afterResume(selection: RowSelection, layout: TableLayout, target: ExportTarget): RowSelection {
   const point = target.resumed;
   if (point?.lastRow === undefined) return selection;
-  if (selection.kind !== 'scan' || selection.request.filter !== undefined) throw new CliError('--resume continues exports of a key range (not --eid)', EXIT_USAGE);
+  if (selection.kind !== 'scan' || selection.request.filter !== undefined)
+    throw new CliError('--resume continues exports of a key range (not --eid)', EXIT_USAGE);
   const start = keyAfter(rowKeyOfDocument(point.lastRow, layout.keyFormat, 3));
   const { limit } = selection.request;
   return { kind: 'scan', request: { ...selection.request, start, limit: limit < 0 ? -1 : Math.max(0, limit - point.rows) } };
@@ -179,7 +206,12 @@ function exportProgress(total: number | undefined, already: number, withCells: b
 }
 
 async function exportLocal(
-  flags: ExportFlags, store: Store, target: ExportTarget, signal: AbortSignal, onProgress: ProgressSink, onWritten: (rows: number) => void,
+  flags: ExportFlags,
+  store: Store,
+  target: ExportTarget,
+  signal: AbortSignal,
+  onProgress: ProgressSink,
+  onWritten: (rows: number) => void,
 ): Promise<ExportResult> {
   const layout = await store.getLayout(flags.instance, flags.table);
   const selection = afterResume(selectionOf(layout, flags, store.maxRowKeyBytes), layout, target);
@@ -190,7 +222,13 @@ async function exportLocal(
   let bytes = 0;
   let cells = 0;
   const result = await dumpRows({
-    store, instance: flags.instance, table: flags.table, layout, selection, output: target.output, terminator: ROW_TERMINATOR,
+    store,
+    instance: flags.instance,
+    table: flags.table,
+    layout,
+    selection,
+    output: target.output,
+    terminator: ROW_TERMINATOR,
     onBatch: (done) => {
       progress.add(done.rows - rows, done.bytes - bytes, done.cells - cells);
       rows = done.rows;
@@ -212,23 +250,39 @@ async function estimateLocal(store: Store, flags: ExportFlags, selection: RowSel
 }
 
 async function exportRemote(
-  flags: ExportFlags, parallel: number, target: ExportTarget, signal: AbortSignal, onProgress: ProgressSink, onWritten: (rows: number) => void,
+  flags: ExportFlags,
+  parallel: number,
+  target: ExportTarget,
+  signal: AbortSignal,
+  onProgress: ProgressSink,
+  onWritten: (rows: number) => void,
 ): Promise<ExportResult> {
   const gateway = new Gateway(flags);
   const tablePath = gateway.tablePath(flags.instance, flags.table);
   const layout = await gateway.layout(flags.instance, flags.table);
   // The gateway checks key lengths against its own store; here only the forms are parsed.
   const selection = afterResume(selectionOf(layout, flags, Number.MAX_SAFE_INTEGER), layout, target);
-  const params: Record<string, string> = { cols: flags.cols ?? '*', versions: flags.versions ?? 'all', ...(flags.timerange !== undefined && { timerange: flags.timerange }) };
+  const params: Record<string, string> = {
+    cols: flags.cols ?? '*',
+    versions: flags.versions ?? 'all',
+    ...(flags.timerange !== undefined && { timerange: flags.timerange }),
+  };
   let ranges: RemoteRange[];
   let total: number | undefined;
   if (selection.kind === 'scan' && selection.request.filter === undefined) {
     const { start, end, limit } = selection.request;
     const wantSplits = (parallel > 1 && limit < 0) || (process.stderr.isTTY && limit < 0);
-    const splits: SplitRange[] = wantSplits ? parseSplits(await gateway.json(`${tablePath}/splits?n=${parallel > 1 ? parallel * RANGES_PER_CONNECTION : 1}`)) : [{}];
+    const splits: SplitRange[] = wantSplits
+      ? parseSplits(await gateway.json(`${tablePath}/splits?n=${parallel > 1 ? parallel * RANGES_PER_CONNECTION : 1}`))
+      : [{}];
     const clipped = clipRanges(splits, start, end);
     const estimates = clipped.map((r) => r.estimatedRows);
-    total = limit >= 0 ? limit : estimates.every((n) => n !== undefined) && start === undefined && end === undefined ? estimates.reduce((a, b) => a! + b!, 0) : undefined;
+    total =
+      limit >= 0
+        ? limit
+        : estimates.every((n) => n !== undefined) && start === undefined && end === undefined
+          ? estimates.reduce((a, b) => a! + b!, 0)
+          : undefined;
     ranges = parallel > 1 && limit < 0 ? clipped.map((r) => ({ start: r.start, end: r.end, limit: -1, params })) : [{ start, end, limit, params }];
   } else {
     // One row, or a wildcard entity id: one request, as GET rows?eid answers it.
@@ -241,10 +295,13 @@ async function exportRemote(
   let rows = 0;
   try {
     const result = await writeInOrder(
-      ranges.map((range) => () => remoteRows(gateway, tablePath, layout, range, {
-        signal,
-        onRetry: (e, wait) => process.stderr.write(`rowgate export: ${e.message}; retrying from the next row in ${wait} ms\n`),
-      })),
+      ranges.map(
+        (range) => () =>
+          remoteRows(gateway, tablePath, layout, range, {
+            signal,
+            onRetry: (e, wait) => process.stderr.write(`rowgate export: ${e.message}; retrying from the next row in ${wait} ms\n`),
+          }),
+      ),
       target.output,
       {
         parallel,

@@ -16,10 +16,12 @@ interface GetFlags extends StoreFlags, ReadFlags, RemoteFlags {
 }
 
 export function registerGet(program: Command): void {
-  const cmd = withRemoteOptions(withStoreOptions(program.command('get').description('print one row as JSON'))
-    .requiredOption('--instance <name>', 'instance')
-    .requiredOption('--table <name>', 'table')
-    .requiredOption('--eid <eid>', 'entity id: a JSON array such as [1234] or ["a", 2], or rowkey=... / rowkey_hex=...'));
+  const cmd = withRemoteOptions(
+    withStoreOptions(program.command('get').description('print one row as JSON'))
+      .requiredOption('--instance <name>', 'instance')
+      .requiredOption('--table <name>', 'table')
+      .requiredOption('--eid <eid>', 'entity id: a JSON array such as [1234] or ["a", 2], or rowkey=... / rowkey_hex=...'),
+  );
   withReadOptions(cmd, '1').action(async (flags: GetFlags) => {
     if (flags.url !== undefined) {
       // GET rows?eid=E answers the row followed by CR LF; printed with LF, as locally.

@@ -103,7 +103,9 @@ async function parseBatch(m: LinesBatch): Promise<void> {
 
 port.on('message', (m: ToImportWorker) => {
   if (m.type === 'lines') {
-    parseBatch(m).catch((e: unknown) => port.postMessage({ type: 'failed', index: m.index, message: e instanceof Error ? e.message : String(e) } satisfies FromImportWorker));
+    parseBatch(m).catch((e: unknown) =>
+      port.postMessage({ type: 'failed', index: m.index, message: e instanceof Error ? e.message : String(e) } satisfies FromImportWorker),
+    );
     return;
   }
   const pending = schemaRequests.get(m.id);

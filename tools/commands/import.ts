@@ -101,7 +101,9 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
   const input = inputSize(file);
   const started = performance.now();
   const progress = startProgress(
-    input.size === undefined ? 'importing {rows} rows | {cells} cells | {rate} cells/s | {duration_formatted}' : 'importing |{bar}| {percentage}% | {rows} rows | {cells} cells | {rate} cells/s | ETA {eta_formatted}',
+    input.size === undefined
+      ? 'importing {rows} rows | {cells} cells | {rate} cells/s | {duration_formatted}'
+      : 'importing |{bar}| {percentage}% | {rows} rows | {cells} cells | {rate} cells/s | ETA {eta_formatted}',
     input.size,
     { rows: 0, cells: 0, rate: 0 },
   );
@@ -126,7 +128,9 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
       // A later batch may have been written meanwhile: wait for those, so the message is true.
       const later = (await Promise.all(inFlight.splice(0))).filter((o) => o.ok).map((o) => `${o.batch.firstLine}-${o.batch.lastLine}`);
       const laterText = later.length === 0 ? '' : `\nexcept lines ${later.join(', ')}, which were written`;
-      throw new CliError(`writing lines ${batch.firstLine}-${batch.lastLine} failed: ${why}\n${stoppedText(batch.firstLine, committedRows, committedCells)}${laterText}`);
+      throw new CliError(
+        `writing lines ${batch.firstLine}-${batch.lastLine} failed: ${why}\n${stoppedText(batch.firstLine, committedRows, committedCells)}${laterText}`,
+      );
     }
     committedRows += outcome.batch.rows;
     committedCells += outcome.batch.cells;
@@ -154,12 +158,26 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
     const m = await p.answer;
     if (m.type === 'prepared') {
       const batch = m.batch;
-      await startWrite({ firstLine: p.firstLine, lastLine: p.lastLine, rows: batch.rows, cells: m.cells, write: () => lmdb!.writePrepared(flags.instance, flags.table, batch), alone: false });
+      await startWrite({
+        firstLine: p.firstLine,
+        lastLine: p.lastLine,
+        rows: batch.rows,
+        cells: m.cells,
+        write: () => lmdb!.writePrepared(flags.instance, flags.table, batch),
+        alone: false,
+      });
     } else if (m.type === 'batch') {
       // Buffers arrive from a worker as plain Uint8Arrays: views, no copy.
       for (const row of m.rows as { rowKey: Uint8Array }[]) row.rowKey = Buffer.from(row.rowKey.buffer, row.rowKey.byteOffset, row.rowKey.byteLength);
       const rows = m.rows;
-      await startWrite({ firstLine: p.firstLine, lastLine: p.lastLine, rows: rows.length, cells: m.cells, write: () => store.write(flags.instance, flags.table, rows), alone: true });
+      await startWrite({
+        firstLine: p.firstLine,
+        lastLine: p.lastLine,
+        rows: rows.length,
+        cells: m.cells,
+        write: () => store.write(flags.instance, flags.table, rows),
+        alone: true,
+      });
     } else if (m.type === 'bad-line') {
       await settle();
       throw new CliError(`line ${m.line}: ${m.message}\n${stoppedText(p.firstLine, committedRows, committedCells)}`);
@@ -186,7 +204,12 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
     // One buffer of its own, handed over without a copy.
     const bytes = new Uint8Array(size);
     for (let i = 0; i < lines.length; i++) bytes.set(lines[i]!, starts[i]);
-    parsing.push({ index, firstLine: lineNumbers[0]!, lastLine: lineNo, answer: parsers.parse({ type: 'lines', index, bytes, starts, lines: Int32Array.from(lineNumbers) }) });
+    parsing.push({
+      index,
+      firstLine: lineNumbers[0]!,
+      lastLine: lineNo,
+      answer: parsers.parse({ type: 'lines', index, bytes, starts, lines: Int32Array.from(lineNumbers) }),
+    });
     index++;
     lines = [];
     lineNumbers = [];
@@ -269,7 +292,13 @@ function answerSchema(worker: Worker, schemas: SchemaTable, m: Extract<FromImpor
   const op = m.op === 'schemaOf' ? schemas.schemaOf(m.arg as number) : schemas.idOf(m.arg as string);
   op.then(
     (value) => worker.postMessage({ type: 'schema-answer', id: m.id, value } satisfies ToImportWorker),
-    (e: unknown) => worker.postMessage({ type: 'schema-error', id: m.id, code: isRowgateError(e) ? e.code : undefined, message: e instanceof Error ? e.message : String(e) } satisfies ToImportWorker),
+    (e: unknown) =>
+      worker.postMessage({
+        type: 'schema-error',
+        id: m.id,
+        code: isRowgateError(e) ? e.code : undefined,
+        message: e instanceof Error ? e.message : String(e),
+      } satisfies ToImportWorker),
   );
 }
 

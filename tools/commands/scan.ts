@@ -17,9 +17,11 @@ interface ScanCommandFlags extends StoreFlags, ScanFlags, RemoteFlags {
 }
 
 export function registerScan(program: Command): void {
-  const cmd = withRemoteOptions(withStoreOptions(program.command('scan').description('print the first rows of a table, one JSON document a line'))
-    .requiredOption('--instance <name>', 'instance')
-    .requiredOption('--table <name>', 'table'));
+  const cmd = withRemoteOptions(
+    withStoreOptions(program.command('scan').description('print the first rows of a table, one JSON document a line'))
+      .requiredOption('--instance <name>', 'instance')
+      .requiredOption('--table <name>', 'table'),
+  );
   withScanOptions(cmd, '10', '1').action(async (flags: ScanCommandFlags) => {
     if (flags.url !== undefined) {
       await remotely(() => scanRemote(flags));
@@ -29,7 +31,15 @@ export function registerScan(program: Command): void {
       const layout = await store.getLayout(flags.instance, flags.table);
       const output = new Output(process.stdout);
       try {
-        await dumpRows({ store, instance: flags.instance, table: flags.table, layout, selection: selectionOf(layout, flags, store.maxRowKeyBytes), output, terminator: '\n' });
+        await dumpRows({
+          store,
+          instance: flags.instance,
+          table: flags.table,
+          layout,
+          selection: selectionOf(layout, flags, store.maxRowKeyBytes),
+          output,
+          terminator: '\n',
+        });
         await output.flush();
       } catch (e) {
         if (!(e instanceof OutputClosed)) throw e;
@@ -50,7 +60,8 @@ async function scanRemote(flags: ScanCommandFlags): Promise<void> {
   const output = new Output(process.stdout);
   try {
     // Whole rows: every CR LF is a row end (documents hold none).
-    for (let chunk = await source.next(); chunk !== undefined; chunk = await source.next()) await output.write(chunk.bytes.toString('utf8').replaceAll('\r\n', '\n'));
+    for (let chunk = await source.next(); chunk !== undefined; chunk = await source.next())
+      await output.write(chunk.bytes.toString('utf8').replaceAll('\r\n', '\n'));
     await output.flush();
   } catch (e) {
     if (!(e instanceof OutputClosed)) throw e;

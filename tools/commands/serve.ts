@@ -240,8 +240,12 @@ async function serve(flags: ServeFlags): Promise<void> {
     running = plan.config;
     gateway.reload(plan.config);
     if (plan.ignored.length > 0) log.warn({ pid: process.pid, ignored: plan.ignored }, 'SIGHUP: these settings changed but need a restart; ignored until then');
-    log.info({ pid: process.pid, changed: plan.changed, ...(plan.config.auth === undefined ? {} : { tokens: plan.config.auth.tokens.map((t) => t.name) }) }, 'configuration reloaded');
-    if (plan.config.auth === undefined && before.auth !== undefined) log.warn('no auth tokens configured: the gateway is open to every client that can reach it');
+    log.info(
+      { pid: process.pid, changed: plan.changed, ...(plan.config.auth === undefined ? {} : { tokens: plan.config.auth.tokens.map((t) => t.name) }) },
+      'configuration reloaded',
+    );
+    if (plan.config.auth === undefined && before.auth !== undefined)
+      log.warn('no auth tokens configured: the gateway is open to every client that can reach it');
   });
 
   if (cluster.isWorker) {

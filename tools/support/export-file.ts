@@ -105,7 +105,7 @@ export function resumePoint(fd: number): ResumePoint {
   const buf = Buffer.alloc(BLOCK);
   // The last LF, reading backwards a block at a time.
   let end = -1;
-  for (let pos = size; pos > 0 && end < 0; ) {
+  for (let pos = size; pos > 0 && end < 0;) {
     const from = Math.max(0, pos - BLOCK);
     const n = readSync(fd, buf, 0, pos - from, from);
     const at = buf.subarray(0, n).lastIndexOf(LF);
@@ -116,7 +116,7 @@ export function resumePoint(fd: number): ResumePoint {
   const bytes = end + 1;
   // Rows: the line ends in the kept part.
   let rows = 0;
-  for (let pos = 0; pos < bytes; ) {
+  for (let pos = 0; pos < bytes;) {
     const n = readSync(fd, buf, 0, Math.min(BLOCK, bytes - pos), pos);
     const block = buf.subarray(0, n);
     for (let i = block.indexOf(LF); i >= 0; i = block.indexOf(LF, i + 1)) rows++;
@@ -124,7 +124,7 @@ export function resumePoint(fd: number): ResumePoint {
   }
   // The last row: back from its line end to the previous one (a row may span blocks).
   const lastLine: Buffer[] = [];
-  for (let pos = end; pos > 0; ) {
+  for (let pos = end; pos > 0;) {
     const from = Math.max(0, pos - BLOCK);
     const n = readSync(fd, buf, 0, pos - from, from);
     const at = buf.subarray(0, n).lastIndexOf(LF);

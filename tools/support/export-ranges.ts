@@ -24,7 +24,8 @@ function bound(text: string | null): Buffer | undefined {
 
 export function parseSplits(body: unknown): SplitRange[] {
   const b = body as SplitsBody;
-  if (b.start_param !== 'start_eid' || !Array.isArray(b.splits)) throw new CliError('the gateway does not serve revision 3 (export --url reads start_eid ranges)');
+  if (b.start_param !== 'start_eid' || !Array.isArray(b.splits))
+    throw new CliError('the gateway does not serve revision 3 (export --url reads start_eid ranges)');
   return b.splits.map((s) => ({ start: bound(s.start), end: bound(s.end), estimatedRows: s.estimated_rows ?? undefined }));
 }
 

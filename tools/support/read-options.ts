@@ -35,8 +35,7 @@ export interface ScanFlags extends ReadFlags {
  * answers).
  */
 export type RowSelection =
-  | { readonly kind: 'scan'; readonly request: ScanRequest }
-  | { readonly kind: 'row'; readonly rowKey: Buffer; readonly read: ReadSpec; readonly limit: number };
+  { readonly kind: 'scan'; readonly request: ScanRequest } | { readonly kind: 'row'; readonly rowKey: Buffer; readonly read: ReadSpec; readonly limit: number };
 
 export function withReadOptions(cmd: Command, defaultVersions: string): Command {
   return cmd
@@ -48,7 +47,10 @@ export function withReadOptions(cmd: Command, defaultVersions: string): Command 
 export function withScanOptions(cmd: Command, defaultLimit: string, defaultVersions: string): Command {
   return withReadOptions(cmd, defaultVersions)
     .option('--limit <n>', 'rows at most (-1 = all)', defaultLimit)
-    .option('--eid <eid>', 'one row by entity id, or with [] wildcard components (e.g. ["a", []]) the rows matching it, up to --limit; not with --start-eid/--end-eid')
+    .option(
+      '--eid <eid>',
+      'one row by entity id, or with [] wildcard components (e.g. ["a", []]) the rows matching it, up to --limit; not with --start-eid/--end-eid',
+    )
     .option('--start-eid <eid>', 'first entity id (inclusive): a JSON array such as [1234], or rowkey=... / rowkey_hex=...')
     .option('--end-eid <eid>', 'entity id to stop before (exclusive), in the same forms');
 }

@@ -81,14 +81,22 @@ export function remoteRows(gateway: Gateway, tablePath: string, layout: TableLay
   };
 }
 
-async function* rangeChunks(gateway: Gateway, tablePath: string, layout: TableLayout, range: RemoteRange, options: RemoteRowsOptions): AsyncGenerator<RenderedChunk, void> {
+async function* rangeChunks(
+  gateway: Gateway,
+  tablePath: string,
+  layout: TableLayout,
+  range: RemoteRange,
+  options: RemoteRowsOptions,
+): AsyncGenerator<RenderedChunk, void> {
   let start = range.start;
   let remaining = range.limit;
   let failures = 0;
   for (let attempt = 1; ; attempt++) {
     let last: Buffer | undefined;
     let got = 0;
-    const res = await gateway.open(`${tablePath}/rows?${rangeQuery({ ...range, start, limit: remaining })}`, {}, options.signal).catch((e: unknown) => e as Error);
+    const res = await gateway
+      .open(`${tablePath}/rows?${rangeQuery({ ...range, start, limit: remaining })}`, {}, options.signal)
+      .catch((e: unknown) => e as Error);
     try {
       if (res instanceof Error) throw res;
       let carry: Buffer | undefined;
@@ -122,7 +130,8 @@ async function* rangeChunks(gateway: Gateway, tablePath: string, layout: TableLa
       if (failures > MAX_RETRIES || attempt >= MAX_ATTEMPTS) throw new RemoteError(`${e.message}; gave up after ${attempt} attempts`);
       // Continue after the last whole row received: none twice, none missing. A wildcard or
       // single-row request (eid) takes no start, so it is only retried when nothing arrived.
-      if (last !== undefined && range.params.eid !== undefined) throw new RemoteError(`${e.message}; an eid request cannot continue after a partial answer`, 400);
+      if (last !== undefined && range.params.eid !== undefined)
+        throw new RemoteError(`${e.message}; an eid request cannot continue after a partial answer`, 400);
       if (last !== undefined) start = keyAfter(rowKeyOfDocument(lastRowOf(last), layout.keyFormat, 3));
       if (remaining >= 0) remaining = Math.max(0, remaining - got);
       const wait = (options.backoffMs ?? FIRST_BACKOFF_MS) * 2 ** (failures - 1);

@@ -80,7 +80,9 @@ export class Gateway {
         res.on('error', () => reject(new RemoteError(`${url.pathname}: answered ${res.statusCode}`, res.statusCode)));
         res.on('end', () => reject(new RemoteError(`${this.url}: ${errorText(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'))}`, res.statusCode)));
       });
-      req.on('error', (e: NodeJS.ErrnoException) => reject(new RemoteError(`${this.url}: ${e.code ?? e.message}${e.code === 'ABORT_ERR' ? '' : ` (${e.message})`}`)));
+      req.on('error', (e: NodeJS.ErrnoException) =>
+        reject(new RemoteError(`${this.url}: ${e.code ?? e.message}${e.code === 'ABORT_ERR' ? '' : ` (${e.message})`}`)),
+      );
       req.end();
     });
   }

@@ -31,9 +31,10 @@ export async function dumpRows(args: {
   readonly onBatch?: (done: DumpResult) => void;
 }): Promise<DumpResult> {
   const { selection } = args;
-  const source = selection.kind === 'scan'
-    ? scanSource(args.store, args.instance, args.table, selection.request, args.layout.keyFormat, 3, args.terminator)
-    : pointSource(args, selection);
+  const source =
+    selection.kind === 'scan'
+      ? scanSource(args.store, args.instance, args.table, selection.request, args.layout.keyFormat, 3, args.terminator)
+      : pointSource(args, selection);
   let rows = 0;
   let cells = 0;
   let bytes = 0;

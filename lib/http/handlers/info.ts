@@ -24,11 +24,17 @@ function protocolVersion(text: string): { protocolName: string; majorVersion: nu
 
 export const getVersion: Handler = async (ctx, req, res, _p, query) => {
   allowOnly(query, NONE, ctx.config.revision);
-  sendJson(ctx, req, res, 200, serialize.version({
-    'service-client-data-version': protocolVersion(DATA_VERSION),
-    'rest-version': REST_VERSION,
-    'service-software-version': REST_VERSION,
-  }));
+  sendJson(
+    ctx,
+    req,
+    res,
+    200,
+    serialize.version({
+      'service-client-data-version': protocolVersion(DATA_VERSION),
+      'rest-version': REST_VERSION,
+      'service-software-version': REST_VERSION,
+    }),
+  );
 };
 
 export const getInstances: Handler = async (ctx, req, res, _p, query) => {

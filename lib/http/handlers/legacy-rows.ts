@@ -45,7 +45,15 @@ function pathRowKey(ctx: AppContext, layout: TableLayout, params: Params): Buffe
   return resolveEntityId(layout.keyFormat, { kind: 'rowKey', rowKey, text: `hbase=hex:${hex}` });
 }
 
-async function sendRow(ctx: AppContext, req: IncomingMessage, res: Parameters<Handler>[2], params: Params, layout: TableLayout, rowKey: Buffer, read: ReadSpec): Promise<void> {
+async function sendRow(
+  ctx: AppContext,
+  req: IncomingMessage,
+  res: Parameters<Handler>[2],
+  params: Params,
+  layout: TableLayout,
+  rowKey: Buffer,
+  read: ReadSpec,
+): Promise<void> {
   const [row] = await ctx.store.get(params.instance!, params.table!, [rowKey], read);
   // One row, as the original's RowResource returned it: a plain JSON entity, not a framed stream.
   sendJson(ctx, req, res, 200, rowSerializer(layout.keyFormat, ctx.config.revision)(row ?? { rowKey, cells: [] }));
@@ -80,7 +88,8 @@ function columnOf(name: string, param: string): { family: string; qualifier: str
 
 function parseMillis(text: string, param: string): Timestamp {
   const timestamp = timestampFromText(text);
-  if (timestamp === undefined) throw rgError('RG_ERR_BAD_TIMESTAMP', `${param} must be an integer of milliseconds from 0 to ${MAX_TIMESTAMP}, got ${JSON.stringify(text)}`);
+  if (timestamp === undefined)
+    throw rgError('RG_ERR_BAD_TIMESTAMP', `${param} must be an integer of milliseconds from 0 to ${MAX_TIMESTAMP}, got ${JSON.stringify(text)}`);
   return timestamp;
 }
 
@@ -97,7 +106,10 @@ function parseJsonText(text: string, what: string): JsonValue | undefined {
 function writerSchemaOf(text: string, column: string): JsonValue {
   const schema = parseJsonText(text, `schema.${column}`);
   if (schema === undefined || schema === null || (typeof schema !== 'string' && typeof schema !== 'object')) {
-    throw rgError('RG_ERR_BAD_SCHEMA', `schema.${column} must be an Avro schema in JSON (e.g. "string" with its quotes, or a record), got ${JSON.stringify(text.slice(0, 200))}`);
+    throw rgError(
+      'RG_ERR_BAD_SCHEMA',
+      `schema.${column} must be an Avro schema in JSON (e.g. "string" with its quotes, or a record), got ${JSON.stringify(text.slice(0, 200))}`,
+    );
   }
   return schema;
 }
@@ -106,7 +118,13 @@ function writerSchemaOf(text: string, column: string): JsonValue {
  * One PUT cell. The value is JSON (a string column takes a JSON string literal). As the original
  * took a string column's value as raw text, text that is not JSON at all is tried as a string.
  */
-async function encodePutCell(layout: TableLayout, schemas: SchemaTable, col: PutColumn, timestamp: Timestamp, writerSchema: JsonValue | undefined): Promise<EncodedCell> {
+async function encodePutCell(
+  layout: TableLayout,
+  schemas: SchemaTable,
+  col: PutColumn,
+  timestamp: Timestamp,
+  writerSchema: JsonValue | undefined,
+): Promise<EncodedCell> {
   const args = { layout, family: col.family, qualifier: col.qualifier, timestamp, schemas, writerSchema, writerSchemas: writerSchema !== undefined };
   const value = parseJsonText(col.text, `${col.family}:${col.qualifier}`);
   if (value !== undefined) return encodeCell({ ...args, value });
@@ -114,7 +132,10 @@ async function encodePutCell(layout: TableLayout, schemas: SchemaTable, col: Put
     return await encodeCell({ ...args, value: col.text });
   } catch (e) {
     if (isRowgateError(e) && e.code === 'RG_ERR_BAD_VALUE') {
-      throw rgError('RG_ERR_BAD_VALUE', `value of column ${col.family}:${col.qualifier} is not JSON (raw text is accepted only where the schema takes a string): ${JSON.stringify(col.text.slice(0, 200))}`);
+      throw rgError(
+        'RG_ERR_BAD_VALUE',
+        `value of column ${col.family}:${col.qualifier} is not JSON (raw text is accepted only where the schema takes a string): ${JSON.stringify(col.text.slice(0, 200))}`,
+      );
     }
     throw e;
   }
@@ -138,7 +159,10 @@ export const putRow: Handler = async (ctx, req, res, params, query, info) => {
   const { columns, timestamp, timestamps, schemas: writerSchemas } = parsePutQuery(query);
   const written = new Set(columns.map((c) => `${c.family}:${c.qualifier}`));
   // Overrides for columns not written are refused, so a misspelt column name cannot go unnoticed.
-  for (const [kind, map] of [['timestamp', timestamps], ['schema', writerSchemas]] as const) {
+  for (const [kind, map] of [
+    ['timestamp', timestamps],
+    ['schema', writerSchemas],
+  ] as const) {
     for (const column of map.keys()) {
       if (!written.has(column)) throw rgError('RG_ERR_BAD_PARAMETER', `${kind}.${column} is given but column ${column} is not written by this PUT`);
     }

@@ -32,7 +32,8 @@ export const getRows: Handler = async (ctx, req, res, params, query, info) => {
   const read = parseReadSpec(layout, { cols: query.get('cols'), versions: query.get('versions'), timerange: query.get('timerange') });
   const limit = parseLimit(query.get('limit'));
   // -1 (everything) stays allowed: bulk export is what scans are for; maxLimit bounds explicit counts.
-  if (limit > ctx.config.limits.maxLimit) throw rgError('RG_ERR_BAD_LIMIT', `limit ${limit} exceeds the configured maximum of ${ctx.config.limits.maxLimit} rows (use -1 for all rows)`);
+  if (limit > ctx.config.limits.maxLimit)
+    throw rgError('RG_ERR_BAD_LIMIT', `limit ${limit} exceeds the configured maximum of ${ctx.config.limits.maxLimit} rows (use -1 for all rows)`);
   const format = negotiateRowFormat(req.headers.accept);
 
   // Set once the parameters every mode shares are checked (an error about those goes out without it).
@@ -64,7 +65,10 @@ export const getRows: Handler = async (ctx, req, res, params, query, info) => {
     return sendRows(ctx, req, res, params, layout, wanted, read, info, format);
   }
   const scan: ScanRequest = {
-    start: start === undefined ? undefined : storableKey(dialect.parseBound(start, layout.keyFormat, dialect.startParam), ctx.store.maxRowKeyBytes, dialect.startParam),
+    start:
+      start === undefined
+        ? undefined
+        : storableKey(dialect.parseBound(start, layout.keyFormat, dialect.startParam), ctx.store.maxRowKeyBytes, dialect.startParam),
     end: end === undefined ? undefined : storableKey(dialect.parseBound(end, layout.keyFormat, dialect.endParam), ctx.store.maxRowKeyBytes, dialect.endParam),
     limit,
     read,
@@ -99,7 +103,15 @@ export function bulkKeys(ctx: AppContext, layout: TableLayout, text: string): Bu
 
 /** The rows of `keys` (point or bulk get), each followed by CR LF: rendered by the store where it can (Store.getChunk). */
 async function sendRows(
-  ctx: AppContext, req: IncomingMessage, res: ServerResponse, params: Params, layout: TableLayout, keys: readonly Buffer[], read: ReadSpec, info: RequestInfo, format: RowFormat,
+  ctx: AppContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: Params,
+  layout: TableLayout,
+  keys: readonly Buffer[],
+  read: ReadSpec,
+  info: RequestInfo,
+  format: RowFormat,
 ): Promise<void> {
   if (format !== 'json') return sendFormatted(ctx, req, res, params, layout, keys, read, info, format);
   if (keys.length === 0) {
@@ -122,7 +134,15 @@ async function sendRows(
 
 /** Point and bulk gets in another format than json: the same rows, converted whole. */
 async function sendFormatted(
-  ctx: AppContext, req: IncomingMessage, res: ServerResponse, params: Params, layout: TableLayout, keys: readonly Buffer[], read: ReadSpec, info: RequestInfo, format: RowFormat,
+  ctx: AppContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: Params,
+  layout: TableLayout,
+  keys: readonly Buffer[],
+  read: ReadSpec,
+  info: RequestInfo,
+  format: RowFormat,
 ): Promise<void> {
   const rows = keys.length === 0 ? [] : await ctx.store.get(params.instance!, params.table!, keys, read);
   const serialize = rowSerializer(layout.keyFormat, ctx.config.revision);
@@ -133,7 +153,14 @@ async function sendFormatted(
 }
 
 async function streamScan(
-  ctx: AppContext, req: IncomingMessage, res: ServerResponse, params: Params, layout: TableLayout, request: ScanRequest, info: RequestInfo, format: RowFormat,
+  ctx: AppContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: Params,
+  layout: TableLayout,
+  request: ScanRequest,
+  info: RequestInfo,
+  format: RowFormat,
 ): Promise<void> {
   const encoding = negotiateEncoding(req, ctx.config.compression);
   const headers = { 'content-type': CONTENT_TYPE[format], ...encodingHeaders(encoding, res, ctx.config.compression) };
@@ -162,9 +189,14 @@ async function streamScan(
     await source.close();
     throw e;
   }
-  const stream = new RowStream(source, first, (n) => {
-    info.rows = n;
-  }, { limit: request.limit, onEnd: (rows, nextRow) => res.addTrailers(scanTrailers(rows, nextRow, layout.keyFormat, ctx.config.revision)) });
+  const stream = new RowStream(
+    source,
+    first,
+    (n) => {
+      info.rows = n;
+    },
+    { limit: request.limit, onEnd: (rows, nextRow) => res.addTrailers(scanTrailers(rows, nextRow, layout.keyFormat, ctx.config.revision)) },
+  );
   res.writeHead(200, headers);
   dropWhenStalled(res, ctx.config.limits.stallTimeoutMs, () => {
     ctx.log.warn({ url: req.url, rowsSent: stream.rowsSent, stallTimeoutMs: ctx.config.limits.stallTimeoutMs }, 'scan client read nothing; dropped');

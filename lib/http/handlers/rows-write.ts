@@ -25,7 +25,6 @@ const NONE = new Set<string>();
 /** The parameters of DELETE rows. */
 export const DELETE_PARAMS: ReadonlySet<string> = new Set(['eid', 'eids', 'cols', 'timestamp']);
 
-
 /** Prefixes a coded error's message with where in the body it happened. */
 function at(where: string, e: unknown): unknown {
   return isRowgateError(e) ? new RowgateError(e.code, `${where}: ${e.message}`) : e;
@@ -68,7 +67,10 @@ export const postRows: Handler = async (ctx, req, res, params, query, info) => {
       }
       const { row, entityId } = encoded;
       if (batch.cells + row.cells.length > maxPostCells) {
-        throw rgError('RG_ERR_TOO_MANY_CELLS', `request body holds more than ${maxPostCells} cells (limits.maxPostCells), the limit reached at row ${index}: split it into several POSTs`);
+        throw rgError(
+          'RG_ERR_TOO_MANY_CELLS',
+          `request body holds more than ${maxPostCells} cells (limits.maxPostCells), the limit reached at row ${index}: split it into several POSTs`,
+        );
       }
       batch.add(row);
       targets.add(targetOf(dialect, layout, instance, entityId, row));
@@ -96,7 +98,10 @@ export const deleteRows: Handler = async (ctx, req, res, params, query, info) =>
   const eid = query.get('eid');
   const eids = query.get('eids');
   if ((eid === undefined) === (eids === undefined)) {
-    throw rgError('RG_ERR_AMBIGUOUS_REQUEST', eid === undefined ? 'Ambiguous request: give eid or eids to say which rows to delete' : 'Ambiguous request: give eid or eids, not both');
+    throw rgError(
+      'RG_ERR_AMBIGUOUS_REQUEST',
+      eid === undefined ? 'Ambiguous request: give eid or eids to say which rows to delete' : 'Ambiguous request: give eid or eids, not both',
+    );
   }
   let keys: Buffer[];
   if (eid !== undefined) {
@@ -120,6 +125,7 @@ export const deleteRows: Handler = async (ctx, req, res, params, query, info) =>
 function parseDeleteTimestamp(text: string | undefined): Timestamp | undefined {
   if (text === undefined) return undefined;
   const timestamp = timestampFromText(text);
-  if (timestamp === undefined) throw rgError('RG_ERR_BAD_TIMESTAMP', `timestamp must be an integer of milliseconds from 0 to ${MAX_TIMESTAMP}, got ${JSON.stringify(text)}`);
+  if (timestamp === undefined)
+    throw rgError('RG_ERR_BAD_TIMESTAMP', `timestamp must be an integer of milliseconds from 0 to ${MAX_TIMESTAMP}, got ${JSON.stringify(text)}`);
   return timestamp;
 }

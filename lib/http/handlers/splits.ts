@@ -45,7 +45,8 @@ export const SPLITS_SCHEMA = {
 function parseParts(text: string | undefined): number {
   if (text === undefined) return 1;
   const n = /^[0-9]{1,5}$/.test(text) ? Number(text) : NaN;
-  if (!(n >= 1 && n <= MAX_SPLITS)) throw rgError('RG_ERR_BAD_PARAMETER', `n must be an integer from 1 to ${MAX_SPLITS}, got ${JSON.stringify(text.slice(0, 40))}`);
+  if (!(n >= 1 && n <= MAX_SPLITS))
+    throw rgError('RG_ERR_BAD_PARAMETER', `n must be an integer from 1 to ${MAX_SPLITS}, got ${JSON.stringify(text.slice(0, 40))}`);
   return n;
 }
 

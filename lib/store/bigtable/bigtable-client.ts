@@ -49,12 +49,23 @@ export type ReadRowsStream = Readable & { abort(): void };
  * the same channel, credentials and interceptors as the client's own calls.
  */
 interface GrpcStub {
-  makeServerStreamRequest(path: string, serialize: (value: unknown) => Buffer, deserialize: (bytes: Buffer) => Buffer, argument: unknown, metadata: unknown, options: object): Readable & { cancel(): void };
+  makeServerStreamRequest(
+    path: string,
+    serialize: (value: unknown) => Buffer,
+    deserialize: (bytes: Buffer) => Buffer,
+    argument: unknown,
+    metadata: unknown,
+    options: object,
+  ): Readable & { cancel(): void };
   constructor: { service: Record<string, { path: string; requestSerialize: (value: unknown) => Buffer }> };
 }
 
 /** grpc-js's Metadata class, from the copy the Bigtable client's google-gax loads (the stub checks `instanceof`). */
-const GrpcMetadata = (createRequire(createRequire(import.meta.url).resolve('@google-cloud/bigtable'))('google-gax') as { grpc: { Metadata: new () => { set(key: string, value: string): void } } }).grpc.Metadata;
+const GrpcMetadata = (
+  createRequire(createRequire(import.meta.url).resolve('@google-cloud/bigtable'))('google-gax') as {
+    grpc: { Metadata: new () => { set(key: string, value: string): void } };
+  }
+).grpc.Metadata;
 
 const READ_ROWS_TIMEOUT_MS = 43_200_000;
 
@@ -87,7 +98,11 @@ export class BigtableClient {
   /** Creates a table; false when it already exists. */
   async createTable(tableId: string, families: Record<string, { gcRule: Record<string, unknown> }>): Promise<boolean> {
     try {
-      await this.unary('BigtableTableAdminClient', 'createTable', { parent: this.instancePath, tableId, table: { columnFamilies: families, granularity: 'MILLIS' } });
+      await this.unary('BigtableTableAdminClient', 'createTable', {
+        parent: this.instancePath,
+        tableId,
+        table: { columnFamilies: families, granularity: 'MILLIS' },
+      });
       return true;
     } catch (e) {
       if (grpcCode(e) === GRPC.ALREADY_EXISTS) return false;
@@ -131,12 +146,18 @@ export class BigtableClient {
     const metadata = new GrpcMetadata();
     metadata.set('x-goog-request-params', `table_name=${encodeURIComponent(tableName)}`);
     // The deadline the client's own ReadRows has (bigtable_client_config.json: 12 h, no retries).
-    const call = stub.makeServerStreamRequest(method.path, method.requestSerialize, (bytes) => bytes, { tableName, ...request }, metadata, { deadline: Date.now() + READ_ROWS_TIMEOUT_MS });
+    const call = stub.makeServerStreamRequest(method.path, method.requestSerialize, (bytes) => bytes, { tableName, ...request }, metadata, {
+      deadline: Date.now() + READ_ROWS_TIMEOUT_MS,
+    });
     return Object.assign(call, { abort: () => call.cancel() });
   }
 
   readRows(tableId: string, request: ReadRowsRequest): ReadRowsStream {
-    return this.bigtable.request({ client: 'BigtableClient', method: 'readRows', reqOpts: { tableName: this.tablePath(tableId), ...request } }) as unknown as ReadRowsStream;
+    return this.bigtable.request({
+      client: 'BigtableClient',
+      method: 'readRows',
+      reqOpts: { tableName: this.tablePath(tableId), ...request },
+    }) as unknown as ReadRowsStream;
   }
 
   /** Reads every chunk of a (small) read into memory. */
@@ -148,7 +169,11 @@ export class BigtableClient {
 
   /** SampleRowKeys: row keys splitting the table, each with the stored bytes before it, in key order. */
   async sampleRowKeys(tableId: string): Promise<{ rowKey: Buffer; offsetBytes: number }[]> {
-    const stream = this.bigtable.request({ client: 'BigtableClient', method: 'sampleRowKeys', reqOpts: { tableName: this.tablePath(tableId) } }) as unknown as Readable;
+    const stream = this.bigtable.request({
+      client: 'BigtableClient',
+      method: 'sampleRowKeys',
+      reqOpts: { tableName: this.tablePath(tableId) },
+    }) as unknown as Readable;
     const out: { rowKey: Buffer; offsetBytes: number }[] = [];
     for await (const r of stream) {
       const sample = r as { rowKey?: Uint8Array; offsetBytes?: string | number };
@@ -160,7 +185,11 @@ export class BigtableClient {
   /** MutateRows: the status of each entry, in order (code 0 = applied); an entry without one is UNAVAILABLE. */
   async mutateRows(tableId: string, entries: readonly MutateEntry[]): Promise<EntryStatus[]> {
     const statuses: EntryStatus[] = entries.map(() => ({ code: GRPC.UNAVAILABLE, message: 'no status received for the entry' }));
-    const stream = this.bigtable.request({ client: 'BigtableClient', method: 'mutateRows', reqOpts: { tableName: this.tablePath(tableId), entries } }) as unknown as Readable;
+    const stream = this.bigtable.request({
+      client: 'BigtableClient',
+      method: 'mutateRows',
+      reqOpts: { tableName: this.tablePath(tableId), entries },
+    }) as unknown as Readable;
     for await (const response of stream) {
       for (const entry of (response as { entries?: { index?: string | number; status?: { code?: number; message?: string } }[] }).entries ?? []) {
         const code = entry.status?.code ?? 0;
@@ -172,7 +201,11 @@ export class BigtableClient {
 
   /** CheckAndMutateRow with no predicate: applies `ifEmpty` only when the row has no cells. Returns true when it did. */
   async mutateIfEmpty(tableId: string, rowKey: Buffer, ifEmpty: readonly Mutation[]): Promise<boolean> {
-    const r = await this.unary<{ predicateMatched?: boolean }>('BigtableClient', 'checkAndMutateRow', { tableName: this.tablePath(tableId), rowKey, falseMutations: ifEmpty });
+    const r = await this.unary<{ predicateMatched?: boolean }>('BigtableClient', 'checkAndMutateRow', {
+      tableName: this.tablePath(tableId),
+      rowKey,
+      falseMutations: ifEmpty,
+    });
     return !r.predicateMatched;
   }
 
@@ -182,15 +215,19 @@ export class BigtableClient {
 
   /** ReadModifyWriteRow increments; returns the new cells. */
   async increment(tableId: string, rowKey: Buffer, rules: readonly { family: string; qualifier: Buffer; amount: bigint }[]): Promise<RmwCell[]> {
-    const r = await this.unary<{ row?: { families?: { name: string; columns?: { qualifier: Buffer; cells?: { value: Buffer; timestampMicros: string }[] }[] }[] } }>(
-      'BigtableClient', 'readModifyWriteRow',
-      { tableName: this.tablePath(tableId), rowKey, rules: rules.map((r) => ({ familyName: r.family, columnQualifier: r.qualifier, incrementAmount: r.amount.toString() })) },
-    );
+    const r = await this.unary<{
+      row?: { families?: { name: string; columns?: { qualifier: Buffer; cells?: { value: Buffer; timestampMicros: string }[] }[] }[] };
+    }>('BigtableClient', 'readModifyWriteRow', {
+      tableName: this.tablePath(tableId),
+      rowKey,
+      rules: rules.map((r) => ({ familyName: r.family, columnQualifier: r.qualifier, incrementAmount: r.amount.toString() })),
+    });
     const out: RmwCell[] = [];
     for (const f of r.row?.families ?? []) {
       for (const c of f.columns ?? []) {
         const cell = c.cells?.[0];
-        if (cell) out.push({ family: f.name, qualifier: Buffer.from(c.qualifier), value: Buffer.from(cell.value), timestampMicros: String(cell.timestampMicros) });
+        if (cell)
+          out.push({ family: f.name, qualifier: Buffer.from(c.qualifier), value: Buffer.from(cell.value), timestampMicros: String(cell.timestampMicros) });
       }
     }
     return out;

@@ -106,7 +106,10 @@ export class BigtableStore implements Store {
   /** Connects and creates the meta table when it does not exist yet. */
   static async open(options: BigtableStoreOptions): Promise<BigtableStore> {
     if (!/^[a-zA-Z0-9_][-a-zA-Z0-9_.]*$/.test(options.tablePrefix) || options.tablePrefix.length > 30) {
-      throw rgError('RG_ERR_BAD_CONFIG', `store.tablePrefix ${JSON.stringify(options.tablePrefix)} must be 1-30 of letters, digits, _ - . (a Bigtable table id prefix)`);
+      throw rgError(
+        'RG_ERR_BAD_CONFIG',
+        `store.tablePrefix ${JSON.stringify(options.tablePrefix)} must be 1-30 of letters, digits, _ - . (a Bigtable table id prefix)`,
+      );
     }
     const store = new BigtableStore(options);
     try {
@@ -135,7 +138,8 @@ export class BigtableStore implements Store {
   // ------------------------------------------------------------ instances and tables
 
   async createInstance(name: string): Promise<void> {
-    if (!isStoreName(name)) throw rgError('RG_ERR_BAD_PARAMETER', `invalid instance name ${JSON.stringify(name)}: use letters, digits and _, at most ${MAX_NAME_CHARS} characters`);
+    if (!isStoreName(name))
+      throw rgError('RG_ERR_BAD_PARAMETER', `invalid instance name ${JSON.stringify(name)}: use letters, digits and _, at most ${MAX_NAME_CHARS} characters`);
     const record = JSON.stringify({ dataVersion: DATA_VERSION, created: Date.now() });
     const created = await this.metaCall(`creating instance ${name}`, () => this.meta.createIfAbsent(`instance/${name}`, { info: Buffer.from(record) }));
     if (!created) throw rgError('RG_ERR_INSTANCE_EXISTS', `instance ${name} already exists`);
@@ -167,7 +171,9 @@ export class BigtableStore implements Store {
     // Two phases. The meta row is claimed first, marked `creating`: of two gateways creating one
     // table, exactly one proceeds, and until the mark is removed (the Bigtable table and its GC
     // rules exist) every gateway treats the table as not found and caches nothing of it.
-    const claimed = await this.metaCall(`creating table ${layout.name}`, () => this.meta.createIfAbsent(metaKey, { layout: Buffer.from(JSON.stringify(record)), [CREATING]: Buffer.from(String(Date.now())) }));
+    const claimed = await this.metaCall(`creating table ${layout.name}`, () =>
+      this.meta.createIfAbsent(metaKey, { layout: Buffer.from(JSON.stringify(record)), [CREATING]: Buffer.from(String(Date.now())) }),
+    );
     if (!claimed) {
       const row = await this.metaCall(`reading table ${layout.name}`, () => this.meta.get(metaKey));
       const creating = row?.has(CREATING) ? ' (it is being created, or its creation was interrupted)' : '';
@@ -213,7 +219,9 @@ export class BigtableStore implements Store {
     const picker = new CellPicker(t.layout, read);
     for (let i = 0; i < rowKeys.length; i += GET_KEYS_PER_CALL) {
       const keys = rowKeys.slice(i, i + GET_KEYS_PER_CALL);
-      const chunks = await this.dataCall(t, 'reading rows', () => this.client.readAllChunks(t.tableId, { rows: { rowKeys: [...keys] }, ...(filter ? { filter } : {}) }));
+      const chunks = await this.dataCall(t, 'reading rows', () =>
+        this.client.readAllChunks(t.tableId, { rows: { rowKeys: [...keys] }, ...(filter ? { filter } : {}) }),
+      );
       for (const raw of new ChunkMerger().pushAll(chunks)) {
         const row = pickRow(raw, picker, t.counters);
         if (row) found.set(row.rowKey.toString('latin1'), row);
@@ -223,9 +231,14 @@ export class BigtableStore implements Store {
   }
 
   scan(instance: string, table: string, request: ScanRequest): RowScan {
-    return new BigtableScan(this, () => this.openTable(instance, table), request, (delta) => {
-      this.scansOpen += delta;
-    });
+    return new BigtableScan(
+      this,
+      () => this.openTable(instance, table),
+      request,
+      (delta) => {
+        this.scansOpen += delta;
+      },
+    );
   }
 
   /** Prepares openWireStream (the client's gRPC stub connects lazily). */
@@ -297,7 +310,9 @@ export class BigtableStore implements Store {
         sums.set(id, { family: cell.family, qualifier: cell.qualifier, amount: (prev?.amount ?? 0n) + cell.delta });
       }
       if (sums.size === 0) continue;
-      const rules = [...sums.values()].filter((s) => s.amount !== 0n).map((s) => ({ family: s.family, qualifier: Buffer.from(s.qualifier, 'utf8'), amount: s.amount }));
+      const rules = [...sums.values()]
+        .filter((s) => s.amount !== 0n)
+        .map((s) => ({ family: s.family, qualifier: Buffer.from(s.qualifier, 'utf8'), amount: s.amount }));
       if (rules.length === 0) continue;
       for (const r of rules) {
         if (r.amount > INT64_MAX || r.amount < INT64_MIN) {
@@ -335,7 +350,9 @@ export class BigtableStore implements Store {
       if (expiredBefore === -Infinity) continue;
       // Expired as reads see it (the read filter's lower bound); the delete's end is exclusive.
       const endTimestampMicros = micros(expiredBefore);
-      mutations.push({ deleteFromColumn: { familyName: r.family, columnQualifier: r.qualifier, timeRange: { startTimestampMicros: '0', endTimestampMicros } } });
+      mutations.push({
+        deleteFromColumn: { familyName: r.family, columnQualifier: r.qualifier, timeRange: { startTimestampMicros: '0', endTimestampMicros } },
+      });
     }
     if (mutations.length > 0) await this.dataCall(t, 'dropping expired counter cells', () => this.client.mutateRow(t.tableId, rowKey, mutations));
   }
@@ -354,15 +371,18 @@ export class BigtableStore implements Store {
       if (d.family !== undefined && !t.layout.families.has(d.family)) {
         throw rgError('RG_ERR_BAD_COLUMNS', `unknown family ${d.family} in table ${t.layout.name}`);
       }
-      if (d.rowKey.length > MAX_ROW_KEY) throw rgError('RG_ERR_ROW_KEY_TOO_LONG', `row key of ${d.rowKey.length} bytes exceeds Bigtable's limit of ${MAX_ROW_KEY} bytes`);
+      if (d.rowKey.length > MAX_ROW_KEY)
+        throw rgError('RG_ERR_ROW_KEY_TOO_LONG', `row key of ${d.rowKey.length} bytes exceeds Bigtable's limit of ${MAX_ROW_KEY} bytes`);
     }
     const entries: MutateEntry[] = [];
     for (const d of deletes) {
       if (d.upToTimestamp === undefined) {
         const mutation: Mutation =
-          d.family === undefined ? { deleteFromRow: {} }
-          : d.qualifier === undefined ? { deleteFromFamily: { familyName: d.family } }
-          : { deleteFromColumn: { familyName: d.family, columnQualifier: Buffer.from(d.qualifier, 'utf8') } };
+          d.family === undefined
+            ? { deleteFromRow: {} }
+            : d.qualifier === undefined
+              ? { deleteFromFamily: { familyName: d.family } }
+              : { deleteFromColumn: { familyName: d.family, columnQualifier: Buffer.from(d.qualifier, 'utf8') } };
         entries.push({ rowKey: d.rowKey, mutations: [mutation] });
         continue;
       }
@@ -376,7 +396,10 @@ export class BigtableStore implements Store {
         columns = await this.columnsOf(t, d.rowKey, d.family);
       }
       if (columns.length > 0) {
-        entries.push({ rowKey: d.rowKey, mutations: columns.map((c) => ({ deleteFromColumn: { familyName: c.family, columnQualifier: Buffer.from(c.qualifier, 'utf8'), timeRange } })) });
+        entries.push({
+          rowKey: d.rowKey,
+          mutations: columns.map((c) => ({ deleteFromColumn: { familyName: c.family, columnQualifier: Buffer.from(c.qualifier, 'utf8'), timeRange } })),
+        });
       }
     }
     await this.mutate(t, entries, 'deleting');
@@ -467,7 +490,10 @@ export class BigtableStore implements Store {
         throw rgError('RG_ERR_UNKNOWN_COLUMN', `qualifier ${cell.qualifier.slice(0, 64)}... exceeds Bigtable's limit of ${MAX_QUALIFIER} bytes`);
       }
       if (cell.kind !== 'counter-increment' && cell.timestamp !== undefined && cell.timestamp > MAX_BIGTABLE_TIMESTAMP) {
-        throw rgError('RG_ERR_BAD_TIMESTAMP', `timestamp ${cell.timestamp} of column ${cell.family}:${cell.qualifier} is too large for Bigtable, which keeps microseconds in 64 bits: the largest timestamp it accepts is ${MAX_BIGTABLE_TIMESTAMP} ms`);
+        throw rgError(
+          'RG_ERR_BAD_TIMESTAMP',
+          `timestamp ${cell.timestamp} of column ${cell.family}:${cell.qualifier} is too large for Bigtable, which keeps microseconds in 64 bits: the largest timestamp it accepts is ${MAX_BIGTABLE_TIMESTAMP} ms`,
+        );
       }
     }
   }
@@ -557,7 +583,7 @@ export class BigtableStore implements Store {
  * back; return() cancels the call at once.
  */
 class BigtableScan implements RowScan {
-  private stream: (ReturnType<BigtableStore['openWireStream']>) | undefined;
+  private stream: ReturnType<BigtableStore['openWireStream']> | undefined;
   private table: OpenTable | undefined;
   private picker: CellPicker | undefined;
   private merger = new ChunkMerger();
@@ -710,7 +736,12 @@ class BigtableScan implements RowScan {
     this.merger = new ChunkMerger();
     this.closeStream();
     const cellFilter = buildReadFilter(t.layout, this.request.read);
-    const filter = rowKeyRegex === undefined ? cellFilter : cellFilter ? { chain: { filters: [{ rowKeyRegexFilter: rowKeyRegex }, cellFilter] } } : { rowKeyRegexFilter: rowKeyRegex };
+    const filter =
+      rowKeyRegex === undefined
+        ? cellFilter
+        : cellFilter
+          ? { chain: { filters: [{ rowKeyRegexFilter: rowKeyRegex }, cellFilter] } }
+          : { rowKeyRegexFilter: rowKeyRegex };
     const stream = this.store.openWireStream(t, {
       rows: { rowRanges: [range] },
       ...(filter ? { filter } : {}),

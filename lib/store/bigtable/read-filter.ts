@@ -62,7 +62,9 @@ export function buildReadFilter(layout: TableLayout, read: ReadSpec, now: number
     if (qualifiers === undefined) {
       branches.push(chain([{ columnRangeFilter: { familyName: name } }, ...versionsAndTime(family, read, now)]));
     } else {
-      const columns = [...qualifiers].map((q) => ({ columnRangeFilter: { familyName: name, startQualifierClosed: Buffer.from(q, 'utf8'), endQualifierClosed: Buffer.from(q, 'utf8') } }));
+      const columns = [...qualifiers].map((q) => ({
+        columnRangeFilter: { familyName: name, startQualifierClosed: Buffer.from(q, 'utf8'), endQualifierClosed: Buffer.from(q, 'utf8') },
+      }));
       branches.push(chain([columns.length === 1 ? columns[0]! : { interleave: { filters: columns } }, ...versionsAndTime(family, read, now)]));
     }
   }

@@ -184,7 +184,13 @@ export class CounterColumns {
 /** The wire form of a stored cell: counters are plain 8-byte integers, values `01 varint(schemaId) json`. */
 export function decodeBigtableCell(counters: CounterColumns, cell: RawCell): CellOut {
   if (cell.value.length === 8 && counters.has(cell.family, cell.qualifier)) {
-    return { family: cell.family, qualifier: cell.qualifier, timestamp: cell.timestamp, schemaId: COUNTER_SCHEMA_ID, json: cell.value.readBigInt64BE(0).toString() };
+    return {
+      family: cell.family,
+      qualifier: cell.qualifier,
+      timestamp: cell.timestamp,
+      schemaId: COUNTER_SCHEMA_ID,
+      json: cell.value.readBigInt64BE(0).toString(),
+    };
   }
   return decodeCell(cell.family, cell.qualifier, cell.timestamp, cell.value);
 }
@@ -208,5 +214,8 @@ export function pickRow(row: RawRow, picker: CellPicker, counters: CounterColumn
 
 /** Stable sort by family name: qualifiers and versions inside a family are already in order. */
 function sortByFamily(cells: CellOut[]): CellOut[] {
-  return cells.map((c, i) => ({ c, i })).sort((a, b) => (a.c.family < b.c.family ? -1 : a.c.family > b.c.family ? 1 : a.i - b.i)).map((x) => x.c);
+  return cells
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => (a.c.family < b.c.family ? -1 : a.c.family > b.c.family ? 1 : a.i - b.i))
+    .map((x) => x.c);
 }

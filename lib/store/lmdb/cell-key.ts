@@ -153,7 +153,7 @@ export function writeInvertedTimestamp(out: Buffer, pos: number, timestamp: Time
 }
 
 export function readInvertedTimestamp(key: Uint8Array, pos: number): Timestamp {
-  const hi = 0xffffffff - ((key[pos]! << 24) | (key[pos + 1]! << 16) | (key[pos + 2]! << 8) | key[pos + 3]!) >>> 0;
+  const hi = (0xffffffff - ((key[pos]! << 24) | (key[pos + 1]! << 16) | (key[pos + 2]! << 8) | key[pos + 3]!)) >>> 0;
   const lo = 0xffffffff - (((key[pos + 4]! << 24) | (key[pos + 5]! << 16) | (key[pos + 6]! << 8) | key[pos + 7]!) >>> 0);
   // Above 2^53-1 (a high word of 2^21 or more) only a bigint is exact.
   return hi >>> 0 < UNSAFE_HIGH_WORD ? (hi >>> 0) * TWO_32 + lo : (BigInt(hi >>> 0) << 32n) | BigInt(lo);
@@ -217,7 +217,11 @@ export function parseCellTail(key: Uint8Array, rowEnd: number): CellKeyTail {
   const tsPos = key.length - TS_BYTES;
   let qualifier: string;
   let hasZero = false;
-  for (let j = qualStart; j < tsPos - 2; j++) if (key[j] === 0) { hasZero = true; break; }
+  for (let j = qualStart; j < tsPos - 2; j++)
+    if (key[j] === 0) {
+      hasZero = true;
+      break;
+    }
   qualifier = hasZero ? unescape(key, qualStart, tsPos).toString('utf8') : buf.toString('utf8', qualStart, tsPos - 2);
   return { family, qualifier, timestamp: readInvertedTimestamp(key, tsPos) };
 }

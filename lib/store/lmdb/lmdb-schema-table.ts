@@ -58,16 +58,19 @@ export class LmdbSchemaTable implements SchemaTable {
     let id = this.meta.get(key) as number | undefined;
     if (id === undefined) {
       // Durable once transactionSync returns (commits sync, env-options.ts).
-      id = await guardedWrite(this.path, 'registering a schema', () =>
-        this.meta.transactionSync(() => {
-          const again = this.meta.get(key) as number | undefined;
-          if (again !== undefined) return again;
-          const next = this.meta.get(nextKey(this.instance)) as number;
-          this.meta.put(idKey(this.instance, next), json);
-          this.meta.put(key, next);
-          this.meta.put(nextKey(this.instance), next + 1);
-          return next;
-        }) as number,
+      id = await guardedWrite(
+        this.path,
+        'registering a schema',
+        () =>
+          this.meta.transactionSync(() => {
+            const again = this.meta.get(key) as number | undefined;
+            if (again !== undefined) return again;
+            const next = this.meta.get(nextKey(this.instance)) as number;
+            this.meta.put(idKey(this.instance, next), json);
+            this.meta.put(key, next);
+            this.meta.put(nextKey(this.instance), next + 1);
+            return next;
+          }) as number,
       );
     }
     this.remember(id, json);

@@ -14,7 +14,18 @@ import { MAX_NAME_CHARS } from '../../model/layout-names.js';
 import { END_OF_TIME } from '../../model/read-request.js';
 import { FOREVER, type CellOut, type ReadSpec, type RowOut, type RowWrite, type SchemaTable, type TableLayout } from '../../model/types.js';
 import { CellPicker } from '../cell-picker.js';
-import { DATA_VERSION, isStoreName, type ChunkScan, type InstanceMetadata, type RenderedChunk, type RowDelete, type RowRenderSpec, type RowScan, type ScanRequest, type Store } from '../store.js';
+import {
+  DATA_VERSION,
+  isStoreName,
+  type ChunkScan,
+  type InstanceMetadata,
+  type RenderedChunk,
+  type RowDelete,
+  type RowRenderSpec,
+  type RowScan,
+  type ScanRequest,
+  type Store,
+} from '../store.js';
 import { ChunkRenderer, renderChunk } from './chunk-render.js';
 import { lmdbEnvOptions } from './env-options.js';
 import { splitRange } from './range-split.js';
@@ -125,7 +136,8 @@ export class LmdbStore implements Store {
   // ------------------------------------------------------------ instances and tables
 
   async createInstance(name: string): Promise<void> {
-    if (!isStoreName(name)) throw rgError('RG_ERR_BAD_PARAMETER', `invalid instance name ${JSON.stringify(name)}: use letters, digits and _, at most ${MAX_NAME_CHARS} characters`);
+    if (!isStoreName(name))
+      throw rgError('RG_ERR_BAD_PARAMETER', `invalid instance name ${JSON.stringify(name)}: use letters, digits and _, at most ${MAX_NAME_CHARS} characters`);
     // A synchronous transaction is durable once it returns (commits sync, env-options.ts). Awaiting
     // lmdb-js's `flushed` after it reported an earlier failed asynchronous commit as this one's
     // failure: a DELETE that committed on a full disk answered 507.
@@ -337,7 +349,13 @@ export class LmdbStore implements Store {
     if (ranges.length < 2) return undefined;
     this.scansOpen++;
     return this.pool.scan({
-      dbName: t.dbName, layoutJson: JSON.stringify(t.layout.desc), read: request.read, render, now: Date.now(), ranges, chunkBytes: PARALLEL_CHUNK_BYTES,
+      dbName: t.dbName,
+      layoutJson: JSON.stringify(t.layout.desc),
+      read: request.read,
+      render,
+      now: Date.now(),
+      ranges,
+      chunkBytes: PARALLEL_CHUNK_BYTES,
       onFinish: () => {
         this.scansOpen--;
       },
@@ -502,7 +520,10 @@ export class LmdbStore implements Store {
     }
     for (const cell of row.cells) {
       if (cellKeyLength(row.rowKey, cell.family, cell.qualifier) > LMDB_MAX_KEY) {
-        throw rgError('RG_ERR_ROW_KEY_TOO_LONG', `row key plus column ${cell.family}:${cell.qualifier.slice(0, 64)} exceed the embedded store's key limit of ${LMDB_MAX_KEY} bytes`);
+        throw rgError(
+          'RG_ERR_ROW_KEY_TOO_LONG',
+          `row key plus column ${cell.family}:${cell.qualifier.slice(0, 64)} exceed the embedded store's key limit of ${LMDB_MAX_KEY} bytes`,
+        );
       }
     }
   }

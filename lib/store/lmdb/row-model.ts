@@ -155,7 +155,8 @@ export class RowModel {
         const expiredBefore = expiryOf(family.ttlSeconds, now);
         let versions = c.versions;
         if (family.maxVersions < FOREVER && versions.length > family.maxVersions) versions = versions.slice(0, family.maxVersions);
-        if (expiredBefore > -Infinity && versions[versions.length - 1]!.timestamp < expiredBefore) versions = versions.filter((v) => v.timestamp >= expiredBefore);
+        if (expiredBefore > -Infinity && versions[versions.length - 1]!.timestamp < expiredBefore)
+          versions = versions.filter((v) => v.timestamp >= expiredBefore);
         c.versions = versions;
       }
       if (c.versions.length > 0) this.columns[kept++] = c;

@@ -52,7 +52,13 @@ export class RowWriter {
   /** Writes one row's validated cells (cells without a timestamp get `now`). Throws RG_ERR_BAD_COUNTER on an overflowing increment. */
   write(row: RowWrite, now: number): void {
     const prefix = rowPrefix(row.rowKey);
-    this.change(prefix, () => this.entityIdJson(row.rowKey), now, (model) => model.apply(row.cells, this.t.layout.families, now), () => this.writeCells(row.rowKey, prefix, row.cells, now));
+    this.change(
+      prefix,
+      () => this.entityIdJson(row.rowKey),
+      now,
+      (model) => model.apply(row.cells, this.t.layout.families, now),
+      () => this.writeCells(row.rowKey, prefix, row.cells, now),
+    );
   }
 
   /**
@@ -64,7 +70,13 @@ export class RowWriter {
     const columns = encoded.readUInt16LE(2);
     if (this.t.compactOnly && columns > 0 && encoded.length <= MAX_COMPACT_ROW_BYTES && this.t.db.putSync(prefix, encoded, { noOverwrite: true })) return;
     const incoming = decodeCompactRow(encoded);
-    this.change(prefix, () => entityIdJsonOf(encoded), now, (model) => model.merge(incoming), () => this.writeVersions(prefix, incoming, now));
+    this.change(
+      prefix,
+      () => entityIdJsonOf(encoded),
+      now,
+      (model) => model.merge(incoming),
+      () => this.writeVersions(prefix, incoming, now),
+    );
   }
 
   /** Applies one delete (row, family or column; every version or those at or before a timestamp). */
@@ -77,7 +89,8 @@ export class RowWriter {
       this.store(prefix, model, entityIdJsonOf(entry));
       return;
     }
-    const target = d.family === undefined ? prefix : d.qualifier === undefined ? familyPrefix(d.rowKey, d.family) : columnPrefix(d.rowKey, d.family, d.qualifier);
+    const target =
+      d.family === undefined ? prefix : d.qualifier === undefined ? familyPrefix(d.rowKey, d.family) : columnPrefix(d.rowKey, d.family, d.qualifier);
     // No stored key is longer than LMDB's limit, so a longer prefix (a huge qualifier in `cols`)
     // matches nothing; handing it to a cursor would overflow lmdb-js's key buffer.
     if (target.length > LMDB_MAX_KEY) return;
@@ -256,6 +269,7 @@ export class RowWriter {
   }
 
   private removeCells(prefix: Buffer): void {
-    for (const key of this.t.db.getKeys({ start: prefix, end: prefixEnd(prefix) }) as Iterable<Buffer>) if (key.length > prefix.length) this.t.db.removeSync(key);
+    for (const key of this.t.db.getKeys({ start: prefix, end: prefixEnd(prefix) }) as Iterable<Buffer>)
+      if (key.length > prefix.length) this.t.db.removeSync(key);
   }
 }

@@ -188,7 +188,9 @@ class PoolScan implements ChunkScan {
       const range = this.request.ranges[index]!;
       const { dbName, layoutJson, read, render, now, chunkBytes } = this.request;
       try {
-        this.pool.submit({ dbName, layoutJson, read, render, now, chunkBytes, start: range.start, end: range.end, cancel: this.cancel }, (m) => this.onMessage(index, m));
+        this.pool.submit({ dbName, layoutJson, read, render, now, chunkBytes, start: range.start, end: range.end, cancel: this.cancel }, (m) =>
+          this.onMessage(index, m),
+        );
       } catch (e) {
         this.onMessage(index, { job: 0, error: e instanceof Error ? e.message : String(e) });
       }

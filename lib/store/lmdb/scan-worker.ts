@@ -68,7 +68,6 @@ function post(message: PartMessage, transfer: ArrayBuffer[] = []): void {
   parentPort!.postMessage(message, transfer);
 }
 
-
 function renderPart(job: PartJob): void {
   const cancelled = new Int32Array(job.cancel);
   if (Atomics.load(cancelled, 0) !== 0) return post({ job: job.job, done: true });
@@ -136,7 +135,6 @@ function sameRowAt(prefix: Buffer, b: Buffer, start: number, end: number): boole
   for (let i = prefix.length - 1; i >= 0; i--) if (prefix[i] !== b[start + i]) return false;
   return true;
 }
-
 
 parentPort!.on('message', (job: PartJob) => {
   try {

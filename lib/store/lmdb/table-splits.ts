@@ -34,7 +34,10 @@ export function tableSplits(db: Database<Buffer, Buffer>, parts: number): KeySpl
     if (next.length === pieces.length) break;
     pieces = next;
   }
-  return groupPieces(pieces.map((p) => ({ start: rowKeyOfBound(p.start), end: rowKeyOfBound(p.end), estimatedBytes: p.bytes, estimatedRows: p.rows })), parts);
+  return groupPieces(
+    pieces.map((p) => ({ start: rowKeyOfBound(p.start), end: rowKeyOfBound(p.end), estimatedBytes: p.bytes, estimatedRows: p.rows })),
+    parts,
+  );
 }
 
 interface Piece {

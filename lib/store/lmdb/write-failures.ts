@@ -59,12 +59,20 @@ export function diskFailure(e: unknown, path: string, doing: string): unknown {
   const code = errnoOf(e);
   const message = e instanceof Error ? e.message : String(e);
   const full = (): RowgateError =>
-    rgError('RG_ERR_STORE_FULL', `${doing}: the data directory ${path} is out of space (${message}); nothing of this request was written, and writes work again once space is freed`, e);
+    rgError(
+      'RG_ERR_STORE_FULL',
+      `${doing}: the data directory ${path} is out of space (${message}); nothing of this request was written, and writes work again once space is freed`,
+      e,
+    );
   if (code === ENOSPC || code === 'ENOSPC' || code === EDQUOT || code === 'EDQUOT' || code === MDB_MAP_FULL) return full();
   if (code === EIO || code === 'EIO') {
     const free = freeBytes(path);
     if (free !== undefined && free < FULL_BELOW_BYTES) return full();
-    return rgError('RG_ERR_STORE_UNAVAILABLE', `${doing}: the disk of the data directory ${path} reported an I/O error (${message}); nothing of this request was written`, e);
+    return rgError(
+      'RG_ERR_STORE_UNAVAILABLE',
+      `${doing}: the disk of the data directory ${path} reported an I/O error (${message}); nothing of this request was written`,
+      e,
+    );
   }
   return e;
 }
@@ -114,7 +122,8 @@ export function ignoreOrphanedCommitFailures(): void {
   if (guardInstalled) return;
   guardInstalled = true;
   process.on('unhandledRejection', (reason: unknown, promise: Promise<unknown>) => {
-    const orphan = isCommitFailure(reason) || (reason instanceof Error && typeof errnoOf(reason) === 'number' && reason.stack?.includes('/lmdb/write.js') === true);
+    const orphan =
+      isCommitFailure(reason) || (reason instanceof Error && typeof errnoOf(reason) === 'number' && reason.stack?.includes('/lmdb/write.js') === true);
     if (!orphan) throw reason;
     // Handled from now on: lmdb-js's close() waits on these promises again, and a rejection handled
     // after it was reported prints a PromiseRejectionHandledWarning.

@@ -12,23 +12,31 @@ const layout = parseLayout(SAMPLE_LAYOUT);
 
 function sorted(v: JsonValue): JsonValue {
   if (Array.isArray(v)) return v.map(sorted);
-  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sorted((v as Record<string, JsonValue>)[k]!)]));
+  if (v !== null && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sorted((v as Record<string, JsonValue>)[k]!)]),
+    );
   return v;
 }
 
 export function expectedAvroRecords(stream: string): string[] {
-  return stream.split('\r\n').slice(0, -1).map((doc) => {
-    const row = parseExactJson(doc, 'row') as { entityId: JsonValue[]; cells: Record<string, Record<string, JsonValue[]>> };
-    const cells = (fam: string, q: string) => (row.cells[fam]?.[q] ?? []) as JsonValue[];
-    const group: Record<string, JsonValue> = {};
-    for (const c of ['string_qualifier', 'long_qualifier', 'union_qualifier', 'inline_record', 'counter']) group[c] = cells('group_family', c);
-    const rec: Record<string, JsonValue> = {
-      row_key: rowKeyOfDocument(Buffer.from(doc), layout.keyFormat, 3).toString('hex'),
-      entity_id: { id: row.entityId[0]! },
-      group_family: group,
-      strings: row.cells.strings ?? {},
-      longs: row.cells.longs ?? {},
-    };
-    return stringifyExactJson(sorted(rec)).replace(/,/g, ', ').replace(/":/g, '": ');
-  });
+  return stream
+    .split('\r\n')
+    .slice(0, -1)
+    .map((doc) => {
+      const row = parseExactJson(doc, 'row') as { entityId: JsonValue[]; cells: Record<string, Record<string, JsonValue[]>> };
+      const cells = (fam: string, q: string) => (row.cells[fam]?.[q] ?? []) as JsonValue[];
+      const group: Record<string, JsonValue> = {};
+      for (const c of ['string_qualifier', 'long_qualifier', 'union_qualifier', 'inline_record', 'counter']) group[c] = cells('group_family', c);
+      const rec: Record<string, JsonValue> = {
+        row_key: rowKeyOfDocument(Buffer.from(doc), layout.keyFormat, 3).toString('hex'),
+        entity_id: { id: row.entityId[0]! },
+        group_family: group,
+        strings: row.cells.strings ?? {},
+        longs: row.cells.longs ?? {},
+      };
+      return stringifyExactJson(sorted(rec)).replace(/,/g, ', ').replace(/":/g, '": ');
+    });
 }

@@ -106,7 +106,9 @@ const revision3: Forms = {
   foreignId: shellEid,
   bulk: jsValue,
   range: (s, e) =>
-    [s && `start_eid=${q(s.eid ? jsonEid(s.eid) : `rowkey_hex=${s.hex}`)}`, e && `end_eid=${q(e.eid ? jsonEid(e.eid) : `rowkey_hex=${e.hex}`)}`].filter(Boolean).join('&'),
+    [s && `start_eid=${q(s.eid ? jsonEid(s.eid) : `rowkey_hex=${s.hex}`)}`, e && `end_eid=${q(e.eid ? jsonEid(e.eid) : `rowkey_hex=${e.hex}`)}`]
+      .filter(Boolean)
+      .join('&'),
   foreignParam: { query: 'start_rk=00', name: 'start_rk' },
   target: (rowsPath, c) => `${rowsPath}?eid=${q(jsonEid(c))}`,
   post: (cell) => cell,

@@ -29,8 +29,7 @@ export const KEYS = {
  * opened by `open` (once per suite; the harness creates the fixture tables in it and closes it).
  */
 export type RowsSuiteOptions =
-  | { readonly revision: Revision; readonly store: 'lmdb' }
-  | { readonly revision: Revision; readonly store: 'bigtable'; readonly open: () => Promise<Store> };
+  { readonly revision: Revision; readonly store: 'lmdb' } | { readonly revision: Revision; readonly store: 'bigtable'; readonly open: () => Promise<Store> };
 
 type Cell = { timestamp: number; value: unknown; writer_schema?: number };
 type Row = { entityId: unknown; cells: Record<string, Record<string, Cell[]>> };
@@ -54,7 +53,10 @@ export function rowsSuite(t: Test, options: RowsSuiteOptions): void {
         entityId: f.id([12345]),
         cells: {
           group_family: {
-            string_qualifier: [f.post({ value: 'some_value', timestamp: 1, writer_schema: 'string' }), f.post({ value: 'newer', timestamp: 5, writer_schema: 0 })],
+            string_qualifier: [
+              f.post({ value: 'some_value', timestamp: 1, writer_schema: 'string' }),
+              f.post({ value: 'newer', timestamp: 5, writer_schema: 0 }),
+            ],
             long_qualifier: [f.post({ value: 1000, timestamp: 1, writer_schema: 'long' })],
             union_qualifier: [{ value: 'helloworld', timestamp: 1 }],
             inline_record: [{ value: { username: 'some_user', num_purchases: 10, nick: { string: 'su' } }, timestamp: 2 }],
@@ -71,12 +73,24 @@ export function rowsSuite(t: Test, options: RowsSuiteOptions): void {
       t.same(r!.entityId, f.id([12345]));
       t.same(Object.keys(r!.cells), ['group_family', 'strings']);
       t.same(Object.keys(r!.cells.group_family!), ['inline_record', 'long_qualifier', 'string_qualifier', 'union_qualifier'], 'qualifiers sorted');
-      t.same(r!.cells.group_family!.string_qualifier!.map((c) => [c.timestamp, c.value, c.writer_schema]), [[5, 'newer', f.schema(0)], [1, 'some_value', f.schema(0)]]);
+      t.same(
+        r!.cells.group_family!.string_qualifier!.map((c) => [c.timestamp, c.value, c.writer_schema]),
+        [
+          [5, 'newer', f.schema(0)],
+          [1, 'some_value', f.schema(0)],
+        ],
+      );
       t.same(r!.cells.group_family!.long_qualifier, [f.cell(1, 1000, 3)]);
       t.equal(r!.cells.group_family!.union_qualifier![0]!.value, 'helloworld', 'top-level union value is bare');
-      t.same(r!.cells.group_family!.inline_record![0]!.value, { username: 'some_user', num_purchases: 10, nick: { string: 'su' } }, 'unions inside records are wrapped');
+      t.same(
+        r!.cells.group_family!.inline_record![0]!.value,
+        { username: 'some_user', num_purchases: 10, nick: { string: 'su' } },
+        'unions inside records are wrapped',
+      );
       t.ok(
-        row.body.startsWith(`{"entityId":${f.idJson([12345])},"cells":{"group_family":{"inline_record":[{"timestamp":2,"value":{"username":"some_user","num_purchases":10,"nick":{"string":"su"}}${f.revision === 1 ? '}]' : ',"writer_schema":'}`),
+        row.body.startsWith(
+          `{"entityId":${f.idJson([12345])},"cells":{"group_family":{"inline_record":[{"timestamp":2,"value":{"username":"some_user","num_purchases":10,"nick":{"string":"su"}}${f.revision === 1 ? '}]' : ',"writer_schema":'}`,
+        ),
         'compact JSON, field order entityId, cells; timestamp, value, writer_schema',
       );
     });
@@ -97,18 +111,44 @@ export function rowsSuite(t: Test, options: RowsSuiteOptions): void {
 
     t.test('scans: row-key order, limit, [start, end) bounds, zero rows is an empty 200 body', async (t) => {
       const ids = [12345, 2345, 56789, 54321, 55025];
-      t.equal((await post(ROWS, ids.map((id) => ({ entityId: f.id([id]), cells: { longs: { n: [{ value: id, timestamp: 1 }] } } })))).status, 200);
+      t.equal(
+        (
+          await post(
+            ROWS,
+            ids.map((id) => ({ entityId: f.id([id]), cells: { longs: { n: [{ value: id, timestamp: 1 }] } } })),
+          )
+        ).status,
+        200,
+      );
       const order = [56789, 12345, 54321, 2345, 55025]; // the order of KEYS
       const all = rowsOf((await get(`${ROWS}?cols=longs&limit=-1`)).body) as Row[];
-      t.same(all.map((r) => r.entityId), order.map((id) => f.id([id])));
+      t.same(
+        all.map((r) => r.entityId),
+        order.map((id) => f.id([id])),
+      );
       const limited = rowsOf((await get(`${ROWS}?cols=longs&limit=2`)).body) as Row[];
-      t.same(limited.map((r) => r.entityId), order.slice(0, 2).map((id) => f.id([id])));
+      t.same(
+        limited.map((r) => r.entityId),
+        order.slice(0, 2).map((id) => f.id([id])),
+      );
       const ranged = rowsOf((await get(`${ROWS}?cols=longs&${f.range({ hex: KEYS[12345], eid: [12345] }, { hex: KEYS[2345] })}`)).body) as Row[];
-      t.same(ranged.map((r) => r.entityId), [f.id([12345]), f.id([54321])], '[start, end) in row-key order');
+      t.same(
+        ranged.map((r) => r.entityId),
+        [f.id([12345]), f.id([54321])],
+        '[start, end) in row-key order',
+      );
       const from = rowsOf((await get(`${ROWS}?cols=longs&${f.range({ hex: KEYS[54321] })}`)).body) as Row[];
-      t.same(from.map((r) => r.entityId), [54321, 2345, 55025].map((id) => f.id([id])), 'a start bound alone');
+      t.same(
+        from.map((r) => r.entityId),
+        [54321, 2345, 55025].map((id) => f.id([id])),
+        'a start bound alone',
+      );
       const upTo = rowsOf((await get(`${ROWS}?cols=longs&${f.range(undefined, { hex: KEYS[54321] })}`)).body) as Row[];
-      t.same(upTo.map((r) => r.entityId), [56789, 12345].map((id) => f.id([id])), 'an end bound alone, exclusive');
+      t.same(
+        upTo.map((r) => r.entityId),
+        [56789, 12345].map((id) => f.id([id])),
+        'an end bound alone, exclusive',
+      );
       const none = await get(`${ROWS}?cols=longs&${f.range({ hex: 'ffff' })}`);
       t.equal(none.status, 200);
       t.equal(none.body, '');
@@ -117,29 +157,59 @@ export function rowsSuite(t: Test, options: RowsSuiteOptions): void {
       t.equal(zero.body, '');
     });
 
-    t.test('wildcard eid scans every value of a component, honouring limit', { skip: f.wildcards ? false : 'revision 1 has no wildcards (legacy.test.ts checks the 400)' }, async (t) => {
-      const players = [['cassander', 'greece'], ['antipater', 'makedonia'], ['seleukos', 'asia.central'], ['seleukos', 'makedonia']];
-      const res = await post(PLAYERS, players.map((p) => ({ entityId: f.id(p), cells: { info: { email: [{ value: `${p[0]}@${p[1]}`, timestamp: 1 }] } } })));
-      t.equal(res.status, 200, res.body);
-      const seleukos = rowsOf((await get(`${PLAYERS}?${eid(['seleukos', []])}`)).body) as Row[];
-      t.same(seleukos.map((r) => r.entityId), [f.id(['seleukos', 'asia.central']), f.id(['seleukos', 'makedonia'])]);
-      const one = rowsOf((await get(`${PLAYERS}?${eid(['seleukos', []])}&limit=1`)).body);
-      t.equal(one.length, 1);
-      const byDomain = rowsOf((await get(`${PLAYERS}?${eid([[], 'makedonia'])}`)).body) as Row[];
-      t.same(byDomain.map((r) => JSON.stringify(r.entityId)).sort(), [f.id(['antipater', 'makedonia']), f.id(['seleukos', 'makedonia'])].map((x) => JSON.stringify(x)).sort(), 'a leading wildcard');
-    });
+    t.test(
+      'wildcard eid scans every value of a component, honouring limit',
+      { skip: f.wildcards ? false : 'revision 1 has no wildcards (legacy.test.ts checks the 400)' },
+      async (t) => {
+        const players = [
+          ['cassander', 'greece'],
+          ['antipater', 'makedonia'],
+          ['seleukos', 'asia.central'],
+          ['seleukos', 'makedonia'],
+        ];
+        const res = await post(
+          PLAYERS,
+          players.map((p) => ({ entityId: f.id(p), cells: { info: { email: [{ value: `${p[0]}@${p[1]}`, timestamp: 1 }] } } })),
+        );
+        t.equal(res.status, 200, res.body);
+        const seleukos = rowsOf((await get(`${PLAYERS}?${eid(['seleukos', []])}`)).body) as Row[];
+        t.same(
+          seleukos.map((r) => r.entityId),
+          [f.id(['seleukos', 'asia.central']), f.id(['seleukos', 'makedonia'])],
+        );
+        const one = rowsOf((await get(`${PLAYERS}?${eid(['seleukos', []])}&limit=1`)).body);
+        t.equal(one.length, 1);
+        const byDomain = rowsOf((await get(`${PLAYERS}?${eid([[], 'makedonia'])}`)).body) as Row[];
+        t.same(
+          byDomain.map((r) => JSON.stringify(r.entityId)).sort(),
+          [f.id(['antipater', 'makedonia']), f.id(['seleukos', 'makedonia'])].map((x) => JSON.stringify(x)).sort(),
+          'a leading wildcard',
+        );
+      },
+    );
 
     t.test('bulk get eids returns each requested row once, in request order, a row key form included', async (t) => {
       const res = await get(`${ROWS}?cols=longs&eids=${q(JSON.stringify([f.bulk([12345]), f.bulk([2345]), f.rowKey(KEYS[12345]), f.bulk([424242])]))}`);
       t.equal(res.status, 200, res.body);
       const rows = rowsOf(res.body) as Row[];
-      t.same(rows.map((r) => r.entityId), [f.id([12345]), f.id([2345]), f.id([424242])]);
+      t.same(
+        rows.map((r) => r.entityId),
+        [f.id([12345]), f.id([2345]), f.id([424242])],
+      );
       t.same(rows[0]!.cells, { longs: { n: [f.cell(1, 12345, 3)] } });
       t.same(rows[2]!.cells, {});
     });
 
     t.test('cols, versions and timerange select cells; bad values are 400s naming the input', async (t) => {
-      t.equal((await post(ROWS, { entityId: f.id([1]), cells: { group_family: { string_qualifier: [1, 2, 3, 4, 5, 6].map((ts) => ({ value: `v${ts}`, timestamp: ts })) } } })).status, 200);
+      t.equal(
+        (
+          await post(ROWS, {
+            entityId: f.id([1]),
+            cells: { group_family: { string_qualifier: [1, 2, 3, 4, 5, 6].map((ts) => ({ value: `v${ts}`, timestamp: ts })) } },
+          })
+        ).status,
+        200,
+      );
       const cells = async (query: string) => {
         const [row] = rowsOf((await get(`${ROWS}?${eid([1])}&${query}`)).body) as Row[];
         return row!.cells.group_family?.string_qualifier!.map((c) => c.timestamp) ?? [];
@@ -195,20 +265,30 @@ export function rowsSuite(t: Test, options: RowsSuiteOptions): void {
     t.test('entity ids sent unencoded (as the Python client does) work', async (t) => {
       const res = await get(`${ROWS}?eid=[12345]&cols=longs`);
       t.equal(res.status, 200, res.body);
-      t.same((rowsOf(res.body) as Row[]).map((r) => r.entityId), [f.id([12345])]);
+      t.same(
+        (rowsOf(res.body) as Row[]).map((r) => r.entityId),
+        [f.id([12345])],
+      );
     });
 
     t.test('counters: an integer sets, {"incr": n} increments atomically, an overflowing increment is a 400 and undone', async (t) => {
       const counter = (value: unknown, extra: object = {}) => post(ROWS, { entityId: f.id([5]), cells: { group_family: { counter: [{ value, ...extra }] } } });
       t.equal((await counter(0, { timestamp: 0 })).status, 200);
       const results = await Promise.all(Array.from({ length: 20 }, () => counter({ incr: 5 })));
-      t.same(results.map((r) => r.status), Array(20).fill(200));
+      t.same(
+        results.map((r) => r.status),
+        Array(20).fill(200),
+      );
       t.equal((await counter({ incr: -1 })).status, 200);
       const read = async () => {
         const res = await get(`${ROWS}?${eid([5])}&cols=group_family:counter&versions=all`);
         return { body: res.body, cells: (rowsOf(res.body) as Row[])[0]!.cells.group_family!.counter! };
       };
-      t.same((await read()).cells.map((c) => [c.value, c.writer_schema]), [[99, f.schema(3)]], 'one cell: 0 + 20 * 5 - 1');
+      t.same(
+        (await read()).cells.map((c) => [c.value, c.writer_schema]),
+        [[99, f.schema(3)]],
+        'one cell: 0 + 20 * 5 - 1',
+      );
       const bad = await counter('five');
       t.equal(bad.status, 400);
       t.equal(code(bad.body), 'RG_ERR_BAD_COUNTER');
@@ -222,7 +302,15 @@ export function rowsSuite(t: Test, options: RowsSuiteOptions): void {
     });
 
     t.test('DELETE removes rows, columns, and versions up to a timestamp', async (t) => {
-      await post(ROWS, [10, 11, 12].map((id) => ({ entityId: f.id([id]), cells: { group_family: { string_qualifier: [1, 2, 3].map((ts) => ({ value: `v${ts}`, timestamp: ts })), long_qualifier: [{ value: 1, timestamp: 1 }] } } })));
+      await post(
+        ROWS,
+        [10, 11, 12].map((id) => ({
+          entityId: f.id([id]),
+          cells: {
+            group_family: { string_qualifier: [1, 2, 3].map((ts) => ({ value: `v${ts}`, timestamp: ts })), long_qualifier: [{ value: 1, timestamp: 1 }] },
+          },
+        })),
+      );
       const del = (query: string) => raw(h.base, 'DELETE', `${ROWS}?${query}`);
       const deleted = await del(eid([10]));
       t.equal(deleted.status, 200);
@@ -230,11 +318,21 @@ export function rowsSuite(t: Test, options: RowsSuiteOptions): void {
       t.equal((await del(`${eid([11])}&cols=group_family:string_qualifier`)).status, 200);
       t.equal((await del(`${eids([12])}&cols=group_family:string_qualifier&timestamp=2`)).status, 200);
       const rows = rowsOf((await get(`${ROWS}?${eids([10], [11], [12])}&versions=all`)).body) as Row[];
-      t.same(rows.map((r) => r.entityId), [f.id([10]), f.id([11]), f.id([12])]);
+      t.same(
+        rows.map((r) => r.entityId),
+        [f.id([10]), f.id([11]), f.id([12])],
+      );
       t.same(rows[0]!.cells, {});
       t.same(Object.keys(rows[1]!.cells.group_family!), ['long_qualifier']);
-      t.same(rows[2]!.cells.group_family!.string_qualifier!.map((c) => c.timestamp), [3]);
-      t.same(rows[2]!.cells.group_family!.long_qualifier!.map((c) => c.timestamp), [1], 'a column DELETE leaves the others');
+      t.same(
+        rows[2]!.cells.group_family!.string_qualifier!.map((c) => c.timestamp),
+        [3],
+      );
+      t.same(
+        rows[2]!.cells.group_family!.long_qualifier!.map((c) => c.timestamp),
+        [1],
+        'a column DELETE leaves the others',
+      );
       const neither = await del('cols=*');
       t.equal(neither.status, 400);
       t.equal(code(neither.body), 'RG_ERR_AMBIGUOUS_REQUEST');
@@ -250,7 +348,10 @@ export function rowsSuite(t: Test, options: RowsSuiteOptions): void {
         [{ entityId: f.id([1]), cells: { group_family: { nocolumn: [{ value: 1 }] } } }, 'RG_ERR_UNKNOWN_COLUMN'],
         [{ entityId: f.id([1]), cells: { group_family: { long_qualifier: [{ value: 'not a long' }] } } }, 'RG_ERR_BAD_VALUE'],
         [{ entityId: f.id([1]), cells: { group_family: { long_qualifier: [{ value: 1, writer_schema: 999 }] } } }, f.schemaError('RG_ERR_UNKNOWN_SCHEMA_ID')],
-        [{ entityId: f.id([1]), cells: { group_family: { long_qualifier: [{ value: 1, writer_schema: { type: 'nonsense' } }] } } }, f.schemaError('RG_ERR_BAD_SCHEMA')],
+        [
+          { entityId: f.id([1]), cells: { group_family: { long_qualifier: [{ value: 1, writer_schema: { type: 'nonsense' } }] } } },
+          f.schemaError('RG_ERR_BAD_SCHEMA'),
+        ],
         [{ entityId: f.id([1]), cells: { group_family: { long_qualifier: [{ value: 1, timestamp: -5 }] } } }, 'RG_ERR_BAD_TIMESTAMP'],
       ];
       for (const [body, c] of cases) {
@@ -281,7 +382,10 @@ export function rowsSuite(t: Test, options: RowsSuiteOptions): void {
       const ids = Array.from({ length: 150 }, (_, i) => [100_000 + i]);
       const res = await get(`${ROWS}?${eids(...ids)}`);
       t.equal(res.status, 200);
-      t.same((rowsOf(res.body) as Row[]).map((r) => r.entityId), ids.map((c) => f.id(c)));
+      t.same(
+        (rowsOf(res.body) as Row[]).map((r) => r.entityId),
+        ids.map((c) => f.id(c)),
+      );
       t.equal(rowsOf((await get(`${ROWS}?${eids(...ids)}&limit=7`)).body).length, 7, 'an explicit limit still applies');
     });
   });

@@ -33,8 +33,7 @@ export type FamilyDesc = { map: CellSchemaSpec } | { columns: Record<string, Cel
 
 export function handLayout(name: string, families: Record<string, FamilyDesc>): TableLayout {
   const fams: FamilyLayout[] = Object.entries(families).map(([famName, desc], i) => {
-    const columns: ColumnLayout[] =
-      'columns' in desc ? Object.entries(desc.columns).map(([colName, schema], j) => ({ id: j + 1, name: colName, schema })) : [];
+    const columns: ColumnLayout[] = 'columns' in desc ? Object.entries(desc.columns).map(([colName, schema], j) => ({ id: j + 1, name: colName, schema })) : [];
     return {
       id: i + 1,
       name: famName,
