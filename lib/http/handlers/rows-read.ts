@@ -4,6 +4,7 @@
  * HEAD is the same request without the body (node drops it); a scan is then not run at all.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Revision } from '../../config.js';
 import { pipeline } from 'node:stream';
 import { rgError } from '../../errors.js';
 import { compileWildcard, resolveEntityId } from '../../model/entity-id.js';
@@ -125,11 +126,16 @@ async function sendRows(
     return;
   }
   const rows: readonly RowOut[] = await ctx.store.get(params.instance!, params.table!, keys, read);
-  const serialize = rowSerializer(layout.keyFormat, ctx.config.revision);
+  info.rows = rows.length;
+  sendJson(ctx, req, res, 200, rowsText(rows, layout, ctx.config.revision));
+}
+
+/** Rows as the row stream writes them: each row's JSON document followed by CR LF. */
+function rowsText(rows: readonly RowOut[], layout: TableLayout, revision: Revision): string {
+  const serialize = rowSerializer(layout.keyFormat, revision);
   let body = '';
   for (const row of rows) body += serialize(row) + ROW_TERMINATOR;
-  info.rows = rows.length;
-  sendJson(ctx, req, res, 200, body);
+  return body;
 }
 
 /** Point and bulk gets in another format than json: the same rows, converted whole. */
@@ -145,9 +151,7 @@ async function sendFormatted(
   format: RowFormat,
 ): Promise<void> {
   const rows = keys.length === 0 ? [] : await ctx.store.get(params.instance!, params.table!, keys, read);
-  const serialize = rowSerializer(layout.keyFormat, ctx.config.revision);
-  let body = '';
-  for (const row of rows) body += serialize(row) + ROW_TERMINATOR;
+  const body = rowsText(rows, layout, ctx.config.revision);
   info.rows = rows.length;
   sendJson(ctx, req, res, 200, await formatBody(format, layout, Buffer.from(body, 'utf8')), { 'content-type': CONTENT_TYPE[format] });
 }
