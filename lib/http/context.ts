@@ -7,14 +7,15 @@ import type { TableLayout } from '../model/types.js';
 import type { Store } from '../store/store.js';
 import type { Principal } from './auth.js';
 import type { Query } from './query.js';
+import type { ScanSlots } from './scan-slots.js';
 
 export interface AppContext {
   /** Replaced by a reload (SIGHUP); a request keeps the one it started with. */
   config: Config;
   readonly store: Store;
   readonly log: Logger;
-  /** Streaming responses in flight (bounded by limits.maxScans). */
-  activeScans: number;
+  /** Streaming responses in flight (bounded by limits.maxScans), shared by every request. */
+  readonly scans: ScanSlots;
   /** The caller's token when tokens are configured (undefined on an open gateway). */
   readonly principal?: Principal;
 }

@@ -23,6 +23,7 @@ import { answerClientError, answerConnect, type ParserError } from './client-err
 import { BODY_BYTES, type BodyCounted } from './body.js';
 import { asRowgateError, sendError } from './respond.js';
 import { requestIdOf, RequestLog } from './request-log.js';
+import { ScanSlots } from './scan-slots.js';
 import { routesFor } from './routes.js';
 
 export interface Gateway {
@@ -69,12 +70,12 @@ function readPem(key: 'cert' | 'key', path: string): Buffer {
 
 export function createGateway(config: Config, rawStore: Store, log: Logger): Gateway {
   const metrics = new GatewayMetrics(
-    () => context.activeScans,
+    () => context.scans.active,
     () => rawStore.openScans,
   );
   // Handlers see the store through the proxy that counts store errors.
   const store = instrumentStore(rawStore, metrics);
-  const context: AppContext = { config, store, log, activeScans: 0 };
+  const context: AppContext = { config, store, log, scans: new ScanSlots() };
   const requestLog = new RequestLog(log);
   let authenticator = config.auth === undefined ? undefined : new Authenticator(config.auth);
   let cors = createCors(config.cors, config.readOnly);
@@ -90,20 +91,7 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
 
   /** The context a handler sees: the shared one, or (with tokens) one that knows the caller. */
   const contextFor = (principal: Principal | undefined): AppContext =>
-    principal === undefined
-      ? context
-      : {
-          config,
-          store,
-          log,
-          principal,
-          get activeScans() {
-            return context.activeScans;
-          },
-          set activeScans(n: number) {
-            context.activeScans = n;
-          },
-        };
+    principal === undefined ? context : { config, store, log, principal, scans: context.scans };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, info: RequestInfo): Promise<void> => {
     // RFC 9112 3.2, closing the connection as node does (its own check is off: its 400 has no body).

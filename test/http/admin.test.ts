@@ -79,9 +79,9 @@ t.test('healthz, readyz and metrics after some requests', async (t) => {
   t.match(text, /process_resident_memory_bytes \d+/, 'process metrics too');
 
   // Open scans are read when scraped.
-  h.gateway.context.activeScans = 2;
+  h.gateway.context.scans.active = 2;
   t.equal(sample((await raw(admin, 'GET', '/metrics')).body, 'rowgate_open_scans'), 2);
-  h.gateway.context.activeScans = 0;
+  h.gateway.context.scans.active = 0;
 });
 
 t.test('store errors are counted; readyz fails when the store does not answer', async (t) => {
@@ -174,7 +174,7 @@ t.test('failed scanChunks batches (the LMDB scan path of GET rows and export) ar
   await t.rejects(raw(h.base, 'GET', `${TABLE}/rows`), 'the second batch failed: the 200 response is cut');
   text = (await raw(admin, 'GET', '/metrics')).body;
   t.equal(sample(text, 'rowgate_store_errors_total', { operation: 'scanChunks' }), 2, 'a mid-stream failure is counted too');
-  t.equal(h.gateway.context.activeScans, 0);
+  t.equal(h.gateway.context.scans.active, 0);
   t.equal(h.store.openScans, 0, 'both failed scans were returned');
 });
 

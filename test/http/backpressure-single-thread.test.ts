@@ -56,7 +56,7 @@ async function disconnect(t: Test, h: Harness, req: ClientRequest, counter: { pu
   const ms = Date.now() - at;
   t.equal(h.store.openScans, 0, 'the disconnect released the store scan');
   t.ok(ms < 500, `within ${ms} ms`);
-  t.equal(h.gateway.context.activeScans, 0, 'and the gateway scan slot');
+  t.equal(h.gateway.context.scans.active, 0, 'and the gateway scan slot');
   const pulledAtClose = counter.pulled;
   await sleep(200);
   t.equal(counter.pulled, pulledAtClose, 'nothing more is read after the disconnect');

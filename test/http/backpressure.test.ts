@@ -63,7 +63,7 @@ async function pausedThenDisconnected(t: Test, h: Harness, counter: { pulled: nu
   const deadline = Date.now() + 2000;
   while (h.store.openScans > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   t.equal(h.store.openScans, 0, 'the disconnect released the store scan');
-  t.equal(h.gateway.context.activeScans, 0, 'and the gateway scan slot');
+  t.equal(h.gateway.context.scans.active, 0, 'and the gateway scan slot');
   const pulledAtClose = counter.pulled;
   await new Promise((r) => setTimeout(r, 200));
   t.equal(counter.pulled, pulledAtClose, 'nothing more is read after the disconnect');

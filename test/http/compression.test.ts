@@ -327,7 +327,7 @@ t.test('compressed scans are flushed per chunk', async (t) => {
   const released = async (req: ClientRequest): Promise<void> => {
     req.destroy();
     await until('the store scan to close', () => h.store.openScans === 0);
-    await until('the scan slot to free', () => h.gateway.context.activeScans === 0);
+    await until('the scan slot to free', () => h.gateway.context.scans.active === 0);
   };
 
   for (const encoding of ['gzip', 'br'] as const) {

@@ -94,11 +94,11 @@ t.test('HEAD of a scan runs no scan and takes no maxScans slot', async (t) => {
   }
   t.equal(counted.scans, 1, 'no HEAD ran a store scan');
   t.equal(h.store.openScans, 0);
-  h.gateway.context.activeScans = 1; // every slot held
+  h.gateway.context.scans.active = 1; // every slot held
   t.equal((await raw(h.base, 'GET', `${ROWS}?limit=5`)).status, 503, 'GET: no slot');
   t.equal((await raw(h.base, 'HEAD', `${ROWS}?limit=5`)).status, 200, 'HEAD needs none');
   t.equal((await raw(h.base, 'HEAD', `${ROWS}?limit=5&start_eid=${q('[not json')}`)).status, 400, 'but validates as GET does');
-  h.gateway.context.activeScans = 0;
+  h.gateway.context.scans.active = 0;
 });
 
 t.test('HEAD on a kept-alive connection: no body bytes, the next response follows in step', async (t) => {

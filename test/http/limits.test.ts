@@ -129,13 +129,13 @@ for (const revision of [1, 2, 3]) {
     t.teardown(() => h.close());
     // The slot is taken as a scan whose client does not read would take it (backpressure.test.ts
     // shows such a scan stays open); socket buffers make a real one slow to pin down here.
-    h.gateway.context.activeScans = 1;
+    h.gateway.context.scans.active = 1;
     const busy = await raw(h.base, 'GET', `${TABLE}/rows`);
     t.equal(busy.status, 503);
     t.equal(busy.headers['retry-after'], '1');
     t.equal(JSON.parse(busy.body).code, 'RG_ERR_TOO_MANY_SCANS');
     t.equal((await raw(h.base, 'GET', `${TABLE}/rows?eid=[1]`)).status, 200, 'point gets are not scans');
-    h.gateway.context.activeScans = 0;
+    h.gateway.context.scans.active = 0;
     t.equal((await raw(h.base, 'GET', `${TABLE}/rows?limit=1`)).status, 200, 'a new scan runs once the slot is free');
   });
 
@@ -201,11 +201,11 @@ t.test('a scan client that reads nothing is dropped after stallTimeoutMs and fre
   socket.write(`GET ${TABLE}/rows?limit=-1 HTTP/1.1\r\nHost: x\r\n\r\n`);
   socket.pause(); // never reads: the server's writes fill the socket buffers and stop
   const started = Date.now();
-  while (h.gateway.context.activeScans === 0 && Date.now() - started < 5000) await delay(20);
-  t.equal(h.gateway.context.activeScans, 1, 'the scan started');
-  while (h.gateway.context.activeScans > 0 && Date.now() - started < 20_000) await delay(50);
+  while (h.gateway.context.scans.active === 0 && Date.now() - started < 5000) await delay(20);
+  t.equal(h.gateway.context.scans.active, 1, 'the scan started');
+  while (h.gateway.context.scans.active > 0 && Date.now() - started < 20_000) await delay(50);
   const ms = Date.now() - started;
-  t.equal(h.gateway.context.activeScans, 0, `the stalled scan was dropped (${ms} ms)`);
+  t.equal(h.gateway.context.scans.active, 0, `the stalled scan was dropped (${ms} ms)`);
   t.ok(ms >= 250, `not before the stall timeout (${ms} ms)`);
   t.equal(h.store.openScans, 0, 'the store scan was closed');
   socket.resume();
@@ -241,16 +241,16 @@ t.test('stallTimeoutMs: non-reading clients holding every scan slot are dropped 
   });
   const output = await Promise.race([Promise.all(firstBytes), delay(10_000).then(() => [] as number[])]);
   t.equal(output.length, 2, `both scans started sending (after ${output.map((ms) => Math.round(ms - started)).join(' and ')} ms)`);
-  t.equal(h.gateway.context.activeScans, 2, 'both scans are running');
+  t.equal(h.gateway.context.scans.active, 2, 'both scans are running');
   const busy = await raw(h.base, 'GET', `${TABLE}/rows?limit=1`);
   t.equal(busy.status, 503, 'every scan slot is held');
   const [from, to] = [Math.min(...output), Math.max(...output)];
-  // When each scan is dropped (activeScans falling to 1, then 0), polled every 20 ms, for at most 3x the setting.
+  // When each scan is dropped (scans.active falling to 1, then 0), polled every 20 ms, for at most 3x the setting.
   const dropped: number[] = [];
   while (dropped.length < 2 && performance.now() - to < 3 * stallMs) {
     await delay(20);
     const now = performance.now();
-    while (dropped.length < 2 - h.gateway.context.activeScans) dropped.push(now);
+    while (dropped.length < 2 - h.gateway.context.scans.active) dropped.push(now);
   }
   t.equal(dropped.length, 2, `both stalled scans were dropped (${dropped.map((ms) => Math.round(ms - from)).join(' and ')} ms after output began)`);
   for (const at of dropped) {
@@ -286,10 +286,10 @@ t.test('a scan client that keeps reading is not a stall, though its output is ne
       else got += chunk.length;
     }
     bytes += got;
-    if (h.gateway.context.activeScans === 0) break;
+    if (h.gateway.context.scans.active === 0) break;
   }
   t.ok(bytes > 10 * 1024 * 1024, `the client read ${bytes} bytes over ${10 * 0.3 * stallMs} ms`);
-  t.equal(h.gateway.context.activeScans, 1, 'the reading client still has its scan');
+  t.equal(h.gateway.context.scans.active, 1, 'the reading client still has its scan');
 });
 
 t.test('a response that is quiet with nothing to send is not a stall', async (t) => {

@@ -55,7 +55,7 @@ t.test('GET rows?limit=-1 on the scan threads equals the single-thread rows, for
     t.equal(gz.encoding, 'gzip');
     t.equal(gunzipSync(gz.body).toString('utf8'), single.body, `revision ${revision}: gzip of the same bytes`);
     t.equal(store.openScans, 0, 'every scan closed');
-    t.equal(gateway.context.activeScans, 0, 'every scan slot released');
+    t.equal(gateway.context.scans.active, 0, 'every scan slot released');
     await gateway.close();
   }
 });

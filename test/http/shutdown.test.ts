@@ -59,7 +59,7 @@ t.test('regression: close() returns soon after the running scan ends, though its
     req.on('error', reject);
     req.end();
   });
-  while (h.gateway.context.activeScans === 0) await new Promise((r) => setTimeout(r, 10));
+  while (h.gateway.context.scans.active === 0) await new Promise((r) => setTimeout(r, 10));
   const started = Date.now();
   const closing = h.gateway.close().then(() => Date.now() - started);
 

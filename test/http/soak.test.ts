@@ -192,11 +192,11 @@ t.test(`soak: ${CLIENTS} clients for ${SECONDS} s`, async (t) => {
 
   // Every scan, abandoned ones included, is finished and returned to the store shortly after.
   const drainStarted = Date.now();
-  while ((h.gateway.context.activeScans !== 0 || h.store.openScans !== 0) && Date.now() - drainStarted < SCAN_DRAIN_MS) {
+  while ((h.gateway.context.scans.active !== 0 || h.store.openScans !== 0) && Date.now() - drainStarted < SCAN_DRAIN_MS) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const drainMs = Date.now() - drainStarted;
-  t.equal(h.gateway.context.activeScans, 0, `no scan still counted by the gateway (waited ${drainMs} ms, at most ${SCAN_DRAIN_MS})`);
+  t.equal(h.gateway.context.scans.active, 0, `no scan still counted by the gateway (waited ${drainMs} ms, at most ${SCAN_DRAIN_MS})`);
   t.equal(h.store.openScans, 0, 'no scan still open in the store');
 
   const rssEnd = process.memoryUsage().rss;

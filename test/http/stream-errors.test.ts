@@ -136,7 +136,7 @@ async function checkTruncatedStream(t: Test, h: Harness, injection: Injection, p
   t.ok(rows.length < ROW_COUNT, 'the response is truncated');
   await until(() => h.store.openScans === 0);
   t.equal(h.store.openScans, 0, 'the failed scan was closed in the store');
-  t.equal(h.gateway.context.activeScans, 0, 'and its gateway scan slot released');
+  t.equal(h.gateway.context.scans.active, 0, 'and its gateway scan slot released');
   const after = await raw(h.base, 'GET', `${ROWS}?limit=2`);
   t.equal(after.status, 200, 'the server still answers');
   t.equal(rowsOf(after.body).length, 2);

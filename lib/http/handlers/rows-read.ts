@@ -175,21 +175,21 @@ async function streamScan(
     res.end();
     return;
   }
-  if (ctx.activeScans >= ctx.config.limits.maxScans) {
-    throw rgError('RG_ERR_TOO_MANY_SCANS', `${ctx.activeScans} scans are running, the configured maximum; retry shortly`);
+  if (ctx.scans.active >= ctx.config.limits.maxScans) {
+    throw rgError('RG_ERR_TOO_MANY_SCANS', `${ctx.scans.active} scans are running, the configured maximum; retry shortly`);
   }
   // The slot is taken only once the scan exists: a scan that fails to open must not leak it.
   // One row past a limit tells whether a next page exists and where (scan-trailers.ts); it is never sent.
   const asked = request.limit < 0 ? request : { ...request, limit: request.limit + 1 };
   const source = scanSource(ctx.store, params.instance!, params.table!, asked, layout.keyFormat, ctx.config.revision);
-  ctx.activeScans++;
+  const releaseSlot = ctx.scans.acquire();
   info.scan = true;
   let first: RenderedChunk | undefined;
   try {
     // The first batch is read before the headers go out, so an early failure is a proper error response.
     first = await source.next();
   } catch (e) {
-    ctx.activeScans--;
+    releaseSlot();
     await source.close();
     throw e;
   }
@@ -209,7 +209,7 @@ async function streamScan(
   const stages: NodeJS.ReadWriteStream[] = [...(stage === undefined ? [] : [stage]), ...(encoding === undefined ? [] : [compressor(encoding)])];
   await new Promise<void>((resolve) => {
     pipeline([stream, ...stages, res], (err) => {
-      ctx.activeScans--;
+      releaseSlot();
       info.rows = stream.rowsSent;
       if (err && !res.destroyed) res.destroy(err);
       if (err && err.code !== 'ERR_STREAM_PREMATURE_CLOSE') ctx.log.error({ err, url: req.url }, 'scan failed mid-stream');

@@ -25,9 +25,12 @@ const NONE = new Set<string>();
 /** The parameters of DELETE rows. */
 export const DELETE_PARAMS: ReadonlySet<string> = new Set(['eid', 'eids', 'cols', 'timestamp']);
 
-/** Prefixes a coded error's message with where in the body it happened. */
+/** Prefixes a coded error's message with where in the body it happened; the original is its cause, its code and headers kept. */
 function at(where: string, e: unknown): unknown {
-  return isRowgateError(e) ? new RowgateError(e.code, `${where}: ${e.message}`) : e;
+  if (!isRowgateError(e)) return e;
+  const placed = new RowgateError(e.code, `${where}: ${e.message}`, { cause: e });
+  if (e.headers !== undefined) placed.headers = e.headers;
+  return placed;
 }
 
 export const postRows: Handler = async (ctx, req, res, params, query, info) => {

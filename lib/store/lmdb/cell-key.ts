@@ -11,6 +11,9 @@
 import { UNSAFE_HIGH_WORD } from '../../model/timestamp.js';
 import type { Timestamp } from '../../model/types.js';
 
+/** LMDB's compiled-in key limit (platform-notes.md 3): no cell key or row prefix is longer. */
+export const LMDB_MAX_KEY = 1978;
+
 const TS_BYTES = 8;
 const TWO_32 = 0x1_0000_0000;
 

@@ -32,14 +32,14 @@ import { splitRange } from './range-split.js';
 import { tableSplits } from './table-splits.js';
 import type { KeySplit } from '../key-splits.js';
 import { ScanPool } from './scan-pool.js';
-import { cellKeyLength, parseCellTail, prefixEnd, rowKeyEnd, rowPrefix, unescape } from './cell-key.js';
+import { cellKeyLength, LMDB_MAX_KEY, parseCellTail, prefixEnd, rowKeyEnd, rowPrefix, unescape } from './cell-key.js';
 import { decodeCell } from './cell-value.js';
 import { decodeCompactRow, isCompact } from './compact-row.js';
 import { installSchemaTable, LmdbSchemaTable } from './lmdb-schema-table.js';
 import { RowWriter, type WritableTable } from './row-writer.js';
 import { cursorBatches, rowKeyOf, ScanCursor, type Entry, type RowVisitor } from './scan-cursor.js';
 import { asyncTransaction, guardedWrite, ignoreOrphanedCommitFailures, quietLmdbCommitErrors } from './write-failures.js';
-import { LMDB_MAX_KEY, preparedRows, type PreparedBatch } from './prepared-batch.js';
+import { preparedRows, type PreparedBatch } from './prepared-batch.js';
 /** Rows per batch handed to a scan's consumer: big enough to amortize one promise per batch. */
 const SCAN_BATCH_ROWS = 256;
 /** Rendered bytes per fast-path chunk: large socket writes, still small against a slow client. */

@@ -21,12 +21,9 @@
  */
 import type { RowWrite, TableLayout } from '../../model/types.js';
 import { entityIdText } from '../store.js';
-import { cellKeyLength, rowPrefix } from './cell-key.js';
+import { cellKeyLength, LMDB_MAX_KEY, rowPrefix } from './cell-key.js';
 import { encodeCompactRow, MAX_COMPACT_COLUMNS } from './compact-row.js';
 import { RowModel } from './row-model.js';
-
-/** LMDB's compiled-in key limit (platform-notes.md 3). */
-export const LMDB_MAX_KEY = 1978;
 
 export interface PreparedBatch {
   /** The packed rows; its ArrayBuffer is the batch's own (transferable). */

@@ -18,10 +18,9 @@ import { laterOf } from '../../model/timestamp.js';
 import { FOREVER, type EncodedCell, type RowWrite, type TableLayout, type Timestamp } from '../../model/types.js';
 import { expiryOf } from '../cell-picker.js';
 import { entityIdText, type RowDelete } from '../store.js';
-import { cellKeyIn, columnPrefix, familyPrefix, parseCellTail, prefixEnd, readInvertedTimestamp, rowPrefix } from './cell-key.js';
+import { cellKeyIn, columnPrefix, familyPrefix, LMDB_MAX_KEY, parseCellTail, prefixEnd, readInvertedTimestamp, rowPrefix } from './cell-key.js';
 import { counterValue, decodeCell, encodeCounterCell, encodeValueCell, isCounterCell } from './cell-value.js';
 import { decodeCompactRow, encodeCompactRow, entityIdJsonOf, MAX_COMPACT_COLUMNS, MAX_COMPACT_ROW_BYTES, SPILLED_VALUE, TAG_COMPACT } from './compact-row.js';
-import { LMDB_MAX_KEY } from './prepared-batch.js';
 import { RowModel } from './row-model.js';
 
 /** The table a writer changes. */
