@@ -1,6 +1,6 @@
 /**
  * Where rules live (issue #17): what differs between the interface's revisions is decided in
- * lib/http/dialect.ts only; everything else asks the dialect (a revision compared anywhere else
+ * lib/rows/dialect.ts only; everything else asks the dialect (a revision compared anywhere else
  * is a rule with a second home).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -17,11 +17,11 @@ function sources(dir: string): string[] {
   });
 }
 
-t.test('revision checks (revision === / !== / < / >) appear only in lib/http/dialect.ts', async (t) => {
+t.test('revision checks (revision === / !== / < / >) appear only in lib/rows/dialect.ts', async (t) => {
   const found: string[] = [];
   for (const file of sources(LIB)) {
     const rel = relative(LIB, file);
-    if (rel === join('http', 'dialect.ts')) continue;
+    if (rel === join('rows', 'dialect.ts')) continue;
     readFileSync(file, 'utf8')
       .split('\n')
       .forEach((line, i) => {

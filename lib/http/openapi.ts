@@ -12,7 +12,7 @@
 import type { Revision } from '../config.js';
 import { ERRORS } from '../errors.js';
 import { REST_VERSION } from '../version.js';
-import { dialectOf } from './dialect.js';
+import { dialectOf } from '../rows/dialect.js';
 import { ENTITY_ID_PARAMS, ROW_PARAMS } from './handlers/legacy-rows.js';
 import { DELETE_PARAMS } from './handlers/rows-write.js';
 import { SPLITS_PARAMS, SPLITS_SCHEMA } from './handlers/splits.js';

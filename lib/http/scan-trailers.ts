@@ -12,7 +12,7 @@
 import type { Revision } from '../config.js';
 import { resolveEntityId } from '../model/entity-id.js';
 import type { RowKeyFormat } from '../model/types.js';
-import { dialectOf } from './dialect.js';
+import { dialectOf } from '../rows/dialect.js';
 
 export const ROWS_TRAILER = 'x-rowgate-rows';
 export const NEXT_START_TRAILER = 'x-rowgate-next-start';

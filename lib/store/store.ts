@@ -59,7 +59,7 @@ export interface ScanRequest {
  */
 export type RowScan = AsyncIterableIterator<RowOut[]> & { return(): Promise<IteratorResult<RowOut[]>> };
 
-/** How a fast-path scan renders rows (the HTTP layer's row format, lib/http/row-format.ts). */
+/** How a fast-path scan renders rows (the HTTP layer's row format, lib/rows/row-format.ts). */
 export interface RowRenderSpec {
   /**
    * How a row's entity id is written: `json` = revision 3 (a JSON array of components, or a
@@ -117,13 +117,13 @@ export interface Store {
   /**
    * Optional fast path of get(): the same rows (every key asked for, a missing row with no cells),
    * rendered straight into response bytes, byte-identical to serializing get()'s rows with
-   * lib/http/row-format.ts. Stores without it are served through get().
+   * lib/rows/row-format.ts. Stores without it are served through get().
    */
   getChunk?(instance: string, table: string, rowKeys: readonly Buffer[], read: ReadSpec, render: RowRenderSpec): RenderedChunk;
   scan(instance: string, table: string, request: ScanRequest): RowScan;
   /**
    * Optional fast path of scan(): the same rows, rendered straight into the response bytes
-   * (byte-identical to serializing scan()'s rows with lib/http/row-format.ts). Stores without it
+   * (byte-identical to serializing scan()'s rows with lib/rows/row-format.ts). Stores without it
    * are served through scan().
    */
   scanChunks?(instance: string, table: string, request: ScanRequest, render: RowRenderSpec): ChunkScan;

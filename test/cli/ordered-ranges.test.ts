@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
-import type { ChunkSource } from '../../lib/http/row-stream.js';
+import type { ChunkSource } from '../../lib/rows/row-stream.js';
 import { writeInOrder } from '../../tools/support/ordered-ranges.js';
 import { Output } from '../../tools/support/output.js';
 

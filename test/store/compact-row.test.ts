@@ -3,11 +3,11 @@
  * rows: encoding round-trips every version; the stored order is UTF-8 byte order; and what the
  * renderer writes for any read (columns, versions, time range, TTL, revision, empty rows kept or
  * dropped) is byte for byte the reference: the cells a CellPicker keeps, serialized by
- * lib/http/row-format.ts.
+ * lib/rows/row-format.ts.
  */
 import t from 'tap';
 import type { Revision } from '../../lib/config.js';
-import { rowRenderSpec, rowSerializer } from '../../lib/http/row-format.js';
+import { rowRenderSpec, rowSerializer } from '../../lib/rows/row-format.js';
 import { parseLayout } from '../../lib/model/layout.js';
 import { END_OF_TIME } from '../../lib/model/read-request.js';
 import { FOREVER, type ReadSpec, type TableLayout } from '../../lib/model/types.js';

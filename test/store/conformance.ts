@@ -3,7 +3,7 @@
  * unchanged against every backend (lmdb.test.ts, and the Bigtable backend's test).
  */
 import type { Test } from 'tap';
-import { rowRenderSpec, rowSerializer, ROW_TERMINATOR } from '../../lib/http/row-format.js';
+import { rowRenderSpec, rowSerializer, ROW_TERMINATOR } from '../../lib/rows/row-format.js';
 import { parseLayout } from '../../lib/model/layout.js';
 import { encodeRowKey } from '../../lib/model/row-key.js';
 import { FOREVER, WILDCARD, type ComponentValue, type EncodedCell, type ReadSpec, type RowOut, type Wildcard } from '../../lib/model/types.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import type { Revision } from '../../lib/config.js';
-import { rowRenderSpec, rowSerializer } from '../../lib/http/row-format.js';
+import { rowRenderSpec, rowSerializer } from '../../lib/rows/row-format.js';
 import { parseLayout } from '../../lib/model/layout.js';
 import { encodeRowKey } from '../../lib/model/row-key.js';
 import type { RowWrite, TableLayout } from '../../lib/model/types.js';

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
-import { rowRenderSpec } from '../../lib/http/row-format.js';
+import { rowRenderSpec } from '../../lib/rows/row-format.js';
 import { parseLayout } from '../../lib/model/layout.js';
 import { encodeRowKey } from '../../lib/model/row-key.js';
 import { parseReadSpec } from '../../lib/model/read-request.js';

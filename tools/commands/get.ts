@@ -3,7 +3,7 @@
  * rows?eid=E returns), followed by a newline. A missing row prints with "cells": {}.
  */
 import type { Command } from 'commander';
-import { rowSerializer } from '../../lib/http/row-format.js';
+import { rowSerializer } from '../../lib/rows/row-format.js';
 import { withStore, withStoreOptions, type StoreFlags } from '../support/store-options.js';
 import { readSpecOf, rowKeyOf, withReadOptions, type ReadFlags } from '../support/read-options.js';
 import { Gateway, remotely, withRemoteOptions, type RemoteFlags } from '../support/remote.js';

@@ -39,7 +39,7 @@ export function partialPath(out: string): string {
 }
 
 /**
- * Opens the target; with a `stage` (a format other than json, lib/http/row-formats.ts) rows are
+ * Opens the target; with a `stage` (a format other than json, lib/rows/row-formats.ts) rows are
  * written into the stage and it writes the file.
  */
 export function openTarget(out: string | undefined, resume: boolean, stage?: Transform): ExportTarget {

@@ -7,7 +7,7 @@
  */
 import { createReadStream, createWriteStream, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChunkSource } from '../../lib/http/row-stream.js';
+import type { ChunkSource } from '../../lib/rows/row-stream.js';
 import { Output } from './output.js';
 
 export interface OrderedResult {

@@ -6,7 +6,8 @@
  */
 import { InvalidArgumentError, type Command } from 'commander';
 import { isRowgateError } from '../../lib/errors.js';
-import { dialectOf, storableKey } from '../../lib/http/dialect.js';
+import { dialectOf } from '../../lib/rows/dialect.js';
+import { storableKey } from '../../lib/rows/request-keys.js';
 import { compileWildcard, parseEntityIdText, resolveEntityId } from '../../lib/model/entity-id.js';
 import { parseLimit, parseReadSpec } from '../../lib/model/read-request.js';
 import { WILDCARD, type ReadSpec, type TableLayout } from '../../lib/model/types.js';

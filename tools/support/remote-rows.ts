@@ -7,7 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { rowKeyOfDocument } from '../../lib/http/scan-trailers.js';
 import type { TableLayout } from '../../lib/model/types.js';
-import type { ChunkSource } from '../../lib/http/row-stream.js';
+import type { ChunkSource } from '../../lib/rows/row-stream.js';
 import type { RenderedChunk } from '../../lib/store/store.js';
 import { type Gateway, RemoteError } from './remote.js';
 

@@ -5,8 +5,8 @@
  * drained. One row is read with a point get and printed as GET rows?eid prints it (a missing row
  * with no cells).
  */
-import { rowSerializer } from '../../lib/http/row-format.js';
-import { scanSource, type ChunkSource } from '../../lib/http/row-stream.js';
+import { rowSerializer } from '../../lib/rows/row-format.js';
+import { scanSource, type ChunkSource } from '../../lib/rows/row-stream.js';
 import type { TableLayout } from '../../lib/model/types.js';
 import type { RenderedChunk, Store } from '../../lib/store/store.js';
 import type { Output } from './output.js';

@@ -17,10 +17,10 @@ import { END_OF_TIME, parseReadSpec } from '../../model/read-request.js';
 import type { ColumnSelector, EncodedCell, JsonValue, ReadSpec, SchemaTable, TableLayout, Timestamp } from '../../model/types.js';
 import { MAX_TIMESTAMP, timestampFromText } from '../../model/timestamp.js';
 import { tableLayout, type AppContext, type Handler, type Params } from '../context.js';
-import { storableKey } from '../dialect.js';
+import { storableKey } from '../../rows/request-keys.js';
 import { allowOnly, type Query } from '../query.js';
 import { sendJson } from '../respond.js';
-import { rowSerializer } from '../row-format.js';
+import { rowSerializer } from '../../rows/row-format.js';
 import { serialize } from '../serializers.js';
 
 export const ENTITY_ID_PARAMS: ReadonlySet<string> = new Set(['eid']);

@@ -8,20 +8,20 @@ import type { Revision } from '../../config.js';
 import { pipeline } from 'node:stream';
 import { rgError } from '../../errors.js';
 import { compileWildcard, resolveEntityId } from '../../model/entity-id.js';
-import { parseExactJson } from '../../model/exact-json.js';
 import { parseLimit, parseReadSpec } from '../../model/read-request.js';
-import { WILDCARD, type EntityIdInput, type ReadSpec, type RowOut, type TableLayout } from '../../model/types.js';
+import { WILDCARD, type ReadSpec, type RowOut, type TableLayout } from '../../model/types.js';
 import type { ScanRequest } from '../../store/store.js';
 import { tableLayout, type AppContext, type Handler, type Params, type RequestInfo } from '../context.js';
-import { dialectOf, storableKey } from '../dialect.js';
-import { allowOnly, type Query } from '../query.js';
+import { dialectOf } from '../../rows/dialect.js';
+import { bulkKeys, storableKey } from '../../rows/request-keys.js';
+import { allowOnly } from '../query.js';
 import { asksForFreshening, FRESH_PREFIX, FRESHENING_HEADER, FRESHENING_STORED } from '../freshening.js';
 import { sendJson } from '../respond.js';
 import { compressor, encodingHeaders, negotiateEncoding } from '../compression.js';
-import { rowRenderSpec, rowSerializer, ROW_TERMINATOR } from '../row-format.js';
-import { RowStream, scanSource } from '../row-stream.js';
+import { rowRenderSpec, rowSerializer, ROW_TERMINATOR } from '../../rows/row-format.js';
+import { RowStream, scanSource } from '../../rows/row-stream.js';
 import { scanTrailers } from '../scan-trailers.js';
-import { CONTENT_TYPE, formatBody, formatStage, negotiateRowFormat, type RowFormat } from '../row-formats.js';
+import { CONTENT_TYPE, formatBody, formatStage, negotiateRowFormat, type RowFormat } from '../../rows/row-formats.js';
 import { dropWhenStalled } from '../stall.js';
 import type { RenderedChunk } from '../../store/store.js';
 
@@ -59,7 +59,7 @@ export const getRows: Handler = async (ctx, req, res, params, query, info) => {
     return sendRows(ctx, req, res, params, layout, keys, read, info, format);
   }
   if (eids !== undefined) {
-    const keys = bulkKeys(ctx, layout, eids);
+    const keys = bulkKeys(eids, layout, dialect, ctx.config.limits.maxEids, ctx.store.maxRowKeyBytes);
     // Every id asked for comes back unless `limit` is given: the default of 100 is for scans, and
     // silently dropping requested rows would look like missing data (maxEids bounds the request).
     const wanted = limit < 0 || query.get('limit') === undefined ? keys : keys.slice(0, limit);
@@ -76,31 +76,6 @@ export const getRows: Handler = async (ctx, req, res, params, query, info) => {
   };
   return streamScan(ctx, req, res, params, layout, scan, info, format);
 };
-
-/**
- * `eids` (bulk get and DELETE): a JSON array of entity ids, each an array of components or a row
- * key string form; the distinct row keys in request order.
- */
-export function bulkKeys(ctx: AppContext, layout: TableLayout, text: string): Buffer[] {
-  const list = parseExactJson(text, 'eids');
-  if (!Array.isArray(list)) throw rgError('RG_ERR_BAD_ENTITY_ID', 'eids must be a JSON array of entity ids');
-  if (list.length > ctx.config.limits.maxEids) {
-    throw rgError('RG_ERR_BAD_PARAMETER', `eids has ${list.length} entity ids; at most ${ctx.config.limits.maxEids} are allowed per request`);
-  }
-  const dialect = dialectOf(ctx.config.revision);
-  const seen = new Set<string>();
-  const keys: Buffer[] = [];
-  for (const item of list) {
-    const input: EntityIdInput = dialect.bulkItem(item, layout.keyFormat);
-    const key = storableKey(resolveEntityId(layout.keyFormat, input), ctx.store.maxRowKeyBytes, 'an entity id of eids');
-    const id = key.toString('latin1');
-    if (!seen.has(id)) {
-      seen.add(id);
-      keys.push(key);
-    }
-  }
-  return keys;
-}
 
 /** The rows of `keys` (point or bulk get), each followed by CR LF: rendered by the store where it can (Store.getChunk). */
 async function sendRows(

@@ -13,9 +13,9 @@ import type { EntityIdInput, RowWrite, TableLayout, Timestamp } from '../../mode
 import { MAX_TIMESTAMP, timestampFromText } from '../../model/timestamp.js';
 import type { RowDelete } from '../../store/store.js';
 import { checkBodyHead, jsonBodyItems } from '../body.js';
-import { bulkKeys } from './rows-read.js';
 import { tableLayout, type Handler } from '../context.js';
-import { dialectOf, rowsPath, storableKey, type Dialect } from '../dialect.js';
+import { dialectOf, rowsPath, type Dialect } from '../../rows/dialect.js';
+import { bulkKeys, storableKey } from '../../rows/request-keys.js';
 import { PostTargets } from '../post-targets.js';
 import { allowOnly } from '../query.js';
 import { sendJson, sendJsonPieces } from '../respond.js';
@@ -110,7 +110,7 @@ export const deleteRows: Handler = async (ctx, req, res, params, query, info) =>
   if (eid !== undefined) {
     keys = [storableKey(resolveEntityId(layout.keyFormat, dialect.parseEid(eid, layout.keyFormat, false)), ctx.store.maxRowKeyBytes, 'eid')];
   } else {
-    keys = bulkKeys(ctx, layout, eids!);
+    keys = bulkKeys(eids!, layout, dialect, ctx.config.limits.maxEids, ctx.store.maxRowKeyBytes);
   }
   const upToTimestamp = parseDeleteTimestamp(query.get('timestamp'));
   // The same names as GET's cols (undefined = the whole row), stricter where a DELETE could remove more than meant.

@@ -10,7 +10,7 @@ import type { Revision } from '../../config.js';
 import { rgError } from '../../errors.js';
 import { MAX_SPLITS, type KeySplit } from '../../store/key-splits.js';
 import { tableLayout, type Handler } from '../context.js';
-import { dialectOf } from '../dialect.js';
+import { dialectOf } from '../../rows/dialect.js';
 import { allowOnly } from '../query.js';
 import { sendJson } from '../respond.js';
 

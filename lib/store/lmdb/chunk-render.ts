@@ -1,6 +1,6 @@
 /**
  * The fast path's renderer (scans and point gets): writes rows straight from LMDB key and value
- * bytes into one output Buffer per batch, in exactly the bytes lib/http/row-format.ts produces,
+ * bytes into one output Buffer per batch, in exactly the bytes lib/rows/row-format.ts produces,
  * without a CellOut object or a JavaScript string per cell. A compact row (one entry) is rendered
  * by CompactRenderer, mostly as one copy of its stored text; the cells of a spilled or legacy row
  * (cell entries) one by one here: values are stored as wire JSON (cell-value.ts), so a cell costs a

@@ -1,6 +1,6 @@
 /**
  * Renders a compact row (compact-row.ts) into response bytes, byte-identical to serializing the
- * cells a CellPicker keeps with lib/http/row-format.ts. Three paths, cheapest first:
+ * cells a CellPicker keeps with lib/rows/row-format.ts. Three paths, cheapest first:
  *
  *  1. whole row: every column's newest version is the answer (versions 1 or no older versions, no
  *     `cols`, the time range and TTL cover every newest version): revision 3 copies the stored

@@ -221,7 +221,7 @@ export class LmdbStore implements Store {
 
   /**
    * Point gets rendered straight into response bytes (the fast path of get(), byte-identical to
-   * serializing its rows with lib/http/row-format.ts): a compact row is one LMDB read and mostly
+   * serializing its rows with lib/rows/row-format.ts): a compact row is one LMDB read and mostly
    * one copy of its stored text. Every key asked for is answered, a missing row with empty cells.
    */
   getChunk(instance: string, table: string, rowKeys: readonly Buffer[], read: ReadSpec, render: RowRenderSpec): RenderedChunk {

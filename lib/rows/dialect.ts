@@ -1,7 +1,8 @@
 /**
  * What differs between the three revisions of the row operations (interface-spec.md, Versioning):
  * how entity ids are written in URLs and bodies, the range parameters, and the POST target form.
- * Everything else is shared, so one code base serves all three.
+ * Everything else is shared, so one code base serves all three. Part of lib/rows, the
+ * request-to-rows layer the HTTP handlers and the command line (tools/support) both use.
  */
 import type { Revision } from '../config.js';
 import { isRowgateError, rgError } from '../errors.js';
@@ -9,7 +10,7 @@ import { fromHex, toHex } from '../model/binary-text.js';
 import { entityIdFromBody, formatShellEntityId, parseEntityIdText, parseShellEntityId, resolveEntityId } from '../model/entity-id.js';
 import type { EntityIdInput, JsonValue, RowKeyFormat } from '../model/types.js';
 import type { RowRenderSpec } from '../store/store.js';
-import { FRESHENING_PARAMS } from './freshening.js';
+import { FRESHENING_PARAMS } from '../http/freshening.js';
 
 export interface Dialect {
   readonly revision: Revision;
@@ -120,15 +121,6 @@ function shellDialect(revision: 1 | 2): Dialect {
 }
 
 const DIALECTS: Record<Revision, Dialect> = { 1: shellDialect(1), 2: shellDialect(2), 3: revision3 };
-
-/**
- * A row key given in a request, checked against the store's key limit: no longer key can have been
- * written, and the store cannot even seek to one, so it is a client error (not a 500).
- */
-export function storableKey(key: Buffer, maxBytes: number, what: string): Buffer {
-  if (key.length > maxBytes) throw rgError('RG_ERR_ROW_KEY_TOO_LONG', `${what} is a row key of ${key.length} bytes; the store accepts at most ${maxBytes}`);
-  return key;
-}
 
 export function dialectOf(revision: Revision): Dialect {
   return DIALECTS[revision];
