@@ -53,27 +53,31 @@ interface TableSeries {
   rowsWritten?: CounterSeries;
 }
 
-/** Counts of one route, method and status since the counters were last brought up to date. */
-interface PendingCounts {
+/**
+ * The series one route and method write to, looked up once: the duration histogram, the request
+ * count by status, and the byte, abort and row counts, each made on its first non-zero add (a
+ * series never added to is not exposed, as prom-client's counters were not).
+ */
+interface RouteSeries {
   readonly route: string;
   readonly method: string;
-  readonly status: string;
-  requests: number;
-  rows: number;
-  bytes: number;
-  aborted: number;
-  received: number;
+  readonly duration: HistogramSeries;
+  readonly byStatus: Map<number, CounterSeries>;
+  rows?: CounterSeries;
+  bytes?: CounterSeries;
+  aborted?: CounterSeries;
+  received?: CounterSeries;
 }
 
 export class GatewayMetrics {
   readonly registry = new Registry();
-  private readonly requests: Counter<'route' | 'method' | 'status'>;
+  private readonly requests: PlainCounter;
   private readonly duration: PlainHistogram;
-  private readonly rowsStreamed: Counter<'route'>;
-  private readonly rowsWritten: Counter<'route' | 'method'>;
-  private readonly bytes: Counter<'route' | 'method'>;
-  private readonly aborted: Counter<'route' | 'method'>;
-  private readonly received: Counter<'route' | 'method'>;
+  private readonly rowsStreamed: PlainCounter;
+  private readonly rowsWritten: PlainCounter;
+  private readonly bytes: PlainCounter;
+  private readonly aborted: PlainCounter;
+  private readonly received: PlainCounter;
   private readonly storeErrors: Counter<'operation'>;
   private readonly storeSeconds: PlainHistogram;
   private readonly tableRequests: PlainCounter;
@@ -87,25 +91,22 @@ export class GatewayMetrics {
   /** With --workers: where /metrics gets the text summed over every worker (metrics-cluster.ts). */
   private gather: (() => Promise<string>) | undefined;
   /**
-   * Request counts not yet added to the Prometheus counters: prom-client hashes a labels object on
-   * every inc (and validates it), four counters a request; the counts are added once per series
-   * when the counters are read instead (their `collect`). The duration histogram is observed per
-   * request, through its series looked up once (a plain-metrics histogram: no hashing).
+   * route -> method -> its series. Plain counters and histograms (plain-metrics.ts): prom-client
+   * hashes and validates a labels object on every inc and observe, six of them a request; the maps
+   * are keyed by the strings as they come (route templates and methods are the same string objects
+   * each time, their hashes cached), not by keys concatenated per request: 810 -> 16 ns a request
+   * (bench/request-costs.ts).
    */
-  private readonly pending: PendingCounts[] = [];
-  /** route -> method -> its duration series and its counts by status. */
-  private readonly series = new Map<string, Map<string, { readonly duration: HistogramSeries; readonly byStatus: Map<number, PendingCounts> }>>();
+  private readonly series = new Map<string, Map<string, RouteSeries>>();
 
   constructor(openScans: () => number, storeOpenScans: () => number) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    const flush = (): void => this.flush();
-    this.requests = new Counter({
+    this.requests = new PlainCounter({
       name: 'rowgate_http_requests_total',
       help: 'HTTP requests answered, by route template, method and status',
       labelNames: ['route', 'method', 'status'],
       registers,
-      collect: flush,
     });
     this.duration = new PlainHistogram({
       name: 'rowgate_http_request_duration_seconds',
@@ -114,40 +115,35 @@ export class GatewayMetrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers,
     });
-    this.rowsStreamed = new Counter({
+    this.rowsStreamed = new PlainCounter({
       name: 'rowgate_rows_streamed_total',
       help: 'Rows sent to clients by GET requests',
       labelNames: ['route'],
       registers,
-      collect: flush,
     });
-    this.rowsWritten = new Counter({
+    this.rowsWritten = new PlainCounter({
       name: 'rowgate_rows_written_total',
       help: 'Rows written or deleted by POST, PUT and DELETE requests',
       labelNames: ['route', 'method'],
       registers,
-      collect: flush,
     });
-    this.bytes = new Counter({
+    this.bytes = new PlainCounter({
       name: 'rowgate_response_bytes_total',
       help: 'Bytes sent on the wire in responses (headers included)',
       labelNames: ['route', 'method'],
       registers,
-      collect: flush,
     });
-    this.aborted = new Counter({
+    this.aborted = new PlainCounter({
       name: 'rowgate_http_responses_aborted_total',
       help: 'Responses that did not complete (client gone, or a stream cut by an error)',
       labelNames: ['route', 'method'],
       registers,
-      collect: flush,
     });
-    this.received = new Counter({
+    this.received = new PlainCounter({
       name: 'rowgate_request_body_bytes_total',
       help: 'Request body bytes read (POST and PUT rows; a body refused before it is read counts none), by route template and method',
       labelNames: ['route', 'method'],
       registers,
-      collect: flush,
     });
     this.storeErrors = new Counter({
       name: 'rowgate_store_errors_total',
@@ -216,36 +212,40 @@ export class GatewayMetrics {
   }
 
   request(s: RequestSample): void {
-    // Two map levels of the strings as they come (route templates and methods are the same string
-    // objects each time, their hashes cached) instead of keys concatenated and hashed anew each
-    // request: 810 -> 16 ns a request (bench/request-costs.ts, before the per-table series).
-    let byMethod = this.series.get(s.route);
-    if (byMethod === undefined) {
-      byMethod = new Map();
-      this.series.set(s.route, byMethod);
+    const r = this.routeSeries(s.route, s.method);
+    let requests = r.byStatus.get(s.status);
+    if (requests === undefined) {
+      requests = this.requests.labels(s.route, s.method, String(s.status));
+      r.byStatus.set(s.status, requests);
     }
-    let series = byMethod.get(s.method);
-    if (series === undefined) {
-      series = { duration: this.duration.labels(s.route, s.method), byStatus: new Map() };
-      byMethod.set(s.method, series);
+    requests.value++;
+    if (s.rows > 0) {
+      if (s.method === 'GET') (r.rows ??= this.rowsStreamed.labels(s.route)).value += s.rows;
+      else (r.rows ??= this.rowsWritten.labels(s.route, s.method)).value += s.rows;
     }
-    let p = series.byStatus.get(s.status);
-    if (p === undefined) {
-      p = { route: s.route, method: s.method, status: String(s.status), requests: 0, rows: 0, bytes: 0, aborted: 0, received: 0 };
-      series.byStatus.set(s.status, p);
-      this.pending.push(p);
-    }
-    p.requests++;
-    p.rows += s.rows;
-    p.bytes += s.bytes;
-    p.received += s.bodyBytes ?? 0;
-    if (s.aborted) p.aborted++;
-    series.duration.observe(s.seconds);
+    if (s.bytes > 0) (r.bytes ??= this.bytes.labels(s.route, s.method)).value += s.bytes;
+    if (s.aborted) (r.aborted ??= this.aborted.labels(s.route, s.method)).value++;
+    if (s.bodyBytes) (r.received ??= this.received.labels(s.route, s.method)).value += s.bodyBytes;
+    r.duration.observe(s.seconds);
     if (s.scan) {
       this.scanSeconds.observe(s.seconds);
       this.scanBytes.observe(s.bytes);
     }
     if (s.table !== undefined && s.instance !== undefined) this.tableRequest(s, s.instance, s.table);
+  }
+
+  private routeSeries(route: string, method: string): RouteSeries {
+    let byMethod = this.series.get(route);
+    if (byMethod === undefined) {
+      byMethod = new Map();
+      this.series.set(route, byMethod);
+    }
+    let r = byMethod.get(method);
+    if (r === undefined) {
+      r = { route, method, duration: this.duration.labels(route, method), byStatus: new Map() };
+      byMethod.set(method, r);
+    }
+    return r;
   }
 
   private tableRequest(s: RequestSample, instance: string, table: string): void {
@@ -284,23 +284,6 @@ export class GatewayMetrics {
   /** With --workers: /metrics answers with what `gather` returns (every worker's metrics summed). */
   gatherWith(gather: () => Promise<string>): void {
     this.gather = gather;
-  }
-
-  /** Adds the pending request counts to the counters (run before any of them is read). */
-  private flush(): void {
-    for (const p of this.pending) {
-      if (p.requests === 0) continue;
-      const { route, method } = p;
-      this.requests.inc({ route, method, status: p.status }, p.requests);
-      if (p.rows > 0) {
-        if (method === 'GET') this.rowsStreamed.inc({ route }, p.rows);
-        else this.rowsWritten.inc({ route, method }, p.rows);
-      }
-      if (p.bytes > 0) this.bytes.inc({ route, method }, p.bytes);
-      if (p.aborted > 0) this.aborted.inc({ route, method }, p.aborted);
-      if (p.received > 0) this.received.inc({ route, method }, p.received);
-      p.requests = p.rows = p.bytes = p.aborted = p.received = 0;
-    }
   }
 
   storeError(operation: string): void {

@@ -25,13 +25,14 @@ export const CONTENT_TYPE: Record<RowFormat, string> = {
   avro: 'application/avro',
 };
 
-const BY_MEDIA: Record<string, RowFormat> = {
-  'application/json': 'json',
-  'application/*': 'json',
-  '*/*': 'json',
-  'application/x-ndjson': 'ndjson',
-  'application/avro': 'avro',
-};
+// A Map, not an object literal: an Accept of `constructor` or `__proto__` must not find Object's members.
+const BY_MEDIA = new Map<string, RowFormat>([
+  ['application/json', 'json'],
+  ['application/*', 'json'],
+  ['*/*', 'json'],
+  ['application/x-ndjson', 'ndjson'],
+  ['application/avro', 'avro'],
+]);
 
 /**
  * The format an Accept header asks for: the acceptable media range with the highest q (the first
@@ -40,11 +41,14 @@ const BY_MEDIA: Record<string, RowFormat> = {
  */
 export function negotiateRowFormat(accept: string | undefined): RowFormat {
   if (accept === undefined || accept.trim() === '') return 'json';
+  // One media range without parameters (`*/*`, `application/json`: what clients send) needs no parsing.
+  const whole = BY_MEDIA.get(accept);
+  if (whole !== undefined) return whole;
   let best: RowFormat | undefined;
   let bestQ = 0;
   for (const range of accept.split(',')) {
     const [media = '', ...params] = range.split(';').map((p) => p.trim().toLowerCase());
-    const format = BY_MEDIA[media];
+    const format = BY_MEDIA.get(media);
     if (format === undefined) continue;
     const qParam = params.find((p) => p.startsWith('q='));
     const q = qParam === undefined ? 1 : Number(qParam.slice(2));

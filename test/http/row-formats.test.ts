@@ -105,3 +105,15 @@ t.test('Accept picks the format; json clients keep their bytes; others are a 406
     t.equal(JSON.parse(res.body).code, 'RG_ERR_NOT_ACCEPTABLE');
   }
 });
+
+t.test('regression: an Accept of constructor or __proto__ is a 406, not a 500 (media types were looked up in an object literal)', async (t) => {
+  const h = await startGateway();
+  t.teardown(() => h.close());
+  for (const accept of ['constructor', '__proto__', 'toString', 'hasOwnProperty, constructor']) {
+    for (const path of [`${ROWS}?limit=5`, `${ROWS}?eid=${encodeURIComponent('[1]')}`]) {
+      const res = await raw(h.base, 'GET', path, undefined, { accept });
+      t.equal(res.status, 406, `Accept: ${accept} on ${path.slice(-20)}`);
+      t.equal(JSON.parse(res.body).code, 'RG_ERR_NOT_ACCEPTABLE');
+    }
+  }
+});
