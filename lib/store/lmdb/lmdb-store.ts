@@ -495,7 +495,7 @@ export class LmdbStore implements Store {
         this.meta.put(['table', instance, table], { ...record, rows: COMPACT_ONLY } satisfies TableRecord);
       }),
     );
-    this.tables.delete(`${instance}/${table}`);
+    this.forget(instance, table);
     return { rows, converted };
   }
 
