@@ -25,6 +25,7 @@ import { parseLayout } from '../../model/layout.js';
 import { MAX_NAME_CHARS } from '../../model/layout-names.js';
 import { FOREVER, type EncodedCell, type ReadSpec, type RowOut, type RowWrite, type SchemaTable, type TableLayout } from '../../model/types.js';
 import { CellPicker, expiryOf } from '../cell-picker.js';
+import { scanRange } from '../key-range.js';
 import { groupPieces, type KeySplit } from '../key-splits.js';
 import { encodeValueCell } from '../lmdb/cell-value.js';
 import { DATA_VERSION, isStoreName, type InstanceMetadata, type RowDelete, type RowScan, type ScanRequest, type Store } from '../store.js';
@@ -711,14 +712,7 @@ class BigtableScan implements RowScan {
   /** Opens the ReadRows stream for the scan's range (after `after`, when continuing); false when the range is empty. */
   private openStream(after: Buffer | undefined): boolean {
     const t = this.table!;
-    let start = this.request.start;
-    let end = this.request.end;
-    const prefix = this.request.filter?.prefix;
-    if (prefix && prefix.length > 0) {
-      if (!start || Buffer.compare(prefix, start) > 0) start = prefix;
-      const pEnd = prefixEnd(prefix);
-      if (pEnd && (!end || Buffer.compare(pEnd, end) < 0)) end = pEnd;
-    }
+    const { start, end } = scanRange(this.request);
     if (start && end && Buffer.compare(start, end) >= 0) return false;
     const range: { startKeyClosed?: Buffer; startKeyOpen?: Buffer; endKeyOpen?: Buffer } = {};
     if (after) range.startKeyOpen = after;
@@ -808,18 +802,6 @@ function int64(value: bigint): Buffer {
   const b = Buffer.allocUnsafe(8);
   b.writeBigInt64BE(value, 0);
   return b;
-}
-
-/** The smallest key after every key starting with `prefix`; undefined when there is none (all ff). */
-function prefixEnd(prefix: Buffer): Buffer | undefined {
-  const end = Buffer.from(prefix);
-  for (let i = end.length - 1; i >= 0; i--) {
-    if (end[i]! < 0xff) {
-      end[i]!++;
-      return end.subarray(0, i + 1);
-    }
-  }
-  return undefined;
 }
 
 function delay(ms: number): Promise<void> {

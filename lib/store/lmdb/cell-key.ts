@@ -162,18 +162,6 @@ export function readInvertedTimestamp(key: Uint8Array, pos: number): Timestamp {
   return hi >>> 0 < UNSAFE_HIGH_WORD ? (hi >>> 0) * TWO_32 + lo : (BigInt(hi >>> 0) << 32n) | BigInt(lo);
 }
 
-/** Smallest key greater than every key starting with `prefix` (prefix + 1 at its last byte below FF). */
-export function prefixEnd(prefix: Uint8Array): Buffer | undefined {
-  const out = Buffer.from(prefix);
-  for (let i = out.length - 1; i >= 0; i--) {
-    if (out[i]! < 0xff) {
-      out[i]!++;
-      return out.subarray(0, i + 1);
-    }
-  }
-  return undefined;
-}
-
 /** Where the escaped row key of a cell key ends: the index just past its 00 00 terminator. */
 export function rowKeyEnd(key: Uint8Array): number {
   let i = 0;

@@ -31,8 +31,9 @@ import { lmdbEnvOptions } from './env-options.js';
 import { splitRange } from './range-split.js';
 import { tableSplits } from './table-splits.js';
 import type { KeySplit } from '../key-splits.js';
+import { prefixEnd, scanRange } from '../key-range.js';
 import { ScanPool } from './scan-pool.js';
-import { cellKeyLength, LMDB_MAX_KEY, parseCellTail, prefixEnd, rowKeyEnd, rowPrefix, unescape } from './cell-key.js';
+import { cellKeyLength, LMDB_MAX_KEY, parseCellTail, rowKeyEnd, rowPrefix, unescape } from './cell-key.js';
 import { decodeCell } from './cell-value.js';
 import { decodeCompactRow, isCompact } from './compact-row.js';
 import { installSchemaTable, LmdbSchemaTable } from './lmdb-schema-table.js';
@@ -589,16 +590,9 @@ function unescapeRowPrefix(prefix: Buffer): Buffer {
   return unescape(prefix, 0, prefix.length);
 }
 
-/** The LMDB key range of a scan: [start, end) row keys, narrowed by a wildcard's fixed prefix. */
+/** The LMDB key range of a scan: its [start, end) row keys (scanRange: narrowed by a wildcard's fixed prefix), escaped. */
 function scanBounds(request: ScanRequest): { start?: Buffer; end?: Buffer } {
-  let startKey = request.start;
-  let endKey = request.end;
-  const prefix = request.filter?.prefix;
-  if (prefix && prefix.length > 0) {
-    if (!startKey || Buffer.compare(prefix, startKey) > 0) startKey = prefix;
-    const pEnd = prefixEnd(prefix);
-    if (pEnd && (!endKey || Buffer.compare(pEnd, endKey) < 0)) endKey = pEnd;
-  }
+  const { start: startKey, end: endKey } = scanRange(request);
   // Row keys are escaped in cell keys; escaping keeps byte order, so bounds escape the same way
   // (without the 00 00 terminator, so a bound sorts before every cell of its row).
   return {

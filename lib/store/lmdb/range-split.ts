@@ -6,7 +6,8 @@
  * which spreads them evenly; skewed keys give uneven parts, never wrong ones.
  */
 import type { Database } from 'lmdb';
-import { prefixEnd, rowKeyEnd } from './cell-key.js';
+import { prefixEnd } from '../key-range.js';
+import { rowKeyEnd } from './cell-key.js';
 
 /** A part of a scan: cell keys in [start, end); undefined = open. */
 export interface KeyRange {
