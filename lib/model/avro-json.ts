@@ -6,7 +6,7 @@
  */
 
 import type { AvroType } from './avro-types.js';
-import { isInt64 } from './avro-types.js';
+import { isInt64 } from './int64.js';
 import type { JsonValue } from './types.js';
 import { stringifyExactJson } from './exact-json.js';
 

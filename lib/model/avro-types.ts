@@ -7,18 +7,12 @@
 import avro from 'avsc';
 import type { JsonValue } from './types.js';
 import { parseExactJson } from './exact-json.js';
+import { isInt64 } from './int64.js';
 
 export type AvroType = avro.Type;
 /** avsc does not export its Resolver class. */
 export type AvroResolver = ReturnType<avro.Type['createResolver']>;
 type AvroSchema = Parameters<typeof avro.Type.forSchema>[0];
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-
-export function isInt64(v: bigint): boolean {
-  return v >= INT64_MIN && v <= INT64_MAX;
-}
 
 /** avsc's own long refuses values beyond 2^53; this one holds any 64-bit value as a bigint. */
 const BIG_LONG = avro.types.LongType.__with({

@@ -21,10 +21,12 @@
  */
 import { createHash } from 'node:crypto';
 import { rgError, type RowgateError } from '../../errors.js';
+import { INT64_MAX, INT64_MIN, isInt64 } from '../../model/int64.js';
 import { parseLayout } from '../../model/layout.js';
 import { MAX_NAME_CHARS } from '../../model/layout-names.js';
 import { FOREVER, type EncodedCell, type ReadSpec, type RowOut, type RowWrite, type SchemaTable, type TableLayout } from '../../model/types.js';
 import { CellPicker, expiryOf } from '../cell-picker.js';
+import { counterOverflow } from '../counter-rules.js';
 import { scanRange } from '../key-range.js';
 import { groupPieces, type KeySplit } from '../key-splits.js';
 import { encodeValueCell } from '../lmdb/cell-value.js';
@@ -67,8 +69,6 @@ const MUTATE_ROWS_PER_CALL = 500;
 const MUTATIONS_PER_CALL = 20_000;
 const MUTATE_CONCURRENCY = 4;
 const MUTATE_ATTEMPTS = 4;
-const INT64_MAX = 2n ** 63n - 1n;
-const INT64_MIN = -(2n ** 63n);
 
 export interface BigtableStoreOptions extends BigtableConnection {
   /** Prefix of every Bigtable table this store creates (default rowgate). */
@@ -316,9 +316,9 @@ export class BigtableStore implements Store {
         .map((s) => ({ family: s.family, qualifier: Buffer.from(s.qualifier, 'utf8'), amount: s.amount }));
       if (rules.length === 0) continue;
       for (const r of rules) {
-        if (r.amount > INT64_MAX || r.amount < INT64_MIN) {
+        if (!isInt64(r.amount)) {
           await this.undoIncrements(t, done);
-          throw rgError('RG_ERR_BAD_COUNTER', `incrementing counter ${r.family}:${r.qualifier.toString()} by ${r.amount} overflows a 64-bit integer`);
+          throw counterOverflow(r.family, r.qualifier.toString(), r.amount);
         }
       }
       await this.dropExpiredCounters(t, row.rowKey, rules);
@@ -331,7 +331,7 @@ export class BigtableStore implements Store {
         const overflowed = r.amount > 0n ? value < INT64_MIN + r.amount : value > INT64_MAX + r.amount;
         if (overflowed) {
           await this.undoIncrements(t, done);
-          throw rgError('RG_ERR_BAD_COUNTER', `incrementing counter ${r.family}:${r.qualifier.toString()} by ${r.amount} overflows a 64-bit integer`);
+          throw counterOverflow(r.family, r.qualifier.toString(), r.amount);
         }
       }
     }

@@ -5,11 +5,11 @@
  * version and TTL trims and deletes of a compact row are applied here, then the row is encoded
  * again in the same write transaction.
  */
-import { rgError } from '../../errors.js';
 import { laterOf } from '../../model/timestamp.js';
 import { FOREVER, type CellOut, type EncodedCell, type FamilyLayout, type Timestamp } from '../../model/types.js';
 import type { RowDelete } from '../store.js';
 import { expiryOf } from '../cell-picker.js';
+import { incrementedCounter } from '../counter-rules.js';
 import { COUNTER_SCHEMA_ID } from './cell-value.js';
 
 export interface StoredVersion {
@@ -27,9 +27,6 @@ export interface StoredColumn {
   /** Newest first, distinct timestamps, never empty in a model. */
   versions: StoredVersion[];
 }
-
-const INT64_MAX = 2n ** 63n - 1n;
-const INT64_MIN = -(2n ** 63n);
 
 /**
  * Orders strings by their UTF-8 bytes (code point order): UTF-16 units agree with it except that
@@ -118,10 +115,7 @@ export class RowModel {
       current = newest.counter ? BigInt(newest.json) : 0n;
       timestamp = laterOf(now, newest.timestamp);
     }
-    const next = current + delta;
-    if (next > INT64_MAX || next < INT64_MIN) {
-      throw rgError('RG_ERR_BAD_COUNTER', `incrementing counter ${family.name}:${qualifier} by ${delta} overflows a 64-bit integer`);
-    }
+    const next = incrementedCounter(current, delta, family.name, qualifier);
     this.put(family.name, qualifier, { timestamp, schemaId: COUNTER_SCHEMA_ID, counter: true, json: next.toString() });
   }
 

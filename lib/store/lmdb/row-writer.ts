@@ -13,10 +13,10 @@
  * one of the forms, and the transaction commits all of a batch or nothing.
  */
 import type { Database } from 'lmdb';
-import { rgError } from '../../errors.js';
 import { laterOf } from '../../model/timestamp.js';
 import { FOREVER, type EncodedCell, type RowWrite, type TableLayout, type Timestamp } from '../../model/types.js';
 import { expiryOf } from '../cell-picker.js';
+import { incrementedCounter } from '../counter-rules.js';
 import { entityIdText, type RowDelete } from '../store.js';
 import { prefixEnd } from '../key-range.js';
 import { cellKeyIn, columnPrefix, familyPrefix, LMDB_MAX_KEY, parseCellTail, readInvertedTimestamp, rowPrefix } from './cell-key.js';
@@ -38,9 +38,6 @@ export interface WritableTable {
  * mostly be spilled again after the work of reading it.
  */
 const LEGACY_COMPACT_MAX_CELLS = 512;
-
-const INT64_MAX = 2n ** 63n - 1n;
-const INT64_MIN = -(2n ** 63n);
 
 export class RowWriter {
   private readonly entityIdJson: (rowKey: Buffer) => string;
@@ -239,10 +236,7 @@ export class RowWriter {
       // A counter set in the future stays the newest cell: update it in place.
       timestamp = laterOf(now, stored);
     }
-    const next = current + delta;
-    if (next > INT64_MAX || next < INT64_MIN) {
-      throw rgError('RG_ERR_BAD_COUNTER', `incrementing counter ${family}:${qualifier} by ${delta} overflows a 64-bit integer`);
-    }
+    const next = incrementedCounter(current, delta, family, qualifier);
     this.t.db.putSync(cellKeyIn(prefix, family, qualifier, timestamp), encodeCounterCell(next));
   }
 
