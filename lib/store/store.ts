@@ -3,23 +3,12 @@
  * Both backends (lmdb = embedded default, bigtable) implement it, and one conformance suite
  * (test/store/conformance.ts) pins its behaviour, so the layers above never know which one runs.
  */
-import { MAX_NAME_CHARS } from '../model/layout-names.js';
 import { formatEntityIdJson, formatShellEntityId } from '../model/entity-id.js';
 import type { ReadSpec, RowKeyFormat, RowOut, RowWrite, SchemaEntry, SchemaTable, TableLayout, Timestamp } from '../model/types.js';
 import type { KeySplit } from './key-splits.js';
 
 /** The data version every instance reports, as the original's system table did (kiji-data-model.md 6.1). */
 export const DATA_VERSION = 'system-2.0';
-
-/**
- * Whether `name` can name an instance or a table in a store: letters, digits and _, at most
- * MAX_NAME_CHARS. Lookups of any other name are "not found" without touching the store (a
- * 4,087-character name once overflowed lmdb-js's key buffer and answered 500; fuzz seed 105114693).
- */
-export function isStoreName(name: string): boolean {
-  return name.length <= MAX_NAME_CHARS && STORE_NAME.test(name);
-}
-const STORE_NAME = /^[a-zA-Z0-9_]+$/;
 
 export interface InstanceMetadata {
   readonly name: string;

@@ -23,14 +23,15 @@ import { createHash } from 'node:crypto';
 import { rgError, type RowgateError } from '../../errors.js';
 import { INT64_MAX, INT64_MIN, isInt64 } from '../../model/int64.js';
 import { parseLayout } from '../../model/layout.js';
-import { MAX_NAME_CHARS } from '../../model/layout-names.js';
 import { FOREVER, type EncodedCell, type ReadSpec, type RowOut, type RowWrite, type SchemaTable, type TableLayout } from '../../model/types.js';
 import { CellPicker, expiryOf } from '../cell-picker.js';
 import { counterOverflow } from '../counter-rules.js';
+import { checkDeletedFamily, checkWrittenFamily } from '../family-checks.js';
 import { scanRange } from '../key-range.js';
 import { groupPieces, type KeySplit } from '../key-splits.js';
+import { checkInstanceName, isStoreName } from '../store-names.js';
 import { encodeValueCell } from '../lmdb/cell-value.js';
-import { DATA_VERSION, isStoreName, type InstanceMetadata, type RowDelete, type RowScan, type ScanRequest, type Store } from '../store.js';
+import { DATA_VERSION, type InstanceMetadata, type RowDelete, type RowScan, type ScanRequest, type Store } from '../store.js';
 import { BigtableClient, type BigtableConnection, type EntryStatus, type MutateEntry, type Mutation, type ReadRowsRequest } from './bigtable-client.js';
 import { grpcCode, mapBigtableError, mutateFailureError, RETRYABLE, type EntryFailure } from './bigtable-errors.js';
 import { BigtableSchemaTable } from './bigtable-schema-table.js';
@@ -139,8 +140,7 @@ export class BigtableStore implements Store {
   // ------------------------------------------------------------ instances and tables
 
   async createInstance(name: string): Promise<void> {
-    if (!isStoreName(name))
-      throw rgError('RG_ERR_BAD_PARAMETER', `invalid instance name ${JSON.stringify(name)}: use letters, digits and _, at most ${MAX_NAME_CHARS} characters`);
+    checkInstanceName(name);
     const record = JSON.stringify({ dataVersion: DATA_VERSION, created: Date.now() });
     const created = await this.metaCall(`creating instance ${name}`, () => this.meta.createIfAbsent(`instance/${name}`, { info: Buffer.from(record) }));
     if (!created) throw rgError('RG_ERR_INSTANCE_EXISTS', `instance ${name} already exists`);
@@ -369,9 +369,7 @@ export class BigtableStore implements Store {
   async delete(instance: string, table: string, deletes: readonly RowDelete[]): Promise<void> {
     const t = await this.openTable(instance, table);
     for (const d of deletes) {
-      if (d.family !== undefined && !t.layout.families.has(d.family)) {
-        throw rgError('RG_ERR_BAD_COLUMNS', `unknown family ${d.family} in table ${t.layout.name}`);
-      }
+      checkDeletedFamily(t.layout, d);
       if (d.rowKey.length > MAX_ROW_KEY)
         throw rgError('RG_ERR_ROW_KEY_TOO_LONG', `row key of ${d.rowKey.length} bytes exceeds Bigtable's limit of ${MAX_ROW_KEY} bytes`);
     }
@@ -486,7 +484,7 @@ export class BigtableStore implements Store {
     }
     if (rowKey.length === 0) throw rgError('RG_ERR_BAD_ROW_KEY', 'an empty row key cannot be stored in Bigtable');
     for (const cell of cells) {
-      if (!t.layout.families.has(cell.family)) throw rgError('RG_ERR_UNKNOWN_COLUMN', `Specified column does not exist: ${cell.family}:${cell.qualifier}`);
+      checkWrittenFamily(t.layout, cell);
       if (Buffer.byteLength(cell.qualifier) > MAX_QUALIFIER) {
         throw rgError('RG_ERR_UNKNOWN_COLUMN', `qualifier ${cell.qualifier.slice(0, 64)}... exceeds Bigtable's limit of ${MAX_QUALIFIER} bytes`);
       }

@@ -10,13 +10,12 @@ import { availableParallelism } from 'node:os';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { rgError } from '../../errors.js';
 import { parseLayout } from '../../model/layout.js';
-import { MAX_NAME_CHARS } from '../../model/layout-names.js';
 import { END_OF_TIME } from '../../model/read-request.js';
 import { FOREVER, type CellOut, type ReadSpec, type RowOut, type RowWrite, type SchemaTable, type TableLayout } from '../../model/types.js';
 import { CellPicker } from '../cell-picker.js';
+import { checkInstanceName, isStoreName } from '../store-names.js';
 import {
   DATA_VERSION,
-  isStoreName,
   type ChunkScan,
   type InstanceMetadata,
   type RenderedChunk,
@@ -30,6 +29,7 @@ import { ChunkRenderer, renderChunk } from './chunk-render.js';
 import { lmdbEnvOptions } from './env-options.js';
 import { splitRange } from './range-split.js';
 import { tableSplits } from './table-splits.js';
+import { checkDeletedFamily, checkWrittenFamily } from '../family-checks.js';
 import type { KeySplit } from '../key-splits.js';
 import { prefixEnd, scanRange } from '../key-range.js';
 import { ScanPool } from './scan-pool.js';
@@ -137,8 +137,7 @@ export class LmdbStore implements Store {
   // ------------------------------------------------------------ instances and tables
 
   async createInstance(name: string): Promise<void> {
-    if (!isStoreName(name))
-      throw rgError('RG_ERR_BAD_PARAMETER', `invalid instance name ${JSON.stringify(name)}: use letters, digits and _, at most ${MAX_NAME_CHARS} characters`);
+    checkInstanceName(name);
     // A synchronous transaction is durable once it returns (commits sync, env-options.ts). Awaiting
     // lmdb-js's `flushed` after it reported an earlier failed asynchronous commit as this one's
     // failure: a DELETE that committed on a full disk answered 507.
@@ -436,11 +435,7 @@ export class LmdbStore implements Store {
 
   async delete(instance: string, table: string, deletes: readonly RowDelete[]): Promise<void> {
     const t = this.openTable(instance, table);
-    for (const d of deletes) {
-      if (d.family !== undefined && !t.layout.families.has(d.family)) {
-        throw rgError('RG_ERR_BAD_COLUMNS', `unknown family ${d.family} in table ${t.layout.name}`);
-      }
-    }
+    for (const d of deletes) checkDeletedFamily(t.layout, d);
     await guardedWrite(this.path, 'deleting', () =>
       t.db.transactionSync(() => {
         for (const d of deletes) if (this.storablePrefix(d.rowKey) !== undefined) t.writer.delete(d);
@@ -510,9 +505,7 @@ export class LmdbStore implements Store {
   /** What the store refuses of a row whatever its cells' values: an unknown family, a key over its limits. */
   private checkRow(t: OpenTable, row: RowWrite): void {
     this.checkKeySizes(row);
-    for (const cell of row.cells) {
-      if (!t.layout.families.has(cell.family)) throw rgError('RG_ERR_UNKNOWN_COLUMN', `Specified column does not exist: ${cell.family}:${cell.qualifier}`);
-    }
+    for (const cell of row.cells) checkWrittenFamily(t.layout, cell);
   }
 
   private checkKeySizes(row: RowWrite): void {
