@@ -12,7 +12,7 @@ import { parseLayout } from '../../lib/model/layout.js';
 import { END_OF_TIME } from '../../lib/model/read-request.js';
 import { FOREVER, type ReadSpec, type TableLayout } from '../../lib/model/types.js';
 import { CellPicker } from '../../lib/store/cell-picker.js';
-import { COUNTER_SCHEMA_ID } from '../../lib/store/lmdb/cell-value.js';
+import { COUNTER_SCHEMA_ID } from '../../lib/store/cell-value.js';
 import { CompactRenderer } from '../../lib/store/lmdb/compact-render.js';
 import { decodeCompactRow, encodeCompactRow } from '../../lib/store/lmdb/compact-row.js';
 import { compareUtf8, RowModel } from '../../lib/store/lmdb/row-model.js';

@@ -7,7 +7,7 @@
  * - each Kiji table is one Bigtable table `<tablePrefix>.<instance>.<table>` (a hash when that
  *   exceeds Bigtable's 50 characters), one column family per Kiji family with a GC rule from its
  *   locality group's max_versions and ttl_seconds;
- * - cells are stored at ms x 1000 microseconds; values as `01 varint(schemaId) json` (as LMDB),
+ * - cells are stored at ms x 1000 microseconds; values as `01 varint(schemaId) json` (../cell-value.ts, as LMDB),
  *   counters as plain 8-byte big-endian integers so ReadModifyWrite increments them.
  *
  * Reads push the row set, a wildcard entity id's row-key regex (model/wildcard.ts), families/columns,
@@ -30,7 +30,7 @@ import { checkDeletedFamily, checkWrittenFamily } from '../family-checks.js';
 import { scanRange } from '../key-range.js';
 import { groupPieces, type KeySplit } from '../key-splits.js';
 import { checkInstanceName, isStoreName } from '../store-names.js';
-import { encodeValueCell } from '../lmdb/cell-value.js';
+import { encodeValueCell } from '../cell-value.js';
 import { DATA_VERSION, type InstanceMetadata, type RowDelete, type RowScan, type ScanRequest, type Store } from '../store.js';
 import { BigtableClient, type BigtableConnection, type EntryStatus, type MutateEntry, type Mutation, type ReadRowsRequest } from './bigtable-client.js';
 import { grpcCode, mapBigtableError, mutateFailureError, RETRYABLE, type EntryFailure } from './bigtable-errors.js';

@@ -8,7 +8,7 @@
 import { timestampOf } from '../../model/timestamp.js';
 import type { CellOut, RowOut, TableLayout, Timestamp } from '../../model/types.js';
 import type { CellPicker } from '../cell-picker.js';
-import { COUNTER_SCHEMA_ID, decodeCell } from '../lmdb/cell-value.js';
+import { COUNTER_SCHEMA_ID, decodeCell } from '../cell-value.js';
 import { newFlatChunk, type FlatChunk } from './read-rows-wire.js';
 
 /** One CellChunk as the gapic client delivers it. */

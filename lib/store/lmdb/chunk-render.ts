@@ -3,7 +3,7 @@
  * bytes into one output Buffer per batch, in exactly the bytes lib/rows/row-format.ts produces,
  * without a CellOut object or a JavaScript string per cell. A compact row (one entry) is rendered
  * by CompactRenderer, mostly as one copy of its stored text; the cells of a spilled or legacy row
- * (cell entries) one by one here: values are stored as wire JSON (cell-value.ts), so a cell costs a
+ * (cell entries) one by one here: values are stored as wire JSON (../cell-value.ts), so a cell costs a
  * byte copy, the timestamp digits and the precomputed column fragments.
  *
  * Column identity is found by comparing key bytes with a small per-scan cache of the columns seen
@@ -14,7 +14,7 @@ import { CellPicker } from '../cell-picker.js';
 import { entityIdText, type RenderedChunk, type RowRenderSpec } from '../store.js';
 import type { RowVisitor, ScanCursor } from './scan-cursor.js';
 import { readInvertedTimestamp, unescape } from './cell-key.js';
-import { COUNTER_SCHEMA_ID, valueJsonStart, valueSchemaId } from './cell-value.js';
+import { COUNTER_SCHEMA_ID, valueJsonStart, valueSchemaId } from '../cell-value.js';
 import { CompactRenderer, type RenderOut } from './compact-render.js';
 
 const TS_BYTES = 8;

@@ -7,7 +7,7 @@
  *
  * A row too large for that (over MAX_COMPACT_ROW_BYTES, e.g. a map family with 100,000
  * qualifiers) is "spilled": its entry holds only TAG_SPILLED and its cells are cell entries as
- * before (cell-key.ts, cell-value.ts), so a write never rewrites a large value. Data directories
+ * before (cell-key.ts, ../cell-value.ts), so a write never rewrites a large value. Data directories
  * written before compact rows hold cell entries without a row entry ("legacy" rows): they are read
  * like spilled rows and turned compact when written or upgraded (lmdb-store.ts).
  *
@@ -31,7 +31,7 @@
  */
 import { doubleAtOrAbove, doubleAtOrBelow, timestampDigits, UNSAFE_HIGH_WORD, writeTimestampLE } from '../../model/timestamp.js';
 import type { Timestamp } from '../../model/types.js';
-import { COUNTER_SCHEMA_ID } from './cell-value.js';
+import { COUNTER_SCHEMA_ID } from '../cell-value.js';
 import { RowModel, type StoredColumn, type StoredVersion } from './row-model.js';
 
 export const TAG_COMPACT = 0x52; // 'R'

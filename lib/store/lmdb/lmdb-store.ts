@@ -1,7 +1,7 @@
 /**
  * The embedded store: one LMDB environment per data directory. A `meta` database holds
  * instances, table layouts and schema tables; each table has its own database of cells
- * (cell-key.ts, cell-value.ts). Reads use LMDB's synchronous API (about 10x faster than awaited
+ * (cell-key.ts, ../cell-value.ts). Reads use LMDB's synchronous API (about 10x faster than awaited
  * reads, platform-notes.md 3); writes run in one synchronous write transaction per batch, which
  * LMDB serializes across processes, so several gateway processes can share a directory.
  */
@@ -34,7 +34,7 @@ import type { KeySplit } from '../key-splits.js';
 import { prefixEnd, scanRange } from '../key-range.js';
 import { ScanPool } from './scan-pool.js';
 import { cellKeyLength, LMDB_MAX_KEY, parseCellTail, rowKeyEnd, rowPrefix, unescape } from './cell-key.js';
-import { decodeCell } from './cell-value.js';
+import { decodeCell } from '../cell-value.js';
 import { decodeCompactRow, isCompact } from './compact-row.js';
 import { installSchemaTable, LmdbSchemaTable } from './lmdb-schema-table.js';
 import { RowWriter, type WritableTable } from './row-writer.js';

@@ -10,7 +10,7 @@ import { FOREVER, type CellOut, type EncodedCell, type FamilyLayout, type Timest
 import type { RowDelete } from '../store.js';
 import { expiryOf } from '../cell-picker.js';
 import { incrementedCounter } from '../counter-rules.js';
-import { COUNTER_SCHEMA_ID } from './cell-value.js';
+import { COUNTER_SCHEMA_ID } from '../cell-value.js';
 
 export interface StoredVersion {
   readonly timestamp: Timestamp;

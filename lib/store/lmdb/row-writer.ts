@@ -20,7 +20,7 @@ import { incrementedCounter } from '../counter-rules.js';
 import { entityIdText, type RowDelete } from '../store.js';
 import { prefixEnd } from '../key-range.js';
 import { cellKeyIn, columnPrefix, familyPrefix, LMDB_MAX_KEY, parseCellTail, readInvertedTimestamp, rowPrefix } from './cell-key.js';
-import { counterValue, decodeCell, encodeCounterCell, encodeValueCell, isCounterCell } from './cell-value.js';
+import { counterValue, decodeCell, encodeCounterCell, encodeValueCell, isCounterCell } from '../cell-value.js';
 import { decodeCompactRow, encodeCompactRow, entityIdJsonOf, MAX_COMPACT_COLUMNS, MAX_COMPACT_ROW_BYTES, SPILLED_VALUE, TAG_COMPACT } from './compact-row.js';
 import { RowModel } from './row-model.js';
 

@@ -1,11 +1,14 @@
 /**
- * LMDB value of one cell. The value is kept in its wire JSON so that reads copy text and never
- * decode Avro (validation and rendering happened once, at write time):
+ * The stored value of one cell, as both stores keep it. A value is kept in its wire JSON so that
+ * reads copy text and never decode Avro (validation and rendering happened once, at write time):
  *
- *   01 | varint(schemaId) | UTF-8 JSON text      an Avro-typed value
- *   02 | int64 big-endian                         a counter (8 bytes, so increments are exact)
+ *   01 | varint(schemaId) | UTF-8 JSON text      an Avro-typed value (both stores)
+ *   02 | int64 big-endian                         a counter of the embedded store (8 bytes, so increments are exact)
+ *
+ * Bigtable keeps a counter as a plain 8-byte big-endian integer instead, which its ReadModifyWrite
+ * can increment (bigtable/row-assembler.ts tells counters by the column's layout).
  */
-import type { CellOut, Timestamp } from '../../model/types.js';
+import type { CellOut, Timestamp } from '../model/types.js';
 
 const KIND_VALUE = 1;
 const KIND_COUNTER = 2;
