@@ -12,7 +12,7 @@
  *
  * Reads push the row set, a wildcard entity id's row-key regex (model/wildcard.ts), families/columns,
  * version limits and the time range down (read-filter.ts) and still run the CellPicker, since GC
- * is lazy. Scans stream with
+ * is lazy. Scans (bigtable-scan.ts) stream with
  * backpressure and cancel the gRPC call when returned; they read ReadRows responses as wire bytes
  * (read-rows-wire.ts) and hand rows over in batches of up to 256. Writes go through MutateRows with
  * per-entry status; rows are atomic one by one, not as a batch (Bigtable has no multi-row
@@ -27,18 +27,17 @@ import { FOREVER, type EncodedCell, type ReadSpec, type RowOut, type RowWrite, t
 import { CellPicker, expiryOf } from '../cell-picker.js';
 import { counterOverflow } from '../counter-rules.js';
 import { checkDeletedFamily, checkWrittenFamily } from '../family-checks.js';
-import { scanRange } from '../key-range.js';
 import { groupPieces, type KeySplit } from '../key-splits.js';
 import { checkInstanceName, isStoreName } from '../store-names.js';
 import { encodeValueCell } from '../cell-value.js';
 import { DATA_VERSION, type InstanceMetadata, type RowDelete, type RowScan, type ScanRequest, type Store } from '../store.js';
-import { BigtableClient, type BigtableConnection, type EntryStatus, type MutateEntry, type Mutation, type ReadRowsRequest } from './bigtable-client.js';
+import { BigtableScan, type ScanCounts, type ScanTable } from './bigtable-scan.js';
+import { BigtableClient, type BigtableConnection, type EntryStatus, type MutateEntry, type Mutation } from './bigtable-client.js';
 import { grpcCode, mapBigtableError, mutateFailureError, RETRYABLE, type EntryFailure } from './bigtable-errors.js';
 import { BigtableSchemaTable } from './bigtable-schema-table.js';
 import { MetaTable } from './meta-table.js';
 import { buildReadFilter, MAX_BIGTABLE_TIMESTAMP, micros } from './read-filter.js';
-import { forEachChunk, newFlatChunk, type FlatChunk } from './read-rows-wire.js';
-import { ChunkMerger, CounterColumns, pickRow, type RawRow } from './row-assembler.js';
+import { ChunkMerger, CounterColumns, pickRow } from './row-assembler.js';
 
 /** Bigtable's row key limit. */
 const MAX_ROW_KEY = 4096;
@@ -47,22 +46,6 @@ const MAX_QUALIFIER = 16 * 1024;
 const MAX_TABLE_ID = 50;
 /** Meta-row cell of a table whose creation has not finished (two-phase creation, createTable). */
 const CREATING = 'creating';
-/** Rows per batch handed to a scan's consumer. */
-const SCAN_BATCH_ROWS = 256;
-/**
- * How long a scan waits for more rows before handing over a partial batch. On the emulator (one
- * row per ReadRows message) handing over whatever had arrived made batches of a row or two, one
- * socket write each: `writev` was 32% of the gateway's CPU and the scan ran at 0.30 of the
- * client's ReadRows. Filling batches cut writev to 2%. The bound keeps a slow stream's rows from
- * waiting long for company.
- */
-const SCAN_FILL_MS = 20;
-/**
- * Rows a scan buffers ahead of its consumer: the stream flows while the consumer works on the
- * previous batch (one row per ReadRows message on the emulator; pulling row by row gave batches
- * of one row and half the speed), and pauses beyond this, which stops gRPC reading from the server.
- */
-const SCAN_QUEUE_ROWS = 1024;
 /** Keys per ReadRows call of a bulk get. */
 const GET_KEYS_PER_CALL = 1000;
 /** Rows and mutations per MutateRows call (Bigtable allows 100,000 mutations per call). */
@@ -99,6 +82,15 @@ export class BigtableStore implements Store {
   private readonly schemaTables = new Map<string, SchemaTable>();
   private scansOpen = 0;
   private scanRowsReceived = 0;
+  /** What scans report: open scans and rows received. */
+  private readonly scanCounts: ScanCounts = {
+    open: (delta) => {
+      this.scansOpen += delta;
+    },
+    received: (rows) => {
+      this.scanRowsReceived += rows;
+    },
+  };
 
   private constructor(private readonly options: BigtableStoreOptions) {
     this.client = new BigtableClient(options);
@@ -130,11 +122,6 @@ export class BigtableStore implements Store {
   /** Rows scans have received from Bigtable so far (before the gateway's own row-key and cell checks). */
   get rowsReceived(): number {
     return this.scanRowsReceived;
-  }
-
-  /** Counts rows a scan received from Bigtable (BigtableScan calls it). */
-  countReceived(rows: number): void {
-    this.scanRowsReceived += rows;
   }
 
   // ------------------------------------------------------------ instances and tables
@@ -232,24 +219,19 @@ export class BigtableStore implements Store {
   }
 
   scan(instance: string, table: string, request: ScanRequest): RowScan {
-    return new BigtableScan(
-      this,
-      () => this.openTable(instance, table),
-      request,
-      (delta) => {
-        this.scansOpen += delta;
-      },
-    );
+    return new BigtableScan(() => this.scanTable(instance, table), request, this.scanCounts);
   }
 
-  /** Prepares openWireStream (the client's gRPC stub connects lazily). */
-  wireReady(): Promise<void> {
-    return this.client.wireReady();
-  }
-
-  /** A ReadRows stream of raw ReadRowsResponse bytes (read-rows-wire.ts decodes them). */
-  openWireStream(t: OpenTable, request: ReadRowsRequest) {
-    return this.client.readRowsWire(t.tableId, request);
+  /** The table as a scan reads it, its ReadRows stream made ready (the client's gRPC stub connects lazily). */
+  private async scanTable(instance: string, table: string): Promise<ScanTable> {
+    const t = await this.openTable(instance, table);
+    await this.client.wireReady();
+    return {
+      layout: t.layout,
+      counters: t.counters,
+      readRows: (request) => this.client.readRowsWire(t.tableId, request),
+      failure: (e, doing) => this.dataError(t, e, doing),
+    };
   }
 
   /**
@@ -510,11 +492,11 @@ export class BigtableStore implements Store {
   }
 
   /**
-   * The coded error of a failed call on a table's data (BigtableScan uses it too). NOT_FOUND means
+   * The coded error of a failed call on a table's data (a scan's too, through its ScanTable). NOT_FOUND means
    * the Bigtable table is gone: the cached layout is dropped, so the next call reads the meta table
    * again (the table may have been removed, or re-created with another layout).
    */
-  dataError(t: OpenTable, e: unknown, doing: string): RowgateError {
+  private dataError(t: OpenTable, e: unknown, doing: string): RowgateError {
     const error = mapBigtableError(e, { doing, instance: t.instance, table: t.layout.name });
     const id = `${t.instance}/${t.layout.name}`;
     if (error.code === 'RG_ERR_TABLE_NOT_FOUND' && this.tables.get(id) === t) this.tables.delete(id);
@@ -559,7 +541,7 @@ export class BigtableStore implements Store {
    * The open table, from cache. Only found tables that are fully created are cached (another
    * gateway may create one any time); an entry is dropped when Bigtable says the table is gone.
    */
-  async openTable(instance: string, table: string): Promise<OpenTable> {
+  private async openTable(instance: string, table: string): Promise<OpenTable> {
     const id = `${instance}/${table}`;
     const cached = this.tables.get(id);
     if (cached) return cached;
@@ -572,203 +554,6 @@ export class BigtableStore implements Store {
     const opened: OpenTable = { instance, layout, tableId: record.bigtable, counters: new CounterColumns(layout) };
     this.tables.set(id, opened);
     return opened;
-  }
-}
-
-/**
- * A scan over one ReadRows stream (or several: when a rowsLimit was reached and the picker dropped
- * rows, the next stream continues after the last row seen). At most SCAN_QUEUE_ROWS rows are
- * buffered ahead of the consumer, then the stream pauses and gRPC flow control holds the server
- * back; return() cancels the call at once.
- */
-class BigtableScan implements RowScan {
-  private stream: ReturnType<BigtableStore['openWireStream']> | undefined;
-  private table: OpenTable | undefined;
-  private picker: CellPicker | undefined;
-  private merger = new ChunkMerger();
-  private readonly flat: FlatChunk = newFlatChunk();
-  private readonly onChunk = (chunk: FlatChunk): void => {
-    const raw = this.merger.pushFlat(chunk);
-    if (raw) {
-      this.ready.push(raw);
-      this.lastKey = raw.rowKey;
-      this.rowsInStream++;
-      this.store.countReceived(1);
-    }
-  };
-  /** Set when a partial batch has waited SCAN_FILL_MS for more rows. */
-  private fillExpired = false;
-  private readonly ready: RawRow[] = [];
-  private remaining: number;
-  private finished = false;
-  private ended = false;
-  private error: unknown;
-  private wake: (() => void) | undefined;
-  private lastKey: Buffer | undefined;
-  private rowsInStream = 0;
-  private streamLimit = 0;
-  private readonly filterRows: ((key: Buffer) => boolean) | undefined;
-
-  constructor(
-    private readonly store: BigtableStore,
-    private readonly open: () => Promise<OpenTable>,
-    private readonly request: ScanRequest,
-    private readonly count: (delta: number) => void,
-  ) {
-    this.remaining = request.limit < 0 ? Infinity : request.limit;
-    this.filterRows = request.filter ? (key: Buffer) => request.filter!.matches(key) : undefined;
-    if (this.remaining > 0) this.count(1);
-    else this.finished = true;
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
-  }
-
-  async next(): Promise<IteratorResult<RowOut[]>> {
-    if (this.finished) return { done: true, value: undefined };
-    try {
-      if (!this.table) {
-        this.table = await this.open();
-        await this.store.wireReady();
-        this.picker = new CellPicker(this.table.layout, this.request.read);
-        if (!this.openStream(undefined)) {
-          this.finish();
-          return { done: true, value: undefined };
-        }
-      }
-      const batch: RowOut[] = [];
-      let fillTimer: NodeJS.Timeout | undefined;
-      this.fillExpired = false;
-      try {
-        while (batch.length < SCAN_BATCH_ROWS && this.remaining > 0) {
-          const raw = this.readRaw();
-          if (raw === undefined) {
-            if (this.error !== undefined) throw this.store.dataError(this.table, this.error, `scanning table ${this.table.layout.name}`);
-            if (this.ended) {
-              // A rowsLimit cut the stream short while rows were dropped: continue after the last row.
-              if (this.rowsInStream >= this.streamLimit && this.streamLimit > 0 && this.lastKey && this.openStream(this.lastKey)) continue;
-              this.remaining = 0;
-              break;
-            }
-            // Wait for a fuller batch (one socket write per batch), but not beyond SCAN_FILL_MS.
-            if (batch.length > 0) {
-              if (this.fillExpired) break;
-              fillTimer ??= setTimeout(() => {
-                this.fillExpired = true;
-                this.wake?.();
-              }, SCAN_FILL_MS);
-            }
-            await new Promise<void>((resolve) => {
-              this.wake = resolve;
-            });
-            this.wake = undefined;
-            continue;
-          }
-          if (this.filterRows && !this.filterRows(raw.rowKey)) continue;
-          const row = pickRow(raw, this.picker!, this.table.counters);
-          if (!row) continue;
-          batch.push(row);
-          this.remaining--;
-        }
-      } finally {
-        if (fillTimer) clearTimeout(fillTimer);
-      }
-      if (this.remaining <= 0) this.finish();
-      return batch.length > 0 ? { done: false, value: batch } : { done: true, value: undefined };
-    } catch (e) {
-      this.finish();
-      throw e;
-    }
-  }
-
-  async return(): Promise<IteratorResult<RowOut[]>> {
-    this.finish();
-    return { done: true, value: undefined };
-  }
-
-  /** The next committed row already received, or undefined when none is buffered. */
-  private readRaw(): RawRow | undefined {
-    const row = this.ready.shift();
-    // Below half the queue, the stream may flow again (gRPC flow control holds the server meanwhile).
-    if (this.ready.length < SCAN_QUEUE_ROWS / 2 && this.stream?.isPaused()) this.stream.resume();
-    return row;
-  }
-
-  private onResponse(message: Buffer): void {
-    try {
-      forEachChunk(message, this.flat, this.onChunk);
-    } catch (e) {
-      // A message that does not decode ends the scan with an error (thrown from next()), not the process.
-      this.error = e;
-      this.closeStream();
-    }
-    if (this.ready.length >= SCAN_QUEUE_ROWS) this.stream?.pause();
-    this.wake?.();
-  }
-
-  /** Opens the ReadRows stream for the scan's range (after `after`, when continuing); false when the range is empty. */
-  private openStream(after: Buffer | undefined): boolean {
-    const t = this.table!;
-    const { start, end } = scanRange(this.request);
-    if (start && end && Buffer.compare(start, end) >= 0) return false;
-    const range: { startKeyClosed?: Buffer; startKeyOpen?: Buffer; endKeyOpen?: Buffer } = {};
-    if (after) range.startKeyOpen = after;
-    else if (start && start.length > 0) range.startKeyClosed = start;
-    if (end) range.endKeyOpen = end;
-    // A wildcard's row-key regex goes first in the filter chain, so Bigtable sends only matching
-    // rows (matches() still checks each one). Every row Bigtable returns then matches and has
-    // selected cells (nearly always), so the limit goes down too; the continuation above covers
-    // the rare row the picker drops. A filter without a regex is checked here only: no limit.
-    const rowKeyRegex = this.request.filter?.rowKeyRegex;
-    const exact = this.filterRows === undefined || rowKeyRegex !== undefined;
-    this.streamLimit = exact && Number.isFinite(this.remaining) ? this.remaining : 0;
-    this.rowsInStream = 0;
-    this.ended = false;
-    this.merger = new ChunkMerger();
-    this.closeStream();
-    const cellFilter = buildReadFilter(t.layout, this.request.read);
-    const filter =
-      rowKeyRegex === undefined
-        ? cellFilter
-        : cellFilter
-          ? { chain: { filters: [{ rowKeyRegexFilter: rowKeyRegex }, cellFilter] } }
-          : { rowKeyRegexFilter: rowKeyRegex };
-    const stream = this.store.openWireStream(t, {
-      rows: { rowRanges: [range] },
-      ...(filter ? { filter } : {}),
-      ...(this.streamLimit > 0 ? { rowsLimit: this.streamLimit } : {}),
-    });
-    stream.on('data', (message: Buffer) => {
-      if (stream === this.stream) this.onResponse(message);
-    });
-    stream.on('end', () => {
-      if (stream === this.stream) this.ended = true;
-      this.wake?.();
-    });
-    stream.on('error', (e: unknown) => {
-      if (stream === this.stream && !this.finished) this.error = e;
-      this.wake?.();
-    });
-    this.stream = stream;
-    return true;
-  }
-
-  private closeStream(): void {
-    const stream = this.stream;
-    if (!stream) return;
-    this.stream = undefined;
-    stream.abort();
-    stream.destroy();
-  }
-
-  private finish(): void {
-    if (this.finished) return;
-    this.finished = true;
-    this.ready.length = 0;
-    this.closeStream();
-    this.count(-1);
-    this.wake?.();
   }
 }
 
