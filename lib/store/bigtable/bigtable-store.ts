@@ -29,6 +29,7 @@ import { counterOverflow } from '../counter-rules.js';
 import { checkDeletedFamily, checkWrittenFamily } from '../family-checks.js';
 import { groupPieces, type KeySplit } from '../key-splits.js';
 import { checkInstanceName, isStoreName } from '../store-names.js';
+import { TableCache } from '../table-cache.js';
 import { encodeValueCell } from '../cell-value.js';
 import { DATA_VERSION, type InstanceMetadata, type RowDelete, type RowScan, type ScanRequest, type Store } from '../store.js';
 import { BigtableScan, type ScanCounts, type ScanTable } from './bigtable-scan.js';
@@ -77,7 +78,7 @@ export class BigtableStore implements Store {
   private readonly client: BigtableClient;
   private readonly meta: MetaTable;
   /** Caches of things that never change once created (tables are never dropped). */
-  private readonly tables = new Map<string, OpenTable>();
+  private readonly tables = new TableCache<OpenTable>();
   private readonly instances = new Set<string>();
   private readonly schemaTables = new Map<string, SchemaTable>();
   private scansOpen = 0;
@@ -168,7 +169,7 @@ export class BigtableStore implements Store {
       throw rgError('RG_ERR_TABLE_EXISTS', `table ${layout.name} already exists in instance ${instance}${creating}`);
     }
     // A layout this store cached under the name is stale: the table was removed behind its back.
-    this.tables.delete(`${instance}/${layout.name}`);
+    this.tables.forget(instance, layout.name);
     const families = familiesOf(layout);
     try {
       await this.client.createTable(tableId, families);
@@ -498,8 +499,7 @@ export class BigtableStore implements Store {
    */
   private dataError(t: OpenTable, e: unknown, doing: string): RowgateError {
     const error = mapBigtableError(e, { doing, instance: t.instance, table: t.layout.name });
-    const id = `${t.instance}/${t.layout.name}`;
-    if (error.code === 'RG_ERR_TABLE_NOT_FOUND' && this.tables.get(id) === t) this.tables.delete(id);
+    if (error.code === 'RG_ERR_TABLE_NOT_FOUND' && this.tables.get(t.instance, t.layout.name) === t) this.tables.forget(t.instance, t.layout.name);
     return error;
   }
 
@@ -528,11 +528,8 @@ export class BigtableStore implements Store {
   }
 
   forget(instance: string, table?: string): void {
-    if (table !== undefined) {
-      this.tables.delete(`${instance}/${table}`);
-      return;
-    }
-    for (const id of this.tables.keys()) if (id.startsWith(`${instance}/`)) this.tables.delete(id);
+    this.tables.forget(instance, table);
+    if (table !== undefined) return;
     this.instances.delete(instance);
     this.schemaTables.delete(instance);
   }
@@ -542,8 +539,7 @@ export class BigtableStore implements Store {
    * gateway may create one any time); an entry is dropped when Bigtable says the table is gone.
    */
   private async openTable(instance: string, table: string): Promise<OpenTable> {
-    const id = `${instance}/${table}`;
-    const cached = this.tables.get(id);
+    const cached = this.tables.get(instance, table);
     if (cached) return cached;
     await this.requireInstance(instance);
     const row = isStoreName(table) ? await this.metaCall(`reading table ${table}`, () => this.meta.get(`table/${instance}/${table}`)) : undefined;
@@ -552,7 +548,7 @@ export class BigtableStore implements Store {
     const record = parseRecord(row);
     const layout = parseLayout(record.layout);
     const opened: OpenTable = { instance, layout, tableId: record.bigtable, counters: new CounterColumns(layout) };
-    this.tables.set(id, opened);
+    this.tables.set(instance, table, opened);
     return opened;
   }
 }

@@ -14,6 +14,7 @@ import { END_OF_TIME } from '../../model/read-request.js';
 import { FOREVER, type CellOut, type ReadSpec, type RowOut, type RowWrite, type SchemaTable, type TableLayout } from '../../model/types.js';
 import { CellPicker } from '../cell-picker.js';
 import { checkInstanceName, isStoreName } from '../store-names.js';
+import { TableCache } from '../table-cache.js';
 import {
   DATA_VERSION,
   type ChunkScan,
@@ -106,7 +107,7 @@ export class LmdbStore implements Store {
   private readonly env: RootDatabase;
   private readonly path: string;
   private readonly meta: Database;
-  private readonly tables = new Map<string, OpenTable>();
+  private readonly tables = new TableCache<OpenTable>();
   private readonly schemaTables = new Map<string, LmdbSchemaTable>();
   private scansOpen = 0;
   private readonly pool: ScanPool | undefined;
@@ -538,23 +539,18 @@ export class LmdbStore implements Store {
   }
 
   forget(instance: string, table?: string): void {
-    if (table !== undefined) {
-      this.tables.delete(`${instance}/${table}`);
-      return;
-    }
-    for (const id of this.tables.keys()) if (id.startsWith(`${instance}/`)) this.tables.delete(id);
-    this.schemaTables.delete(instance);
+    this.tables.forget(instance, table);
+    if (table === undefined) this.schemaTables.delete(instance);
   }
 
   /** The open table, from cache; tables are never dropped, so a cached entry stays valid. */
   private openTable(instance: string, table: string): OpenTable {
-    const id = `${instance}/${table}`;
-    const cached = this.tables.get(id);
+    const cached = this.tables.get(instance, table);
     if (cached) return cached;
     this.requireInstance(instance);
     const record = isStoreName(table) ? (this.meta.get(['table', instance, table]) as TableRecord | undefined) : undefined;
     if (!record) throw rgError('RG_ERR_TABLE_NOT_FOUND', `table ${table} not found in instance ${instance}`);
-    const dbName = `data/${id}`;
+    const dbName = `data/${instance}/${table}`;
     const base = {
       layout: parseLayout(record.layout),
       dbName,
@@ -563,7 +559,7 @@ export class LmdbStore implements Store {
     };
     const hasTtl = [...base.layout.families.values()].some((f) => f.ttlSeconds < FOREVER);
     const opened: OpenTable = { ...base, writer: new RowWriter(base), hasTtl, renderers: new Map() };
-    this.tables.set(id, opened);
+    this.tables.set(instance, table, opened);
     return opened;
   }
 
