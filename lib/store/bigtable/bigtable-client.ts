@@ -7,7 +7,7 @@
 import { Bigtable, v2 } from '@google-cloud/bigtable';
 import { createRequire } from 'node:module';
 import type { Readable } from 'node:stream';
-import { GRPC, grpcCode, mapBigtableError, type ErrorContext } from './bigtable-errors.js';
+import { GRPC, grpcCode, mapBigtableError, type EntryStatus, type ErrorContext } from './bigtable-errors.js';
 import type { CellChunk } from './row-assembler.js';
 
 export interface BigtableConnection {
@@ -22,12 +22,6 @@ export interface Mutation {
   readonly deleteFromColumn?: { familyName: string; columnQualifier: Buffer; timeRange?: { startTimestampMicros?: string; endTimestampMicros?: string } };
   readonly deleteFromFamily?: { familyName: string };
   readonly deleteFromRow?: Record<string, never>;
-}
-
-export interface EntryStatus {
-  readonly code: number;
-  /** Bigtable's message for a failed entry (kept as the write error's cause, for the server log). */
-  readonly message?: string;
 }
 
 export interface MutateEntry {

@@ -3,7 +3,6 @@
  * driver's own message never reaches a client: it is kept as the cause, for the server log.
  */
 import { isRowgateError, rgError, type RowgateError } from '../../errors.js';
-import type { EntryStatus } from './bigtable-client.js';
 
 /** gRPC status codes the mapping distinguishes. */
 export const GRPC = {
@@ -88,6 +87,13 @@ export function mapBigtableError(e: unknown, context: ErrorContext): RowgateErro
 }
 
 /** The status of one MutateRows entry that was not applied. */
+/** The outcome of one MutateRows entry (bigtable-client.ts answers one per entry). */
+export interface EntryStatus {
+  readonly code: number;
+  /** Bigtable's message for a failed entry (kept as the write error's cause, for the server log). */
+  readonly message?: string;
+}
+
 export type EntryFailure = EntryStatus & {
   readonly rowKey: Buffer;
 };
