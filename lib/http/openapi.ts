@@ -13,9 +13,7 @@ import type { Revision } from '../config.js';
 import { ERRORS } from '../errors.js';
 import { REST_VERSION } from '../version.js';
 import { dialectOf } from '../rows/dialect.js';
-import { ENTITY_ID_PARAMS, ROW_PARAMS } from './handlers/legacy-rows.js';
-import { DELETE_PARAMS } from './handlers/rows-write.js';
-import { SPLITS_PARAMS, SPLITS_SCHEMA } from './handlers/splits.js';
+import { SPLITS_SCHEMA } from './handlers/splits.js';
 import { routesFor, type Route } from './routes.js';
 import { schemas, type Schema } from './serializers.js';
 
@@ -130,9 +128,6 @@ interface Operation {
   readonly summary: string;
   /** Component schema of the 200 body. */
   readonly result: string;
-  readonly query?: (revision: Revision) => readonly string[];
-  /** Free-form query parameters beyond the named ones (revision 1 PUT, fresh.<key> of GET rows). */
-  readonly extraQuery?: string | ((revision: Revision) => string | undefined);
   readonly body?: boolean;
   readonly stream?: boolean;
   /** Statuses beyond the common 400/401/403/404/405/414/500. */
@@ -155,9 +150,6 @@ const OPERATIONS: Record<string, Operation> = {
     summary:
       'Rows: a point get (eid), a bulk get (eids), a wildcard scan, or a range scan; CR LF framed row documents (Accept: application/x-ndjson for LF framing, application/avro for an Avro object container file); a complete scan ends with the trailers X-Rowgate-Rows and, when limit stopped it early, X-Rowgate-Next-Start',
     result: 'Row',
-    query: (revision) => [...dialectOf(revision).scanParams],
-    extraQuery: (revision) =>
-      dialectOf(revision).freshening ? 'fresh.<key>=<value> (freshener parameters of KijiREST 0.6.0+; accepted and unused, as no freshener runs)' : undefined,
     stream: true,
     // 406: an Accept naming none of application/json, application/x-ndjson, application/avro.
     errors: [406, 503],
@@ -174,27 +166,22 @@ const OPERATIONS: Record<string, Operation> = {
     summary:
       "Split points: up to n contiguous row-key ranges covering the table, balanced by estimated size, as start/end values of the revision's range parameters (null = open), for parallel exports",
     result: 'TableSplits',
-    query: () => [...SPLITS_PARAMS],
   },
   [`DELETE ${TABLE}/rows`]: {
     operationId: 'deleteRows',
     summary: 'Delete rows, families, columns, or versions up to a timestamp',
     result: 'Deleted',
-    query: () => [...DELETE_PARAMS],
   },
   [`GET ${TABLE}/entityId`]: {
     operationId: 'getEntityId',
     summary: 'The hex row key of an entity id in the shell form',
     result: 'EntityIdConversion',
-    query: () => [...ENTITY_ID_PARAMS],
   },
-  [`GET ${TABLE}/rows/:hexEntityId`]: { operationId: 'getRow', summary: 'One row as a plain JSON document', result: 'Row', query: () => [...ROW_PARAMS] },
+  [`GET ${TABLE}/rows/:hexEntityId`]: { operationId: 'getRow', summary: 'One row as a plain JSON document', result: 'Row' },
   [`PUT ${TABLE}/rows/:hexEntityId`]: {
     operationId: 'putRow',
     summary: "Write cells given as query parameters; answers with the row's written columns",
     result: 'Row',
-    query: () => ['timestamp'],
-    extraQuery: '<family:qualifier>=<JSON value>, timestamp.<family:qualifier>=<ms>, schema.<family:qualifier>=<Avro schema JSON>',
   },
 };
 
@@ -213,7 +200,7 @@ function errorDescription(status: number): string {
   return codes.length === 0 ? 'Error' : codes.join(', ');
 }
 
-function operationOf(route: Route, revision: Revision): Json {
+function operationOf(route: Route): Json {
   const op = OPERATIONS[`${route.method} ${route.path}`];
   if (!op) throw new Error(`openapi.ts describes no operation for ${route.method} ${route.path}`);
   const parameters: Json[] = [];
@@ -223,7 +210,7 @@ function operationOf(route: Route, revision: Revision): Json {
     .map((s) => s.slice(1))) {
     parameters.push({ name, in: 'path', required: true, description: PATH_PARAMS[name] ?? name, schema: { type: 'string' } });
   }
-  for (const name of op.query?.(revision) ?? []) {
+  for (const name of route.query.names) {
     const p = QUERY_PARAMS[name];
     if (!p) throw new Error(`openapi.ts describes no query parameter ${name}`);
     parameters.push({ name, in: 'query', required: false, description: p.description, schema: p.schema });
@@ -243,8 +230,7 @@ function operationOf(route: Route, revision: Revision): Json {
   }
   responses.default = { description: 'Any other error', content: { 'application/json': { schema: ref('Error') } } };
   const operation: Json = { operationId: op.operationId, summary: op.summary, parameters, responses };
-  const extraQuery = typeof op.extraQuery === 'function' ? op.extraQuery(revision) : op.extraQuery;
-  if (extraQuery) operation.description = `Further query parameters: ${extraQuery}`;
+  if (route.query.further !== undefined) operation.description = `Further query parameters: ${route.query.further}`;
   if (op.body) operation.requestBody = { required: true, content: { 'application/json': { schema: ref('RowInput') } } };
   return operation;
 }
@@ -274,7 +260,7 @@ export function buildOpenApi(revision: Revision): Json {
   const paths: Record<string, Json> = {};
   for (const route of routesFor(revision)) {
     const path = openApiPath(route.path);
-    const operation = operationOf(route, revision);
+    const operation = operationOf(route);
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };
     if (route.method === 'GET') paths[path] = { ...paths[path], head: headOperation(operation, OPERATIONS[`GET ${route.path}`]?.stream === true) };
   }

@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import t, { type Test } from 'tap';
 import type { Revision } from '../../lib/config.js';
+import { routesFor } from '../../lib/http/routes.js';
 import { json, raw, startGateway, type RawResponse } from './harness.js';
 
 const TABLE = '/v1/instances/default/tables/sample_table';
@@ -133,6 +134,29 @@ for (const revision of [1, 2, 3] as Revision[]) {
     t.teardown(() => readOnly.close());
     t.equal((await raw(readOnly.base, 'DELETE', `${ROWS}?bogus=1`)).status, 403, 'read-only gateway');
     isBadParameter(t, await raw(h.base, 'GET', `${ROWS}?bogus=1`, undefined, auth), unknown('bogus', revision, rowsKnown[revision]), 'with a token');
+  });
+}
+
+for (const revision of [1, 2, 3] as Revision[]) {
+  t.test(`revision ${revision}: every parameter a route entry names is known to the route`, async (t) => {
+    const h = await startGateway({ revision });
+    t.teardown(() => h.close());
+    const concrete = (path: string) => path.replace(':instance', 'default').replace(':table', 'sample_table').replace(':hexEntityId', '00');
+    t.same(
+      routesFor(revision)
+        .map((r) => `${r.method} ${concrete(r.path)}`)
+        .sort(),
+      [...routes(revision).map(([method, path]) => `${method} ${path}`), ...(revision === 1 ? [`PUT ${ROWS}/00`] : [])].sort(),
+      'the routes probed above are the served ones',
+    );
+    for (const route of routesFor(revision)) {
+      const path = concrete(route.path);
+      const body = route.method === 'POST' ? '[]' : undefined;
+      for (const name of [...route.query.names, ...(route.query.prefix === undefined ? [] : [`${route.query.prefix}key`])]) {
+        const r = await raw(h.base, route.method, `${path}?${name}=1`, body, body === undefined ? {} : json);
+        t.notMatch(r.body, /unknown parameter|is not one of/, `${route.method} ${route.path} takes ${name}`);
+      }
+    }
   });
 }
 

@@ -11,10 +11,7 @@ import { rgError } from '../../errors.js';
 import { MAX_SPLITS, type KeySplit } from '../../store/key-splits.js';
 import { tableLayout, type Handler } from '../context.js';
 import { dialectOf } from '../../rows/dialect.js';
-import { allowOnly } from '../query.js';
 import { sendJson } from '../respond.js';
-
-export const SPLITS_PARAMS: ReadonlySet<string> = new Set(['n']);
 
 /** The 200 body's schema (the OpenAPI document's TableSplits). */
 export const SPLITS_SCHEMA = {
@@ -70,7 +67,6 @@ export function splitsBody(splits: readonly KeySplit[], revision: Revision): str
 }
 
 export const getSplits: Handler = async (ctx, req, res, params, query) => {
-  allowOnly(query, SPLITS_PARAMS, ctx.config.revision);
   const parts = parseParts(query.get('n'));
   await tableLayout(ctx, params);
   const splits = await ctx.store.splits(params.instance!, params.table!, parts);
