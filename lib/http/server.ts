@@ -24,6 +24,7 @@ import { BODY_BYTES, type BodyCounted } from './body.js';
 import { asRowgateError, sendError } from './respond.js';
 import { requestIdOf, RequestLog } from './request-log.js';
 import { ScanSlots } from './scan-slots.js';
+import { openApiText } from './openapi.js';
 import { routesFor } from './routes.js';
 
 export interface Gateway {
@@ -80,7 +81,9 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
   // The revision is a restart-only setting (config-reload.ts): the routes are those of the first configuration.
   const revision = config.revision;
   const routes = routesFor(revision);
-  const context: AppContext = { config, store, log, scans: new ScanSlots() };
+  let openApiDocument: string | undefined;
+  const openApi = (): string => (openApiDocument ??= openApiText(revision, routes));
+  const context: AppContext = { config, store, log, scans: new ScanSlots(), openApi };
   const requestLog = new RequestLog(log);
   let authenticator = config.auth === undefined ? undefined : new Authenticator(config.auth);
   let cors = createCors(config.cors, config.readOnly);
@@ -96,7 +99,7 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
 
   /** The context a handler sees: the shared one, or (with tokens) one that knows the caller. */
   const contextFor = (principal: Principal | undefined): AppContext =>
-    principal === undefined ? context : { config, store, log, principal, scans: context.scans };
+    principal === undefined ? context : { config, store, log, principal, scans: context.scans, openApi };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, info: RequestInfo): Promise<void> => {
     // RFC 9112 3.2, closing the connection as node does (its own check is off: its 400 has no body).
