@@ -63,8 +63,8 @@ const NONE: QueryParams = { names: new Set() };
 
 /** The store unreachable or refusing the gateway: any route that reaches it. */
 const STORE: readonly ErrorCode[] = ['RG_ERR_STORE_UNAVAILABLE', 'RG_ERR_STORE_REFUSED'];
-/** A write. */
-const WRITE: readonly ErrorCode[] = STORE;
+/** A write: the store's disk full as well (the embedded store's write-failures.ts). */
+const WRITE: readonly ErrorCode[] = [...STORE, 'RG_ERR_STORE_FULL'];
 /** A visible instance's table (context.ts tableLayout). */
 const TABLE_ERRORS: readonly ErrorCode[] = ['RG_ERR_INSTANCE_NOT_FOUND', 'RG_ERR_TABLE_NOT_FOUND'];
 /** A row key in hex in the path (revision 1's single-row resource). */
