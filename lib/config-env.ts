@@ -5,8 +5,17 @@
  * ROWGATE_DATA, ROWGATE_HOST, ROWGATE_PORT (over PORT), ROWGATE_LOG_LEVEL. ROWGATE_TOKEN is the
  * bearer token of the command line's remote mode (tools/support/remote.ts); the gateway does not read it.
  */
-import type { ConfigFlags } from './config.js';
 import { rgError } from './errors.js';
+
+/** Flags given on the command line, or taken from the environment (flagsFromEnvironment); undefined = not given. */
+export interface ConfigFlags {
+  readonly config?: string;
+  readonly data?: string;
+  readonly port?: string | number;
+  readonly host?: string;
+  readonly revision?: string | number;
+  readonly logLevel?: string;
+}
 
 export const LOG_LEVELS: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 

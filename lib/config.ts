@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { LOG_LEVELS, withEnvironment, type Environment } from './config-env.js';
+import { LOG_LEVELS, withEnvironment, type ConfigFlags, type Environment } from './config-env.js';
 import { rgError } from './errors.js';
 
 export type Revision = 1 | 2 | 3;
@@ -143,15 +143,8 @@ export const DEFAULT_CONFIG: Config = {
   compression: false,
 };
 
-/** Flags given on the command line; undefined = not given. */
-export interface ConfigFlags {
-  readonly config?: string;
-  readonly data?: string;
-  readonly port?: string | number;
-  readonly host?: string;
-  readonly revision?: string | number;
-  readonly logLevel?: string;
-}
+/** Flags given on the command line (defined with the environment's, which take the same form). */
+export type { ConfigFlags };
 
 const TOP_KEYS = new Set([
   'host',

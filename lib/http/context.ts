@@ -16,6 +16,8 @@ export interface AppContext {
   readonly log: Logger;
   /** Streaming responses in flight (bounded by limits.maxScans), shared by every request. */
   readonly scans: ScanSlots;
+  /** The OpenAPI document of the served routes as JSON text, built by the server from its route table (once, when first asked for). */
+  readonly openApi: () => string;
   /** The caller's token when tokens are configured (undefined on an open gateway). */
   readonly principal?: Principal;
 }

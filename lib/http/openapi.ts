@@ -1,9 +1,10 @@
 /**
- * The OpenAPI 3.1 document of the served revision (`GET /v1/openapi.json`). Paths come from the
- * revision's route table (routes.ts) and response shapes from the very schemas the serializers
- * compile (serializers.ts), so the document cannot drift from what is served: a route without a
- * description here makes the generator throw, and test/http/openapi.test.ts validates real
- * responses of every endpoint against the document.
+ * The OpenAPI 3.1 document of the served revision (`GET /v1/openapi.json`), built from the
+ * revision's route table (routes.ts: each entry's path, parameters, summary, result and errors)
+ * with the response shapes the serializers compile (serializers.ts), so the document cannot drift
+ * from what is served: a parameter without a description here makes the generator throw, and
+ * test/http/openapi.test.ts validates real responses of every endpoint against the document. The
+ * server builds it from the table it routes with and hands it to the handler of the route.
  *
  * Row streams (GET rows) are `application/json` bodies holding a sequence of row documents, each
  * followed by CR LF (DESIGN.md 4). OpenAPI 3.1 has no keyword for such a sequence, so the schema
@@ -13,11 +14,8 @@ import type { Revision } from '../config.js';
 import { ERRORS } from '../errors.js';
 import { REST_VERSION } from '../version.js';
 import { dialectOf } from '../rows/dialect.js';
-import { ENTITY_ID_PARAMS, ROW_PARAMS } from './handlers/legacy-rows.js';
-import { DELETE_PARAMS } from './handlers/rows-write.js';
-import { SPLITS_PARAMS, SPLITS_SCHEMA } from './handlers/splits.js';
-import { routesFor, type Route } from './routes.js';
-import { schemas, type Schema } from './serializers.js';
+import type { Route } from './routes.js';
+import { schemas, type ResultShape, type Schema } from './serializers.js';
 
 type Json = { [key: string]: unknown };
 
@@ -106,99 +104,37 @@ function rowInput(revision: Revision): Schema {
 
 const ROW_SCHEMA: Record<Revision, Schema> = { 1: schemas.rowRevision1, 2: schemas.rowRevision2, 3: schemas.rowRevision3 };
 
-/** A document of any schema the generator lists under components. */
-function componentSchemas(revision: Revision): Record<string, Schema> {
+/** The 200 bodies of the revision's routes, by the name a route entry gives as its result. */
+function resultSchemas(revision: Revision): Record<ResultShape, Schema> {
   return {
-    Root: schemas.root,
-    Version: schemas.version,
-    ResourceList: schemas.resourceList,
-    InstanceMetadata: schemas.instanceMetadata,
-    TableLayout: schemas.tableLayout,
-    Row: ROW_SCHEMA[revision],
-    RowInput: rowInput(revision),
-    Targets: schemas.targets,
-    Deleted: schemas.deleted,
-    EntityIdConversion: schemas.entityIdConversion,
-    TableSplits: SPLITS_SCHEMA as unknown as Schema,
-    Error: schemas.error,
-    OpenApiDocument: { type: 'object', properties: { openapi: { type: 'string', pattern: '^3\\.1\\.' } }, required: ['openapi', 'info', 'paths'] },
+    root: schemas.root,
+    version: schemas.version,
+    resourceList: schemas.resourceList,
+    instanceMetadata: schemas.instanceMetadata,
+    tableLayout: schemas.tableLayout,
+    row: ROW_SCHEMA[revision],
+    targets: schemas.targets,
+    deleted: schemas.deleted,
+    entityIdConversion: schemas.entityIdConversion,
+    tableSplits: schemas.tableSplits,
+    openApiDocument: schemas.openApiDocument,
   };
 }
 
-interface Operation {
-  readonly operationId: string;
-  readonly summary: string;
-  /** Component schema of the 200 body. */
-  readonly result: string;
-  readonly query?: (revision: Revision) => readonly string[];
-  /** Free-form query parameters beyond the named ones (revision 1 PUT, fresh.<key> of GET rows). */
-  readonly extraQuery?: string | ((revision: Revision) => string | undefined);
-  readonly body?: boolean;
-  readonly stream?: boolean;
-  /** Statuses beyond the common 400/401/403/404/405/414/500. */
-  readonly errors?: readonly number[];
+/** A result's name among the components: `row` -> `Row`. */
+const componentName = (result: string): string => result.charAt(0).toUpperCase() + result.slice(1);
+
+/** A document of any schema the generator lists under components. */
+function componentSchemas(revision: Revision): Record<string, Schema> {
+  const components: Record<string, Schema> = {};
+  for (const [result, schema] of Object.entries(resultSchemas(revision))) components[componentName(result)] = schema;
+  return { ...components, RowInput: rowInput(revision), Error: schemas.error };
 }
 
-const TABLE = '/v1/instances/:instance/tables/:table';
-
-/** Every route of every revision, described; the generator refuses a route missing here. */
-const OPERATIONS: Record<string, Operation> = {
-  'GET /v1': { operationId: 'getRoot', summary: 'The service and its top-level resources', result: 'Root' },
-  'GET /v1/version': { operationId: 'getVersion', summary: 'Versions of the interface, data format and software', result: 'Version' },
-  'GET /v1/openapi.json': { operationId: 'getOpenApi', summary: 'This document: OpenAPI 3.1 of the served revision', result: 'OpenApiDocument' },
-  'GET /v1/instances': { operationId: 'getInstances', summary: 'Visible instances', result: 'ResourceList' },
-  'GET /v1/instances/:instance': { operationId: 'getInstance', summary: "An instance's metadata (MetadataBackup shape)", result: 'InstanceMetadata' },
-  'GET /v1/instances/:instance/tables': { operationId: 'getTables', summary: 'Tables of an instance', result: 'ResourceList' },
-  [`GET ${TABLE}`]: { operationId: 'getTable', summary: "A table's layout (Avro JSON TableLayoutDesc)", result: 'TableLayout' },
-  [`GET ${TABLE}/rows`]: {
-    operationId: 'getRows',
-    summary:
-      'Rows: a point get (eid), a bulk get (eids), a wildcard scan, or a range scan; CR LF framed row documents (Accept: application/x-ndjson for LF framing, application/avro for an Avro object container file); a complete scan ends with the trailers X-Rowgate-Rows and, when limit stopped it early, X-Rowgate-Next-Start',
-    result: 'Row',
-    query: (revision) => [...dialectOf(revision).scanParams],
-    extraQuery: (revision) =>
-      dialectOf(revision).freshening ? 'fresh.<key>=<value> (freshener parameters of KijiREST 0.6.0+; accepted and unused, as no freshener runs)' : undefined,
-    stream: true,
-    // 406: an Accept naming none of application/json, application/x-ndjson, application/avro.
-    errors: [406, 503],
-  },
-  [`POST ${TABLE}/rows`]: {
-    operationId: 'postRows',
-    summary: 'Write one row or an array of rows, validated completely first',
-    result: 'Targets',
-    body: true,
-    errors: [413, 415],
-  },
-  [`GET ${TABLE}/splits`]: {
-    operationId: 'getSplits',
-    summary:
-      "Split points: up to n contiguous row-key ranges covering the table, balanced by estimated size, as start/end values of the revision's range parameters (null = open), for parallel exports",
-    result: 'TableSplits',
-    query: () => [...SPLITS_PARAMS],
-  },
-  [`DELETE ${TABLE}/rows`]: {
-    operationId: 'deleteRows',
-    summary: 'Delete rows, families, columns, or versions up to a timestamp',
-    result: 'Deleted',
-    query: () => [...DELETE_PARAMS],
-  },
-  [`GET ${TABLE}/entityId`]: {
-    operationId: 'getEntityId',
-    summary: 'The hex row key of an entity id in the shell form',
-    result: 'EntityIdConversion',
-    query: () => [...ENTITY_ID_PARAMS],
-  },
-  [`GET ${TABLE}/rows/:hexEntityId`]: { operationId: 'getRow', summary: 'One row as a plain JSON document', result: 'Row', query: () => [...ROW_PARAMS] },
-  [`PUT ${TABLE}/rows/:hexEntityId`]: {
-    operationId: 'putRow',
-    summary: "Write cells given as query parameters; answers with the row's written columns",
-    result: 'Row',
-    query: () => ['timestamp'],
-    extraQuery: '<family:qualifier>=<JSON value>, timestamp.<family:qualifier>=<ms>, schema.<family:qualifier>=<Avro schema JSON>',
-  },
-};
-
-const COMMON_ERRORS = [400, 401, 403, 404, 405, 414, 500];
+/** Statuses of the errors a route can answer. */
+function errorStatuses(route: Route): number[] {
+  return [...new Set(route.errors.map((code) => ERRORS[code].status))].sort((a, b) => a - b);
+}
 
 /** Headers some errors carry (respond.errorHeaders). */
 const ERROR_HEADERS: Record<number, Json> = {
@@ -213,9 +149,7 @@ function errorDescription(status: number): string {
   return codes.length === 0 ? 'Error' : codes.join(', ');
 }
 
-function operationOf(route: Route, revision: Revision): Json {
-  const op = OPERATIONS[`${route.method} ${route.path}`];
-  if (!op) throw new Error(`openapi.ts describes no operation for ${route.method} ${route.path}`);
+function operationOf(route: Route): Json {
   const parameters: Json[] = [];
   for (const name of route.path
     .split('/')
@@ -223,29 +157,26 @@ function operationOf(route: Route, revision: Revision): Json {
     .map((s) => s.slice(1))) {
     parameters.push({ name, in: 'path', required: true, description: PATH_PARAMS[name] ?? name, schema: { type: 'string' } });
   }
-  for (const name of op.query?.(revision) ?? []) {
+  for (const name of route.query.names) {
     const p = QUERY_PARAMS[name];
     if (!p) throw new Error(`openapi.ts describes no query parameter ${name}`);
     parameters.push({ name, in: 'query', required: false, description: p.description, schema: p.schema });
   }
   const responses: Json = {};
-  const content: Json = { schema: ref(op.result) };
-  if (op.stream)
+  const content: Json = { schema: ref(componentName(route.result)) };
+  if (route.stream)
     content['x-rowgate-stream'] = { framing: 'CRLF', description: 'zero or more row documents, each followed by CR LF; zero rows is an empty body' };
-  responses['200'] = { description: op.stream ? 'A row stream: each row document followed by CR LF' : 'OK', content: { 'application/json': content } };
-  // Every route that reaches the store can meet it unreachable (503) or refusing the gateway (502).
-  const storeErrors = route.path.startsWith('/v1/instances') ? [502, 503] : [];
-  for (const status of [...new Set([...COMMON_ERRORS, ...storeErrors, ...(op.errors ?? [])])].sort()) {
+  responses['200'] = { description: route.stream ? 'A row stream: each row document followed by CR LF' : 'OK', content: { 'application/json': content } };
+  for (const status of errorStatuses(route)) {
     const response: Json = { description: errorDescription(status), content: { 'application/json': { schema: ref('Error') } } };
     const headers = ERROR_HEADERS[status];
     if (headers) response.headers = headers;
     responses[String(status)] = response;
   }
   responses.default = { description: 'Any other error', content: { 'application/json': { schema: ref('Error') } } };
-  const operation: Json = { operationId: op.operationId, summary: op.summary, parameters, responses };
-  const extraQuery = typeof op.extraQuery === 'function' ? op.extraQuery(revision) : op.extraQuery;
-  if (extraQuery) operation.description = `Further query parameters: ${extraQuery}`;
-  if (op.body) operation.requestBody = { required: true, content: { 'application/json': { schema: ref('RowInput') } } };
+  const operation: Json = { operationId: route.operationId, summary: route.summary, parameters, responses };
+  if (route.query.further !== undefined) operation.description = `Further query parameters: ${route.query.further}`;
+  if (route.body) operation.requestBody = { required: true, content: { 'application/json': { schema: ref('RowInput') } } };
   return operation;
 }
 
@@ -270,13 +201,14 @@ function headOperation(get: Json, stream: boolean): Json {
 /** `/v1/instances/:instance` -> `/v1/instances/{instance}`. */
 const openApiPath = (path: string): string => path.replace(/:(\w+)/g, '{$1}');
 
-export function buildOpenApi(revision: Revision): Json {
+/** The document of `routes`, the route table of `revision` (routes.ts routesFor). */
+export function buildOpenApi(revision: Revision, routes: readonly Route[]): Json {
   const paths: Record<string, Json> = {};
-  for (const route of routesFor(revision)) {
+  for (const route of routes) {
     const path = openApiPath(route.path);
-    const operation = operationOf(route, revision);
+    const operation = operationOf(route);
     paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };
-    if (route.method === 'GET') paths[path] = { ...paths[path], head: headOperation(operation, OPERATIONS[`GET ${route.path}`]?.stream === true) };
+    if (route.method === 'GET') paths[path] = { ...paths[path], head: headOperation(operation, route.stream === true) };
   }
   return {
     openapi: '3.1.0',
@@ -296,14 +228,7 @@ export function buildOpenApi(revision: Revision): Json {
   };
 }
 
-const cache = new Map<Revision, string>();
-
-/** The document as JSON text, built once per revision. */
-export function openApiText(revision: Revision): string {
-  let text = cache.get(revision);
-  if (text === undefined) {
-    text = JSON.stringify(buildOpenApi(revision));
-    cache.set(revision, text);
-  }
-  return text;
+/** The document as JSON text. */
+export function openApiText(revision: Revision, routes: readonly Route[]): string {
+  return JSON.stringify(buildOpenApi(revision, routes));
 }

@@ -32,16 +32,35 @@ function decode(text: string, what: string): string {
 }
 
 /**
- * Rejects parameters the route does not know, naming them (a typo should not be silently ignored).
- * `prefix` admits a family of names (`fresh.<key>`), each with something after the prefix;
- * `hints` says what to send instead of a parameter of another revision.
+ * The query parameters a route takes (its entry in routes.ts), checked by the server before the
+ * route's handler runs. The sets are built once, with the route table: a request allocates nothing
+ * for the check unless it fails.
  */
-export function allowOnly(query: Query, allowed: ReadonlySet<string>, revision: number, prefix?: string, hints?: ReadonlyMap<string, string>): void {
+export interface QueryParams {
+  /** The named parameters, in the order a 400 lists them. */
+  readonly names: ReadonlySet<string>;
+  /** A family of names, `<prefix><key>` with something after the prefix (`fresh.<key>`). */
+  readonly prefix?: string;
+  /** What to send instead of a parameter of another revision, by its name (for the 400 naming it). */
+  readonly hints?: ReadonlyMap<string, string>;
+  /** The names beyond `names`, described for the OpenAPI document (the `prefix` family, or the handler's own). */
+  readonly further?: string;
+  /** The handler checks the names itself (revision 1 PUT takes `<family:qualifier>` names): the server does not. */
+  readonly handlerChecks?: true;
+}
+
+/**
+ * Rejects parameters the route does not know, naming them (a typo should not be silently ignored);
+ * `revision` is the served one, for the message.
+ */
+export function allowOnly(query: Query, allowed: QueryParams, revision: number): void {
+  if (query.size === 0) return;
+  const { names, prefix } = allowed;
   for (const name of query.keys()) {
-    if (allowed.has(name)) continue;
+    if (names.has(name)) continue;
     if (prefix !== undefined && name.length > prefix.length && name.startsWith(prefix)) continue;
-    const known = [...allowed, ...(prefix === undefined ? [] : [`${prefix}<key>`])];
-    const hint = hints?.get(name);
+    const known = [...names, ...(prefix === undefined ? [] : [`${prefix}<key>`])];
+    const hint = allowed.hints?.get(name);
     throw rgError(
       'RG_ERR_BAD_PARAMETER',
       `unknown parameter ${name} for this route (the server speaks revision ${revision}; ${hint === undefined ? '' : `${hint}; `}known: ${known.join(', ') || 'none'})`,

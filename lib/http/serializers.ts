@@ -174,11 +174,56 @@ export const schemas = {
   tableLayout,
   /** DELETE rows answers `true`. */
   deleted: { type: 'boolean', const: true },
+  /** GET splits (handlers/splits.ts splitsBody). */
+  tableSplits: {
+    type: 'object',
+    properties: {
+      start_param: { type: 'string', description: 'The range parameter a start bound is given as' },
+      end_param: { type: 'string', description: 'The range parameter an end bound is given as' },
+      splits: {
+        type: 'array',
+        minItems: 1,
+        items: {
+          type: 'object',
+          properties: {
+            start: { type: ['string', 'null'], description: 'Inclusive start; null = from the first row' },
+            end: { type: ['string', 'null'], description: 'Exclusive end; null = past the last row' },
+            estimated_rows: { type: ['integer', 'null'], minimum: 0, description: 'Estimated rows (null where the store gives none: Bigtable)' },
+            estimated_bytes: { type: 'integer', minimum: 0, description: 'Estimated stored bytes' },
+          },
+          required: ['start', 'end', 'estimated_rows', 'estimated_bytes'],
+          additionalProperties: false,
+        },
+      },
+    },
+    required: ['start_param', 'end_param', 'splits'],
+    additionalProperties: false,
+  },
+  /** GET /v1/openapi.json (lib/http/openapi.ts). */
+  openApiDocument: { type: 'object', properties: { openapi: { type: 'string', pattern: '^3\\.1\\.' } }, required: ['openapi', 'info', 'paths'] },
   /** One row document of the row stream (and revision 1's single-row resource), per revision. */
   rowRevision1: row(shellEntityId, false),
   rowRevision2: row(shellEntityId, true),
   rowRevision3: row(entityIdRevision3, true),
 };
+
+/**
+ * The 200 bodies of the routes, by name: a route entry's `result` (routes.ts). Each is a schema
+ * above, `row` being the served revision's row document (rowRevision1-3). The OpenAPI document
+ * lists them under components, capitalized (`row` -> `Row`).
+ */
+export type ResultShape =
+  | 'root'
+  | 'version'
+  | 'resourceList'
+  | 'instanceMetadata'
+  | 'tableLayout'
+  | 'row'
+  | 'targets'
+  | 'deleted'
+  | 'entityIdConversion'
+  | 'tableSplits'
+  | 'openApiDocument';
 
 export const serialize = {
   root: compile(schemas.root),

@@ -18,12 +18,13 @@ import type { Store } from '../store/store.js';
 import { accessOf, Authenticator, requireScope, type Principal } from './auth.js';
 import type { AppContext, Handler, RequestInfo } from './context.js';
 import { createCors } from './cors.js';
-import { parseQuery } from './query.js';
+import { allowOnly, parseQuery, type QueryParams } from './query.js';
 import { answerClientError, answerConnect, type ParserError } from './client-error.js';
 import { BODY_BYTES, type BodyCounted } from './body.js';
 import { asRowgateError, sendError } from './respond.js';
 import { requestIdOf, RequestLog } from './request-log.js';
 import { ScanSlots } from './scan-slots.js';
+import { openApiText } from './openapi.js';
 import { routesFor } from './routes.js';
 
 export interface Gateway {
@@ -47,6 +48,8 @@ export interface Gateway {
 interface RouteStore {
   readonly template: string;
   readonly handler: Handler;
+  /** The query parameters the route takes, checked before its handler runs (undefined: the handler checks them). */
+  readonly query: QueryParams | undefined;
 }
 
 const ROUTED_METHODS: HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'];
@@ -75,13 +78,18 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
   );
   // Handlers see the store through the proxy that counts store errors.
   const store = instrumentStore(rawStore, metrics);
-  const context: AppContext = { config, store, log, scans: new ScanSlots() };
+  // The revision is a restart-only setting (config-reload.ts): the routes are those of the first configuration.
+  const revision = config.revision;
+  const routes = routesFor(revision);
+  let openApiDocument: string | undefined;
+  const openApi = (): string => (openApiDocument ??= openApiText(revision, routes));
+  const context: AppContext = { config, store, log, scans: new ScanSlots(), openApi };
   const requestLog = new RequestLog(log);
   let authenticator = config.auth === undefined ? undefined : new Authenticator(config.auth);
   let cors = createCors(config.cors, config.readOnly);
   const router = FindMyWay<FindMyWay.HTTPVersion.V1>({ ignoreTrailingSlash: true, maxParamLength: 4096 });
-  for (const route of routesFor(config.revision)) {
-    const storeData: RouteStore = { template: route.path, handler: route.handler };
+  for (const route of routes) {
+    const storeData: RouteStore = { template: route.path, handler: route.handler, query: route.query.handlerChecks ? undefined : route.query };
     router.on(route.method as HTTPMethod, route.path, () => undefined, storeData);
     // RFC 9110 9.3.2: HEAD wherever GET is served, by the GET handler: the same status and
     // headers, and node sends no body for it (a scan is not even run: rows-read.ts).
@@ -91,7 +99,7 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
 
   /** The context a handler sees: the shared one, or (with tokens) one that knows the caller. */
   const contextFor = (principal: Principal | undefined): AppContext =>
-    principal === undefined ? context : { config, store, log, principal, scans: context.scans };
+    principal === undefined ? context : { config, store, log, principal, scans: context.scans, openApi };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, info: RequestInfo): Promise<void> => {
     // RFC 9112 3.2, closing the connection as node does (its own check is off: its 400 has no body).
@@ -134,6 +142,8 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
     }
     const route = found.store as RouteStore;
     const query = parseQuery(q < 0 ? '' : url.slice(q + 1));
+    // Every parameter must be one the route knows (a typo is a 400 naming it), before the handler looks at any.
+    if (route.query !== undefined) allowOnly(query, route.query, revision);
     await route.handler(contextFor(principal), req, res, found.params, query, info);
   };
 

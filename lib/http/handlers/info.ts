@@ -3,15 +3,12 @@ import { createHash } from 'node:crypto';
 import { REST_VERSION } from '../../version.js';
 import { DATA_VERSION } from '../../store/store.js';
 import { requireVisible, tableLayout, visibleInstances, type Handler } from '../context.js';
-import { allowOnly } from '../query.js';
 import { sendJson } from '../respond.js';
 import { serialize } from '../serializers.js';
 
-const NONE = new Set<string>();
 export const SERVICE_NAME = 'rowgate';
 
-export const getRoot: Handler = async (ctx, req, res, _p, query) => {
-  allowOnly(query, NONE, ctx.config.revision);
+export const getRoot: Handler = async (ctx, req, res) => {
   sendJson(ctx, req, res, 200, serialize.root({ resources: ['version', 'instances'], service: SERVICE_NAME }));
 };
 
@@ -22,8 +19,7 @@ function protocolVersion(text: string): { protocolName: string; majorVersion: nu
   return { protocolName: name!, majorVersion: major, minorVersion: minor, revision };
 }
 
-export const getVersion: Handler = async (ctx, req, res, _p, query) => {
-  allowOnly(query, NONE, ctx.config.revision);
+export const getVersion: Handler = async (ctx, req, res) => {
   sendJson(
     ctx,
     req,
@@ -37,8 +33,7 @@ export const getVersion: Handler = async (ctx, req, res, _p, query) => {
   );
 };
 
-export const getInstances: Handler = async (ctx, req, res, _p, query) => {
-  allowOnly(query, NONE, ctx.config.revision);
+export const getInstances: Handler = async (ctx, req, res) => {
   const names = await visibleInstances(ctx);
   sendJson(ctx, req, res, 200, serialize.resourceList(names.map((name) => ({ name, uri: `/v1/instances/${name}` }))));
 };
@@ -47,8 +42,7 @@ export const getInstances: Handler = async (ctx, req, res, _p, query) => {
 const latin1 = (b: Buffer): string => b.toString('latin1');
 
 /** The instance's metadata in the shape of the original's MetadataBackup (kijirest-behaviour.md 2.4). */
-export const getInstance: Handler = async (ctx, req, res, params, query) => {
-  allowOnly(query, NONE, ctx.config.revision);
+export const getInstance: Handler = async (ctx, req, res, params) => {
   const instance = params.instance!;
   requireVisible(ctx, instance);
   const meta = await ctx.store.instanceMetadata(instance);
@@ -71,16 +65,14 @@ export const getInstance: Handler = async (ctx, req, res, params, query) => {
   sendJson(ctx, req, res, 200, serialize.instanceMetadata(body));
 };
 
-export const getTables: Handler = async (ctx, req, res, params, query) => {
-  allowOnly(query, NONE, ctx.config.revision);
+export const getTables: Handler = async (ctx, req, res, params) => {
   const instance = params.instance!;
   requireVisible(ctx, instance);
   const names = await ctx.store.listTables(instance);
   sendJson(ctx, req, res, 200, serialize.resourceList(names.map((name) => ({ name, uri: `/v1/instances/${instance}/tables/${name}` }))));
 };
 
-export const getTable: Handler = async (ctx, req, res, params, query) => {
-  allowOnly(query, NONE, ctx.config.revision);
+export const getTable: Handler = async (ctx, req, res, params) => {
   const layout = await tableLayout(ctx, params);
   sendJson(ctx, req, res, 200, JSON.stringify(layout.desc));
 };

@@ -18,17 +18,13 @@ import type { ColumnSelector, EncodedCell, JsonValue, ReadSpec, SchemaTable, Tab
 import { MAX_TIMESTAMP, timestampFromText } from '../../model/timestamp.js';
 import { tableLayout, type AppContext, type Handler, type Params } from '../context.js';
 import { storableKey } from '../../rows/request-keys.js';
-import { allowOnly, type Query } from '../query.js';
+import type { Query } from '../query.js';
 import { sendJson } from '../respond.js';
 import { rowSerializer } from '../../rows/row-format.js';
 import { serialize } from '../serializers.js';
 
-export const ENTITY_ID_PARAMS: ReadonlySet<string> = new Set(['eid']);
-export const ROW_PARAMS: ReadonlySet<string> = new Set(['cols', 'versions', 'timerange']);
-
 /** GET entityId: the hex row key of an entity id given in the revision 1/2 shell syntax. */
 export const getEntityId: Handler = async (ctx, req, res, params, query) => {
-  allowOnly(query, ENTITY_ID_PARAMS, ctx.config.revision);
   const layout = await tableLayout(ctx, params);
   const eid = query.get('eid');
   if (eid === undefined || eid.trim() === '') {
@@ -61,7 +57,6 @@ async function sendRow(
 
 /** GET one row (revision 1): cols, versions, timerange as for scans; a missing row has `"cells": {}`. */
 export const getRow: Handler = async (ctx, req, res, params, query, info) => {
-  allowOnly(query, ROW_PARAMS, ctx.config.revision);
   const layout = await tableLayout(ctx, params);
   const rowKey = pathRowKey(ctx, layout, params);
   const read = parseReadSpec(layout, { cols: query.get('cols'), versions: query.get('versions'), timerange: query.get('timerange') });

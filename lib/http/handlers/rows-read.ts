@@ -14,8 +14,7 @@ import type { ScanRequest } from '../../store/store.js';
 import { tableLayout, type AppContext, type Handler, type Params, type RequestInfo } from '../context.js';
 import { dialectOf } from '../../rows/dialect.js';
 import { bulkKeys, storableKey } from '../../rows/request-keys.js';
-import { allowOnly } from '../query.js';
-import { asksForFreshening, FRESH_PREFIX, FRESHENING_HEADER, FRESHENING_STORED } from '../freshening.js';
+import { asksForFreshening, FRESHENING_HEADER, FRESHENING_STORED } from '../freshening.js';
 import { sendJson } from '../respond.js';
 import { compressor, encodingHeaders, negotiateEncoding } from '../compression.js';
 import { rowRenderSpec, rowSerializer, ROW_TERMINATOR } from '../../rows/row-format.js';
@@ -27,7 +26,6 @@ import type { RenderedChunk } from '../../store/store.js';
 
 export const getRows: Handler = async (ctx, req, res, params, query, info) => {
   const dialect = dialectOf(ctx.config.revision);
-  allowOnly(query, dialect.scanParams, ctx.config.revision, dialect.freshening ? FRESH_PREFIX : undefined, dialect.rangeHints);
   const freshening = dialect.freshening && asksForFreshening(query);
   const layout = await tableLayout(ctx, params);
   const read = parseReadSpec(layout, { cols: query.get('cols'), versions: query.get('versions'), timerange: query.get('timerange') });

@@ -17,13 +17,8 @@ import { tableLayout, type Handler } from '../context.js';
 import { dialectOf, rowsPath, type Dialect } from '../../rows/dialect.js';
 import { bulkKeys, storableKey } from '../../rows/request-keys.js';
 import { PostTargets } from '../post-targets.js';
-import { allowOnly } from '../query.js';
 import { sendJson, sendJsonPieces } from '../respond.js';
 import { writeBatch } from '../write-batch.js';
-
-const NONE = new Set<string>();
-/** The parameters of DELETE rows. */
-export const DELETE_PARAMS: ReadonlySet<string> = new Set(['eid', 'eids', 'cols', 'timestamp']);
 
 /** Prefixes a coded error's message with where in the body it happened; the original is its cause, its code and headers kept. */
 function at(where: string, e: unknown): unknown {
@@ -33,9 +28,8 @@ function at(where: string, e: unknown): unknown {
   return placed;
 }
 
-export const postRows: Handler = async (ctx, req, res, params, query, info) => {
+export const postRows: Handler = async (ctx, req, res, params, _query, info) => {
   const dialect = dialectOf(ctx.config.revision);
-  allowOnly(query, NONE, ctx.config.revision);
   const { bodyBytes, maxPostCells } = ctx.config.limits;
   // 415 and a declared 413 come before any store call (limits are enforced before work is done).
   checkBodyHead(req, bodyBytes);
@@ -96,7 +90,6 @@ function targetOf(dialect: Dialect, layout: TableLayout, instance: string, entit
 
 export const deleteRows: Handler = async (ctx, req, res, params, query, info) => {
   const dialect = dialectOf(ctx.config.revision);
-  allowOnly(query, DELETE_PARAMS, ctx.config.revision);
   const layout = await tableLayout(ctx, params);
   const eid = query.get('eid');
   const eids = query.get('eids');

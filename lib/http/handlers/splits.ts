@@ -11,36 +11,7 @@ import { rgError } from '../../errors.js';
 import { MAX_SPLITS, type KeySplit } from '../../store/key-splits.js';
 import { tableLayout, type Handler } from '../context.js';
 import { dialectOf } from '../../rows/dialect.js';
-import { allowOnly } from '../query.js';
 import { sendJson } from '../respond.js';
-
-export const SPLITS_PARAMS: ReadonlySet<string> = new Set(['n']);
-
-/** The 200 body's schema (the OpenAPI document's TableSplits). */
-export const SPLITS_SCHEMA = {
-  type: 'object',
-  properties: {
-    start_param: { type: 'string', description: 'The range parameter a start bound is given as' },
-    end_param: { type: 'string', description: 'The range parameter an end bound is given as' },
-    splits: {
-      type: 'array',
-      minItems: 1,
-      items: {
-        type: 'object',
-        properties: {
-          start: { type: ['string', 'null'], description: 'Inclusive start; null = from the first row' },
-          end: { type: ['string', 'null'], description: 'Exclusive end; null = past the last row' },
-          estimated_rows: { type: ['integer', 'null'], minimum: 0, description: 'Estimated rows (null where the store gives none: Bigtable)' },
-          estimated_bytes: { type: 'integer', minimum: 0, description: 'Estimated stored bytes' },
-        },
-        required: ['start', 'end', 'estimated_rows', 'estimated_bytes'],
-        additionalProperties: false,
-      },
-    },
-  },
-  required: ['start_param', 'end_param', 'splits'],
-  additionalProperties: false,
-} as const;
 
 function parseParts(text: string | undefined): number {
   if (text === undefined) return 1;
@@ -69,8 +40,8 @@ export function splitsBody(splits: readonly KeySplit[], revision: Revision): str
   });
 }
 
+/** The 200 body's schema is serializers.ts schemas.tableSplits. */
 export const getSplits: Handler = async (ctx, req, res, params, query) => {
-  allowOnly(query, SPLITS_PARAMS, ctx.config.revision);
   const parts = parseParts(query.get('n'));
   await tableLayout(ctx, params);
   const splits = await ctx.store.splits(params.instance!, params.table!, parts);
