@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { open } from 'lmdb';
 import { BENCH_INSTANCE, BENCH_LAYOUT, BENCH_TABLE, benchRowJson, CELLS_PER_ROW, WIDE_LAYOUT, wideRowJson, writeNdjson } from './dataset.js';
 import { findPostgres, measurePostgres, type PostgresFigures } from './postgres.js';
+import { parseFloor, writeFloor } from './import-floors.js';
 import { benchBigtableTableName, bigtableGatewayConfig, expectedScanBytes, loadBigtable } from './bigtable.js';
 import { findCbtemulator, startCbtemulator } from './cbtemulator.js';
 import { cpuSecondsOf, download, fetchText, load, rssOf, run, slowRead, startServer, stopServer, type LoadResult, type Spawned } from './harness.js';
@@ -260,8 +261,11 @@ async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<vo
     const importStart = performance.now();
     const out = await run(process.execPath, [CLI, 'import', '--instance', BENCH_INSTANCE, '--table', BENCH_TABLE, '--data', data, ndjson], 600_000);
     const importSeconds = (performance.now() - importStart) / 1000;
-    rmSync(ndjson, { force: true });
     const importRows = ROWS / importSeconds;
+    // The import's floors (import-floors.ts), measured on the same rows right after it.
+    const floors = want(3) ? { parse: parseFloor(ndjson), write: await writeFloor(data, join(tmp, 'write-floor')) } : undefined;
+    rmSync(ndjson, { force: true });
+    rmSync(join(tmp, 'write-floor'), { recursive: true, force: true });
     results.import = {
       rows: ROWS,
       cells: ROWS * CELLS_PER_ROW,
@@ -269,6 +273,7 @@ async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<vo
       rowsPerSecond: importRows,
       cellsPerSecond: importRows * CELLS_PER_ROW,
       processOutput: out.trim(),
+      floors,
     };
     if (want(3)) {
       const scenario = '3 import (tools/rowgate import)';
@@ -288,6 +293,40 @@ async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<vo
         pgSkipped(scenario);
       }
       add({ scenario, figure: 'cells/s', value: Math.round(importRows * CELLS_PER_ROW), unit: 'cells/s' });
+      if (floors !== undefined) {
+        const writeRows = floors.write.rows / floors.write.seconds;
+        const parseRows = floors.parse.rows / floors.parse.seconds;
+        add({
+          scenario,
+          figure: 'rows/s vs (a) LMDB write floor (rows as bytes)',
+          value: Math.round(importRows),
+          unit: 'rows/s',
+          baseline: Math.round(writeRows),
+          ratio: ratio(importRows, writeRows),
+        });
+        add({
+          scenario,
+          figure: 'rows/s vs (b) JSON.parse floor (1 thread)',
+          value: Math.round(importRows),
+          unit: 'rows/s',
+          baseline: Math.round(parseRows),
+          ratio: ratio(importRows, parseRows),
+        });
+        if (pg !== undefined) {
+          const pgRows = ROWS / Math.min(...pg.importSeconds);
+          add({
+            scenario,
+            figure: '(a) LMDB write floor vs PostgreSQL \\copy FROM',
+            value: Math.round(writeRows),
+            unit: 'rows/s',
+            baseline: Math.round(pgRows),
+            ratio: ratio(writeRows, pgRows),
+          });
+        }
+        note(
+          `import floors: (a) writing the rows as bytes ${Math.round(writeRows)} rows/s (${floors.write.cpuSeconds.toFixed(1)} s CPU), (b) JSON.parse alone ${Math.round(parseRows)} rows/s on one thread`,
+        );
+      }
     }
     note(`import: ${Math.round(importRows)} rows/s (${importSeconds.toFixed(1)} s, whole process)`);
   }
