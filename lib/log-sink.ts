@@ -17,6 +17,8 @@ import { writeSync } from 'node:fs';
 
 /** Request lines written together: one write(2) per ~64 KiB (about 300 lines of 220 bytes). */
 const FLUSH_BYTES = 64 * 1024;
+/** Room beyond FLUSH_BYTES for the line that crosses it (a request line is about 220 bytes). */
+const LINE_ROOM = 16 * 1024;
 /** How long a request line may wait for others before it is written. */
 const FLUSH_DELAY_MS = 50;
 /** Lines kept for a reader that does not keep up, before request lines are dropped. */
@@ -27,9 +29,15 @@ const PIPE_BUF = 4096;
 const EXIT_WAIT_MS = 2000;
 
 export class LogSink {
-  /** Lines not yet handed to write(2), as text. */
-  private pending = '';
-  /** Bytes a partial write left over (written before `pending`). */
+  /**
+   * Lines not yet handed to write(2), encoded into `buf[0, pos)` as they come. Appending a line to
+   * a string and encoding the whole 64 KiB at flush cost 0.62 us a line in a point-read server's
+   * profile (V8 flattening a rope of hundreds of lines, then UTF-8); encoding each line into this
+   * buffer costs about 0.08 us (300,000 lines of 220 bytes).
+   */
+  private buf = Buffer.allocUnsafe(FLUSH_BYTES + LINE_ROOM);
+  private pos = 0;
+  /** Bytes a partial write left over (written before `buf`). */
   private leftover: Buffer | undefined;
   private timer: NodeJS.Timeout | undefined;
   private dropped = 0;
@@ -56,19 +64,19 @@ export class LogSink {
 
   /** pino's destination interface: its lines (rare, and errors among them) are written at once. */
   write(line: string): boolean {
-    this.pending += line;
+    this.append(line);
     this.flush();
     return true;
   }
 
   /** A request line: written with the lines around it, within FLUSH_DELAY_MS. */
   writeLater(line: string): void {
-    if (this.pending.length + (this.leftover?.length ?? 0) >= this.maxPendingBytes) {
+    if (this.pos + (this.leftover?.length ?? 0) >= this.maxPendingBytes) {
       this.dropped++;
       return;
     }
-    this.pending += line;
-    if (this.pending.length >= FLUSH_BYTES) this.flush();
+    this.append(line);
+    if (this.pos >= FLUSH_BYTES) this.flush();
     else if (this.timer === undefined) {
       this.timer = setTimeout(() => {
         this.timer = undefined;
@@ -85,28 +93,43 @@ export class LogSink {
       this.timer = undefined;
     }
     if (this.dropped > 0 && this.leftover === undefined) {
-      this.pending += `{"level":40,"time":${Date.now()}${this.base},"msg":"request log lines dropped: the log reader did not keep up","dropped":${this.dropped}}\n`;
+      const dropped = this.dropped;
       this.dropped = 0;
+      this.append(`{"level":40,"time":${Date.now()}${this.base},"msg":"request log lines dropped: the log reader did not keep up","dropped":${dropped}}\n`);
     }
-    if (this.leftover === undefined && this.pending === '') return true;
-    let bytes = this.leftover === undefined ? Buffer.from(this.pending) : Buffer.concat([this.leftover, Buffer.from(this.pending)]);
-    this.pending = '';
+    if (this.leftover === undefined && this.pos === 0) return true;
+    const waiting = this.buf.subarray(0, this.pos);
+    let bytes = this.leftover === undefined ? waiting : Buffer.concat([this.leftover, waiting]);
     this.leftover = undefined;
     try {
       while (bytes.length > 0) bytes = bytes.subarray(writeSync(this.fd, bytes, 0, this.shared ? wholeLines(bytes) : bytes.length));
+      this.pos = 0;
       return true;
     } catch (e) {
+      this.pos = 0;
       if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') {
         // A closed or broken stderr: the lines have nowhere to go, and logging must not end the gateway.
         return true;
       }
-      this.leftover = bytes;
+      // A copy: `bytes` may be a view of `buf`, which takes the next lines.
+      this.leftover = Buffer.from(bytes);
       this.timer ??= setTimeout(() => {
         this.timer = undefined;
         this.flush();
       }, FLUSH_DELAY_MS).unref();
       return false;
     }
+  }
+
+  /** Encodes `line` after the lines waiting, growing the buffer when they outgrow it (a reader that does not keep up, a long line). */
+  private append(line: string): void {
+    // A UTF-16 unit is at most 3 UTF-8 bytes.
+    if (this.pos + line.length * 3 > this.buf.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + line.length * 3));
+      this.buf.copy(bigger, 0, 0, this.pos);
+      this.buf = bigger;
+    }
+    this.pos += this.buf.write(line, this.pos, 'utf8');
   }
 
   private flushAtExit(): void {

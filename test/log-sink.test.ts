@@ -58,6 +58,28 @@ t.test('64 KiB of request lines are written without waiting', async (t) => {
   );
 });
 
+t.test('lines of any UTF-8 and any length come out byte for byte, in order (the buffer grows for a long line)', async (t) => {
+  const file = join(dir, 'utf8.log');
+  const fd = openSync(file, 'w');
+  t.teardown(() => closeSync(fd));
+  const sink = new LogSink(fd);
+  const lines: string[] = [];
+  const say = (text: string, later: boolean): void => {
+    const l = `${JSON.stringify({ msg: text })}\n`;
+    lines.push(l);
+    if (later) sink.writeLater(l);
+    else sink.write(l);
+  };
+  // Two- and three-byte characters and a surrogate pair, a line far over the 64 KiB flush size, and
+  // enough short lines to cross the flush size with a multi-byte line.
+  say('caf\u00e9 \u20ac \ud83d\ude00', true);
+  say('\u00e9'.repeat(100_000), false);
+  for (let i = 0; i < 2000; i++) say(`\u20ac line ${i} \ud83d\ude00`, true);
+  say('x'.repeat(300_000), true);
+  t.ok(sink.flush(), 'everything written');
+  t.equal(readFileSync(file, 'utf8'), lines.join(''), 'the same text, in order');
+});
+
 t.test('process.exit() right after request lines: every line is in the log', async (t) => {
   const file = join(dir, 'c.log');
   const script = join(dir, 'exit-child.mts');
