@@ -13,10 +13,16 @@
  * to MAX_PENDING_BYTES; request lines beyond that are dropped and counted, and a warning line says
  * how many once the reader catches up. pino's own lines are never dropped.
  */
-import { writeSync } from 'node:fs';
+import { fstatSync, writeSync } from 'node:fs';
 
-/** Request lines written together: one write(2) per ~64 KiB (about 300 lines of 220 bytes). */
+/** Request lines written together to a pipe or terminal: one write(2) per ~64 KiB (about 300 lines of 220 bytes), what a pipe holds. */
 const FLUSH_BYTES = 64 * 1024;
+/**
+ * To a regular file, 1 MiB a write: each write to an ext4 file cost about 80 us beyond its bytes
+ * in a loaded point-read server (the profile's writeSync: 113 us per 64 KiB, 180 us per 256 KiB),
+ * 0.38 us a request line at 64 KiB against 0.08 us at 1 MiB (40,000 req/s, same machine).
+ */
+const FILE_FLUSH_BYTES = 1024 * 1024;
 /** Room beyond FLUSH_BYTES for the line that crosses it (a request line is about 220 bytes). */
 const LINE_ROOM = 16 * 1024;
 /** How long a request line may wait for others before it is written. */
@@ -35,7 +41,7 @@ export class LogSink {
    * profile (V8 flattening a rope of hundreds of lines, then UTF-8); encoding each line into this
    * buffer costs about 0.08 us (300,000 lines of 220 bytes).
    */
-  private buf = Buffer.allocUnsafe(FLUSH_BYTES + LINE_ROOM);
+  private buf: Buffer;
   private pos = 0;
   /** Bytes a partial write left over (written before `buf`). */
   private leftover: Buffer | undefined;
@@ -45,6 +51,7 @@ export class LogSink {
   private readonly base: string;
   private readonly maxPendingBytes: number;
   private readonly shared: boolean;
+  private readonly flushBytes: number;
 
   /**
    * `base`: the fields every line carries after its time (pino's bindings, e.g. `,"service":"rowgate"`);
@@ -59,6 +66,8 @@ export class LogSink {
     this.base = options.base ?? '';
     this.maxPendingBytes = options.maxPendingBytes ?? MAX_PENDING_BYTES;
     this.shared = options.shared ?? false;
+    this.flushBytes = isRegularFile(fd) ? FILE_FLUSH_BYTES : FLUSH_BYTES;
+    this.buf = Buffer.allocUnsafe(this.flushBytes + LINE_ROOM);
     process.on('exit', () => this.flushAtExit());
   }
 
@@ -76,7 +85,7 @@ export class LogSink {
       return;
     }
     this.append(line);
-    if (this.pos >= FLUSH_BYTES) this.flush();
+    if (this.pos >= this.flushBytes) this.flush();
     else if (this.timer === undefined) {
       this.timer = setTimeout(() => {
         this.timer = undefined;
@@ -136,6 +145,14 @@ export class LogSink {
     const deadline = Date.now() + EXIT_WAIT_MS;
     const pause = new Int32Array(new SharedArrayBuffer(4));
     while (!this.flush() && Date.now() < deadline) Atomics.wait(pause, 0, 0, 5);
+  }
+}
+
+function isRegularFile(fd: number): boolean {
+  try {
+    return fstatSync(fd).isFile();
+  } catch {
+    return false;
   }
 }
 

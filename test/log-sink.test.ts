@@ -40,21 +40,40 @@ t.test('request lines wait to be written together, within 50 ms; a pino line is 
   t.same(numbers(readFileSync(file, 'utf8')), [0, 1, 2, 3, 4], "pino's line written synchronously, after the request line before it");
 });
 
-t.test('64 KiB of request lines are written without waiting', async (t) => {
+t.test('request lines are written without waiting once 1 MiB gathered for a file, 64 KiB for a pipe', async (t) => {
+  const gather = (sink: LogSink, bytes: number): number => {
+    let i = 0;
+    for (let written = 0; written < bytes; written += line(i++).length) sink.writeLater(line(i));
+    return i;
+  };
   const file = join(dir, 'b.log');
   const fd = openSync(file, 'w');
   t.teardown(() => closeSync(fd));
   const sink = new LogSink(fd);
-  let i = 0;
-  let bytes = 0;
-  while (bytes < 64 * 1024) {
-    sink.writeLater(line(i));
-    bytes += line(i++).length;
-  }
+  const under = gather(sink, 1024 * 1024 - 100);
+  t.equal(readFileSync(file, 'utf8'), '', 'below 1 MiB a file gets nothing yet');
+  for (let i = under; i < under + 10; i++) sink.writeLater(line(i));
+  const seen = numbers(readFileSync(file, 'utf8'));
+  t.ok(seen.length > under, `past 1 MiB the lines gathered are written synchronously (${seen.length} lines)`);
   t.same(
-    numbers(readFileSync(file, 'utf8')),
-    Array.from({ length: i }, (_, k) => k),
-    'every line, in order, synchronously',
+    seen,
+    Array.from({ length: seen.length }, (_, k) => k),
+    'in order',
+  );
+
+  const piped = join(dir, 'b-pipe.log');
+  const reader = slowReader(piped, 0);
+  const toPipe = new LogSink(reader.fd);
+  // Past 64 KiB the lines are written at once: the pipe is closed right after, before any timer could flush them.
+  const count = gather(toPipe, 64 * 1024);
+  reader.end();
+  await reader.done;
+  const seenInPipe = numbers(readFileSync(piped, 'utf8'));
+  t.ok(seenInPipe.length > 0, `the pipe got the first 64 KiB at once (${seenInPipe.length} of ${count} lines)`);
+  t.same(
+    seenInPipe,
+    Array.from({ length: seenInPipe.length }, (_, k) => k),
+    'in order',
   );
 });
 
