@@ -70,28 +70,36 @@ function componentLabel(spec: RowKeyComponentSpec, index: number): string {
  * (LONG as bigint, as KijiSchema promotes Integer to Long). Shared with wildcard matching.
  */
 export function checkComponent(spec: RowKeyComponentSpec, index: number, v: ComponentValue): string | number | bigint {
-  const label = componentLabel(spec, index);
   switch (spec.type) {
     case 'STRING':
-      if (typeof v !== 'string') throw rgError('RG_ERR_BAD_ENTITY_ID', `${label} must be a STRING, got ${describeValue(v)}`);
+      if (typeof v !== 'string') throw rgError('RG_ERR_BAD_ENTITY_ID', `${componentLabel(spec, index)} must be a STRING, got ${describeValue(v)}`);
       if (v.includes('\0'))
-        throw rgError('RG_ERR_BAD_ENTITY_ID', `${label} must not contain U+0000 (it terminates STRING components in the row key): ${JSON.stringify(v)}`);
+        throw rgError(
+          'RG_ERR_BAD_ENTITY_ID',
+          `${componentLabel(spec, index)} must not contain U+0000 (it terminates STRING components in the row key): ${JSON.stringify(v)}`,
+        );
       if (!isWellFormed(v))
-        throw rgError('RG_ERR_BAD_ENTITY_ID', `${label} has an unpaired UTF-16 surrogate, which has no UTF-8 encoding: ${JSON.stringify(v)}`);
+        throw rgError(
+          'RG_ERR_BAD_ENTITY_ID',
+          `${componentLabel(spec, index)} has an unpaired UTF-16 surrogate, which has no UTF-8 encoding: ${JSON.stringify(v)}`,
+        );
       return v;
     case 'INTEGER':
       if (typeof v === 'number' && Number.isInteger(v) && v >= INT32_MIN && v <= INT32_MAX) return v;
-      if (typeof v === 'string') throw rgError('RG_ERR_BAD_ENTITY_ID', `${label} must be an INTEGER, got ${describeValue(v)}`);
-      throw rgError('RG_ERR_BAD_ENTITY_ID', `${label} must be an INTEGER (a 32-bit integer, -2147483648..2147483647), got ${describeValue(v)}`);
+      if (typeof v === 'string') throw rgError('RG_ERR_BAD_ENTITY_ID', `${componentLabel(spec, index)} must be an INTEGER, got ${describeValue(v)}`);
+      throw rgError(
+        'RG_ERR_BAD_ENTITY_ID',
+        `${componentLabel(spec, index)} must be an INTEGER (a 32-bit integer, -2147483648..2147483647), got ${describeValue(v)}`,
+      );
     case 'LONG':
       if (typeof v === 'bigint') {
         if (v >= LONG_MIN && v <= LONG_MAX) return v;
       } else if (typeof v === 'number') {
         if (Number.isSafeInteger(v)) return BigInt(v);
       } else {
-        throw rgError('RG_ERR_BAD_ENTITY_ID', `${label} must be a LONG, got ${describeValue(v)}`);
+        throw rgError('RG_ERR_BAD_ENTITY_ID', `${componentLabel(spec, index)} must be a LONG, got ${describeValue(v)}`);
       }
-      throw rgError('RG_ERR_BAD_ENTITY_ID', `${label} must be a LONG (a 64-bit integer), got ${describeValue(v)}`);
+      throw rgError('RG_ERR_BAD_ENTITY_ID', `${componentLabel(spec, index)} must be a LONG (a 64-bit integer), got ${describeValue(v)}`);
   }
 }
 
