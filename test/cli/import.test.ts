@@ -141,6 +141,33 @@ t.test('standard input, CR LF, blank lines, counter increments', async (t) => {
   t.match(empty.stdout, /^imported 0 rows, 0 cells in/);
 });
 
+t.test(
+  'a batch whose rows are packed until an increment is parsed again as rows: every row and the increment are written, a later bad line still names its line',
+  async (t) => {
+    const { dir, flags } = await freshTable(t);
+    // One batch of 6: rows 1-2 packed as parsed, the increment on line 3 sends the whole batch through Store.write.
+    const lines = [line(1), line(2), '{"entityId":[1],"cells":{"logins":{"web":[{"value":{"incr":7}}]}}}', line(4), line(5), line(6)];
+    const file = writeFile(dir, 'rows.ndjson', `${lines.join('\n')}\n`);
+    const r = await runCli(['import', ...flags, '--batch', '6', '--threads', '1', file]);
+    t.equal(r.code, 0, r.stderr);
+    t.match(r.stdout, /^imported 6 rows, /);
+    t.same(await exportedUids(flags), [1, 2, 4, 5, 6]);
+    const web = await runCli(['get', ...flags, '--eid', '[1]', '--cols', 'logins:web']);
+    const before = demoRow(1) as { cells: { logins?: Record<string, [{ value: number }]> } };
+    const value = (JSON.parse(web.stdout) as { cells: { logins: { web: [{ value: number }] } } }).cells.logins.web[0].value;
+    t.equal(value, (before.cells.logins?.web?.[0].value ?? 0) + 7, 'the increment applied once, after line 1');
+
+    const { dir: dir2, flags: flags2 } = await freshTable(t);
+    const bad = [...lines.slice(0, 4), '{"entityId":[5],"cells":{"info":{"age":[{"value":"five"}]}}}', line(6)];
+    const badFile = writeFile(dir2, 'rows.ndjson', `${bad.join('\n')}\n`);
+    const b = await runCli(['import', ...flags2, '--batch', '6', '--threads', '1', badFile]);
+    t.equal(b.code, 1);
+    t.match(b.stderr, /^rowgate import: line 5: value of column info:age does not match its writer schema "int"/);
+    t.match(b.stderr, /nothing was imported\n$/);
+    t.same(await exportedUids(flags2), [], 'nothing of the batch written');
+  },
+);
+
 t.test('an unknown table, a missing file, a missing data directory', async (t) => {
   const { dir, flags } = await freshTable(t);
   const file = writeFile(dir, 'rows.ndjson', `${line(1)}\n`);

@@ -17,7 +17,7 @@ import { parseLayout } from '../../lib/model/layout.js';
 import { encodeRowInput, encodeRowInputCached, type RowInputContext } from '../../lib/model/row-input.js';
 import type { RowWrite, SchemaEntry, SchemaTable } from '../../lib/model/types.js';
 import { decodeUtf8 } from '../../lib/model/utf8-pieces.js';
-import { packRows, type PreparedBatch } from '../../lib/store/lmdb/prepared-batch.js';
+import { BatchPacker, type PreparedBatch } from '../../lib/store/lmdb/prepared-batch.js';
 
 export interface ImportWorkerData {
   readonly layout: Record<string, unknown>;
@@ -73,10 +73,39 @@ const schemas: SchemaTable = {
 
 const ctx: RowInputContext = { layout: parseLayout(data.layout), schemas, maxRowKeyBytes: data.maxRowKeyBytes };
 
-/** Parses, validates and hands back one batch (or its first bad line). */
+/**
+ * Parses, validates and hands back one batch (or its first bad line). Rows are packed as they are
+ * parsed (BatchPacker: a row's objects die young); a row the packed format does not carry (a
+ * counter increment, a key over the store's limit) sends the whole batch the other way: it is
+ * parsed again from its lines and handed back as RowWrite objects, for Store.write.
+ */
 async function parseBatch(m: LinesBatch): Promise<void> {
-  const bytes = Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength);
+  const packer = data.prepare ? new BatchPacker(ctx.layout, data.maxRowKeyBytes ?? Infinity, m.bytes.byteLength * 2) : undefined;
   const rows: RowWrite[] = [];
+  const cells = await parseLines(m, packer !== undefined ? (row) => packer.add(row) : (row) => rows.push(row) > 0);
+  if (cells === BAD_LINE) return;
+  if (cells === UNPACKABLE) {
+    const all: RowWrite[] = [];
+    const counted = await parseLines(m, (row) => all.push(row) > 0);
+    if (counted !== BAD_LINE) port.postMessage({ type: 'batch', index: m.index, rows: all, cells: counted } satisfies FromImportWorker);
+    return;
+  }
+  if (packer !== undefined) {
+    const prepared = packer.finish();
+    port.postMessage({ type: 'prepared', index: m.index, batch: prepared, cells } satisfies FromImportWorker, [prepared.bytes.buffer as ArrayBuffer]);
+  } else {
+    port.postMessage({ type: 'batch', index: m.index, rows, cells } satisfies FromImportWorker);
+  }
+}
+
+/** parseLines' answer when a line was bad (and reported). */
+const BAD_LINE = -1;
+/** parseLines' answer when `take` refused a row. */
+const UNPACKABLE = -2;
+
+/** Decodes, parses and encodes every line of the batch, handing each row to `take`; answers the cells taken. */
+async function parseLines(m: LinesBatch, take: (row: RowWrite) => boolean): Promise<number> {
+  const bytes = Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength);
   let cells = 0;
   for (let i = 0; i < m.lines.length; i++) {
     let row: RowWrite;
@@ -88,17 +117,12 @@ async function parseBatch(m: LinesBatch): Promise<void> {
     } catch (e) {
       if (!isRowgateError(e)) throw e;
       port.postMessage({ type: 'bad-line', index: m.index, line: m.lines[i]!, message: e.message } satisfies FromImportWorker);
-      return;
+      return BAD_LINE;
     }
-    rows.push(row);
+    if (!take(row)) return UNPACKABLE;
     cells += row.cells.length;
   }
-  const prepared = data.prepare ? packRows(rows, ctx.layout, data.maxRowKeyBytes ?? Infinity) : undefined;
-  if (prepared !== undefined) {
-    port.postMessage({ type: 'prepared', index: m.index, batch: prepared, cells } satisfies FromImportWorker, [prepared.bytes.buffer as ArrayBuffer]);
-  } else {
-    port.postMessage({ type: 'batch', index: m.index, rows, cells } satisfies FromImportWorker);
-  }
+  return cells;
 }
 
 port.on('message', (m: ToImportWorker) => {
