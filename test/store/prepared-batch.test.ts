@@ -1,7 +1,7 @@
 /**
  * packRows (lib/store/lmdb/prepared-batch.ts) hands a batch over sorted by row prefix in unsigned
- * byte order, whatever the prefixes' lengths (under 4 bytes, sharing their first 4 bytes or not:
- * the sort compares the first 4 bytes as a number and falls back to Buffer.compare), and stably:
+ * byte order, whatever the prefixes' lengths (under 6 bytes, sharing their first 6 bytes or not:
+ * the sort compares the first 6 bytes as a number and falls back to Buffer.compare), and stably:
  * two writes of one row keep their order in the batch.
  */
 import t from 'tap';

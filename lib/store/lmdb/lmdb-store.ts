@@ -34,7 +34,7 @@ import { checkDeletedFamily, checkWrittenFamily } from '../family-checks.js';
 import type { KeySplit } from '../key-splits.js';
 import { prefixEnd, scanRange } from '../key-range.js';
 import { ScanPool } from './scan-pool.js';
-import { cellKeyLength, LMDB_MAX_KEY, parseCellTail, rowKeyEnd, rowPrefix, unescape } from './cell-key.js';
+import { cellKeyFits, LMDB_MAX_KEY, parseCellTail, rowKeyEnd, rowPrefix, unescape } from './cell-key.js';
 import { decodeCell } from '../cell-value.js';
 import { decodeCompactRow, isCompact } from './compact-row.js';
 import { installSchemaTable, LmdbSchemaTable } from './lmdb-schema-table.js';
@@ -514,7 +514,7 @@ export class LmdbStore implements Store {
       throw rgError('RG_ERR_ROW_KEY_TOO_LONG', `row key of ${row.rowKey.length} bytes exceeds the embedded store's limit of ${this.maxRowKeyBytes} bytes`);
     }
     for (const cell of row.cells) {
-      if (cellKeyLength(row.rowKey, cell.family, cell.qualifier) > LMDB_MAX_KEY) {
+      if (!cellKeyFits(row.rowKey, cell.family, cell.qualifier)) {
         throw rgError(
           'RG_ERR_ROW_KEY_TOO_LONG',
           `row key plus column ${cell.family}:${cell.qualifier.slice(0, 64)} exceed the embedded store's key limit of ${LMDB_MAX_KEY} bytes`,
