@@ -24,6 +24,17 @@ t.test('cellKeyFits agrees with the exact cell key length around the limit', asy
     if (exact) fits++;
     if (cellKeyFits(rowKey, family, qualifier) !== exact) disagreements++;
   }
-  t.equal(disagreements, 0, 'same answer as the exact length for 20,000 keys');
+  // Sweeps across the limit where each part of the bound is tight: zero bytes in the row key (two
+  // bytes each once escaped), three-byte characters and escaped zeros in the qualifier.
+  const sweeps: [Buffer, string][] = [];
+  for (let n = 950; n <= 1000; n++) sweeps.push([Buffer.alloc(n), '']);
+  for (let n = 600; n <= 680; n++) sweeps.push([Buffer.from('k'), '\u20ac'.repeat(n)]);
+  for (let n = 960; n <= 1000; n++) sweeps.push([Buffer.from('k'), '\u0000'.repeat(n)]);
+  for (const [rowKey, qualifier] of sweeps) {
+    const exact = cellKeyLength(rowKey, 'f', qualifier) <= LMDB_MAX_KEY;
+    if (exact) fits++;
+    if (cellKeyFits(rowKey, 'f', qualifier) !== exact) disagreements++;
+  }
+  t.equal(disagreements, 0, 'same answer as the exact length for 20,000 random keys and the sweeps across the limit');
   t.ok(fits > 2_000 && fits < 18_000, `both answers well represented (${fits} fit)`);
 });

@@ -141,11 +141,12 @@ function cellKeyFromPrefix(rowPrefixBytes: Buffer, family: string, qualifier: st
 
 /**
  * Whether the cell key is within LMDB's key limit, without encoding anything when a bound settles
- * it (escaping at most doubles bytes, UTF-8 is at most 3 bytes a UTF-16 unit): the exact length
- * (a Buffer of the qualifier) cost 1.3% of an import's parsing thread, for keys far below the limit.
+ * it: escaping at most doubles the row key's bytes, and a UTF-16 unit of a name is at most 3 bytes
+ * once encoded and escaped (only U+0000, one byte, is escaped, to two). The exact length (a Buffer
+ * of the qualifier) cost 1.3% of an import's parsing thread, for keys far below the limit.
  */
 export function cellKeyFits(rowKey: Uint8Array, family: string, qualifier: string): boolean {
-  const bound = 2 * rowKey.length + 2 + 3 * family.length + 1 + 6 * qualifier.length + 2 + TS_BYTES;
+  const bound = 2 * rowKey.length + 2 + 3 * family.length + 1 + 3 * qualifier.length + 2 + TS_BYTES;
   return bound <= LMDB_MAX_KEY || cellKeyLength(rowKey, family, qualifier) <= LMDB_MAX_KEY;
 }
 
