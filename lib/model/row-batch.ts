@@ -14,6 +14,7 @@
  */
 import { readTimestampLE, writeTimestampLE } from './timestamp.js';
 import type { EncodedCell, RowWrite, Timestamp } from './types.js';
+import { varintLength, writeVarint } from './varint.js';
 
 const VALUE = 0;
 const COUNTER_SET = 1;
@@ -24,15 +25,6 @@ const HAS_TIMESTAMP = 4;
 const FIRST_CHUNK = 4 * 1024;
 const EMPTY = Buffer.alloc(0);
 const MAX_CHUNK = 256 * 1024;
-
-function varintLength(n: number): number {
-  let len = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 0x80);
-    len++;
-  }
-  return len;
-}
 
 export class RowBatch {
   /** Rows and cells added. */
@@ -227,15 +219,6 @@ class ChunkReader {
     this.pos += length;
     return s;
   }
-}
-
-function writeVarint(out: Buffer, pos: number, n: number): number {
-  while (n >= 0x80) {
-    out[pos++] = (n % 0x80) | 0x80;
-    n = Math.floor(n / 0x80);
-  }
-  out[pos++] = n;
-  return pos;
 }
 
 /** A varint byte length and the string's UTF-8 bytes. */

@@ -9,6 +9,7 @@
  * can increment (bigtable/row-assembler.ts tells counters by the column's layout).
  */
 import type { CellOut, Timestamp } from '../model/types.js';
+import { varintLength, writeVarint } from '../model/varint.js';
 
 const KIND_VALUE = 1;
 const KIND_COUNTER = 2;
@@ -87,24 +88,5 @@ export function valueSchemaId(value: Uint8Array): number {
 export function valueJsonStart(value: Uint8Array): number {
   let pos = 1;
   while (value[pos++]! >= 0x80);
-  return pos;
-}
-
-function varintLength(n: number): number {
-  let len = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 128);
-    len++;
-  }
-  return len;
-}
-
-/** Unsigned LEB128, as Kiji's UID storage writes schema ids (kiji-data-model.md 4.3). */
-function writeVarint(out: Buffer, pos: number, n: number): number {
-  while (n >= 0x80) {
-    out[pos++] = (n & 0x7f) | 0x80;
-    n = Math.floor(n / 128);
-  }
-  out[pos++] = n;
   return pos;
 }
