@@ -1,7 +1,8 @@
 /**
  * packRows (lib/store/lmdb/prepared-batch.ts) hands a batch over sorted by row prefix in unsigned
- * byte order, whatever the prefixes' lengths (under 6 bytes, sharing their first 6 bytes or not:
- * the sort compares the first 6 bytes as a number and falls back to Buffer.compare), and stably:
+ * byte order, whatever the prefixes' lengths (under 6 or 12 bytes, sharing their first 6 or 12
+ * bytes or not: the sort compares bytes 0-5, then 6-11, as numbers and falls back to
+ * Buffer.compare), and stably:
  * two writes of one row keep their order in the batch.
  */
 import t from 'tap';
@@ -17,13 +18,16 @@ const layout = parseLayout(RAW_LAYOUT);
 t.test('rows come out in byte order of their prefixes, equal keys in batch order', async (t) => {
   let seed = 42;
   const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-  // Keys of 1-7 bytes over a 3-byte alphabet (0x00, 0x7f, 0xff: escapes, sign-sensitive bytes): many
-  // share their first bytes, some are prefixes of others, some repeat.
+  // Keys over a 3-byte alphabet (0x00, 0x7f, 0xff: escapes, sign-sensitive bytes): many share
+  // their first bytes, some are prefixes of others, some repeat. Rounds of 1-7 bytes (prefixes
+  // shorter than the 6 and 12 bytes compared as numbers), and of 4-14 bytes (prefixes of 6-30
+  // bytes: ties in bytes 0-5 decided by bytes 6-11, ties in all 12 by the rest).
   const alphabet = [0x00, 0x7f, 0xff];
-  for (let round = 0; round < 20; round++) {
+  for (let round = 0; round < 40; round++) {
     const rows: RowWrite[] = [];
+    const [shortest, spread] = round < 20 ? [1, 7] : [4, 11];
     for (let i = 0; i < 500; i++) {
-      const key = Buffer.from(Array.from({ length: 1 + Math.floor(next() * 7) }, () => alphabet[Math.floor(next() * 3)]!));
+      const key = Buffer.from(Array.from({ length: shortest + Math.floor(next() * spread) }, () => alphabet[Math.floor(next() * 3)]!));
       rows.push({ rowKey: key, cells: [{ kind: 'value', family: 'info', qualifier: 'age', timestamp: 1, schemaId: 2, json: String(i) }] });
     }
     const batch = packRows(rows, layout, Infinity)!;
