@@ -1,9 +1,8 @@
 /**
  * packRows (lib/store/lmdb/prepared-batch.ts) hands a batch over sorted by row prefix in unsigned
- * byte order, whatever the prefixes' lengths (under 6 or 12 bytes, sharing their first 6 or 12
- * bytes or not: the sort compares bytes 0-5, then 6-11, as numbers and falls back to
- * Buffer.compare), and stably:
- * two writes of one row keep their order in the batch.
+ * byte order, whatever the prefixes' lengths (under 6 bytes or longer, sharing their first 6 or
+ * 12 bytes or not: the sort compares six bytes at a time as numbers), and stably: two writes of
+ * one row keep their order in the batch.
  */
 import t from 'tap';
 import { parseLayout } from '../../lib/model/layout.js';
@@ -20,8 +19,8 @@ t.test('rows come out in byte order of their prefixes, equal keys in batch order
   const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   // Keys over a 3-byte alphabet (0x00, 0x7f, 0xff: escapes, sign-sensitive bytes): many share
   // their first bytes, some are prefixes of others, some repeat. Rounds of 1-7 bytes (prefixes
-  // shorter than the 6 and 12 bytes compared as numbers), and of 4-14 bytes (prefixes of 6-30
-  // bytes: ties in bytes 0-5 decided by bytes 6-11, ties in all 12 by the rest).
+  // mostly shorter than the first 6 bytes compared as a number), and of 4-14 bytes (prefixes of
+  // 6-30 bytes: ties in bytes 0-5 and 0-11 decided by the bytes after them).
   const alphabet = [0x00, 0x7f, 0xff];
   for (let round = 0; round < 40; round++) {
     const rows: RowWrite[] = [];
