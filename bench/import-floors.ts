@@ -20,7 +20,8 @@ import { fileURLToPath } from 'node:url';
 import { open } from 'lmdb';
 import { parseLayout } from '../lib/model/layout.js';
 import { LmdbStore } from '../lib/store/lmdb/lmdb-store.js';
-import type { PreparedBatch } from '../lib/store/lmdb/prepared-batch.js';
+import { BatchPacker, type PreparedBatch } from '../lib/store/lmdb/prepared-batch.js';
+import { ByteWriter } from '../lib/byte-writer.js';
 import { DEFAULT_IMPORT_BATCH } from '../tools/commands/import.js';
 import { BENCH_INSTANCE, BENCH_LAYOUT, BENCH_TABLE } from './dataset.js';
 
@@ -81,58 +82,44 @@ export function parseFloor(ndjson: string): FloorFigure {
   return { rows, seconds, cpuSeconds: (used.user + used.system) / 1e6 };
 }
 
-/** A table's entries, packed one after another as prepared-batch.ts packs a row (u16 key length, key, u32 value length, value). */
+/** A table's entries, one after another in one buffer: entry i's key is `bytes[ends[2i - 1], ends[2i])`, its value `bytes[ends[2i], ends[2i + 1])` (ends[-1] = 0). */
 interface Entries {
   readonly bytes: Buffer;
-  /** Where each entry starts in `bytes`; one more at the end. */
-  readonly starts: Int32Array;
+  readonly ends: Int32Array;
 }
 
 function tableEntries(data: string): Entries {
   const env = open({ path: data, noSubdir: false, maxDbs: 10_000, compression: false, readOnly: true });
   try {
     const db = env.openDB<Buffer, Buffer>({ name: `data/${BENCH_INSTANCE}/${BENCH_TABLE}`, keyEncoding: 'binary', encoding: 'binary' });
-    let bytes = Buffer.allocUnsafe(64 * 1024 * 1024);
-    const starts: number[] = [];
-    let pos = 0;
+    const out = new ByteWriter(64 * 1024 * 1024);
+    const ends: number[] = [];
     for (const { key, value } of db.getRange({})) {
-      const size = 6 + key.length + value.length;
-      if (pos + size > bytes.length) {
-        const bigger = Buffer.allocUnsafe(Math.max(bytes.length * 2, pos + size));
-        bytes.copy(bigger, 0, 0, pos);
-        bytes = bigger;
-      }
-      starts.push(pos);
-      pos = bytes.writeUInt16LE(key.length, pos);
-      pos += key.copy(bytes, pos);
-      pos = bytes.writeUInt32LE(value.length, pos);
-      pos += value.copy(bytes, pos);
+      out.bytes(key);
+      ends.push(out.pos);
+      out.bytes(value);
+      ends.push(out.pos);
     }
-    starts.push(pos);
-    return { bytes, starts: Int32Array.from(starts) };
+    return { bytes: out.buf, ends: Int32Array.from(ends) };
   } finally {
     void env.close();
   }
 }
 
-/** The entries in the import's batches: a seeded shuffle stands for the file's order, each batch sorted by key. */
-function preparedBatches({ bytes, starts }: Entries): PreparedBatch[] {
-  const count = starts.length - 1;
+/** The entries in the import's batches, packed and sorted by the import's own BatchPacker: a seeded shuffle stands for the file's order. */
+function preparedBatches({ bytes, ends }: Entries): PreparedBatch[] {
+  const count = ends.length / 2;
   const order = Array.from({ length: count }, (_, i) => i);
   shuffle(order, 0x5eed);
-  const keyOf = (i: number): Buffer => bytes.subarray(starts[i]! + 2, starts[i]! + 2 + bytes.readUInt16LE(starts[i]!));
+  const layout = parseLayout(BENCH_LAYOUT);
   const batches: PreparedBatch[] = [];
   for (let b = 0; b < count; b += DEFAULT_IMPORT_BATCH) {
-    const part = order.slice(b, b + DEFAULT_IMPORT_BATCH).sort((x, y) => Buffer.compare(keyOf(x), keyOf(y)));
-    let size = 0;
-    for (const i of part) size += starts[i + 1]! - starts[i]!;
-    const own = new Uint8Array(size);
-    let pos = 0;
-    for (const i of part) {
-      own.set(bytes.subarray(starts[i]!, starts[i + 1]!), pos);
-      pos += starts[i + 1]! - starts[i]!;
+    const packer = new BatchPacker(layout, Infinity);
+    for (const i of order.slice(b, b + DEFAULT_IMPORT_BATCH)) {
+      const keyStart = i === 0 ? 0 : ends[2 * i - 1]!;
+      packer.addEncoded(bytes.subarray(keyStart, ends[2 * i]!), bytes.subarray(ends[2 * i]!, ends[2 * i + 1]!));
     }
-    batches.push({ bytes: own, rows: part.length });
+    batches.push(packer.finish());
   }
   return batches;
 }

@@ -14,6 +14,7 @@
  * how many once the reader catches up. pino's own lines are never dropped.
  */
 import { fstatSync, writeSync } from 'node:fs';
+import { ByteWriter } from './byte-writer.js';
 
 /** Request lines written together to a pipe or terminal: one write(2) per ~64 KiB (about 300 lines of 220 bytes), what a pipe holds. */
 const FLUSH_BYTES = 64 * 1024;
@@ -36,14 +37,14 @@ const EXIT_WAIT_MS = 2000;
 
 export class LogSink {
   /**
-   * Lines not yet handed to write(2), encoded into `buf[0, pos)` as they come. Appending a line to
+   * Lines not yet handed to write(2), encoded into `out` as they come (it grows for a reader
+   * that does not keep up, or a long line). Appending a line to
    * a string and encoding the whole 64 KiB at flush cost 0.62 us a line in a point-read server's
    * profile (V8 flattening a rope of hundreds of lines, then UTF-8); encoding each line into this
    * buffer costs about 0.08 us (300,000 lines of 220 bytes).
    */
-  private buf: Buffer;
-  private pos = 0;
-  /** Bytes a partial write left over (written before `buf`). */
+  private readonly out: ByteWriter;
+  /** Bytes a partial write left over (written before `out`). */
   private leftover: Buffer | undefined;
   private timer: NodeJS.Timeout | undefined;
   private dropped = 0;
@@ -67,25 +68,25 @@ export class LogSink {
     this.maxPendingBytes = options.maxPendingBytes ?? MAX_PENDING_BYTES;
     this.shared = options.shared ?? false;
     this.flushBytes = isRegularFile(fd) ? FILE_FLUSH_BYTES : FLUSH_BYTES;
-    this.buf = Buffer.allocUnsafe(this.flushBytes + LINE_ROOM);
+    this.out = new ByteWriter(this.flushBytes + LINE_ROOM);
     process.on('exit', () => this.flushAtExit());
   }
 
   /** pino's destination interface: its lines (rare, and errors among them) are written at once. */
   write(line: string): boolean {
-    this.append(line);
+    this.out.text(line);
     this.flush();
     return true;
   }
 
   /** A request line: written with the lines around it, within FLUSH_DELAY_MS. */
   writeLater(line: string): void {
-    if (this.pos + (this.leftover?.length ?? 0) >= this.maxPendingBytes) {
+    if (this.out.pos + (this.leftover?.length ?? 0) >= this.maxPendingBytes) {
       this.dropped++;
       return;
     }
-    this.append(line);
-    if (this.pos >= this.flushBytes) this.flush();
+    this.out.text(line);
+    if (this.out.pos >= this.flushBytes) this.flush();
     else if (this.timer === undefined) {
       this.timer = setTimeout(() => {
         this.timer = undefined;
@@ -104,23 +105,23 @@ export class LogSink {
     if (this.dropped > 0 && this.leftover === undefined) {
       const dropped = this.dropped;
       this.dropped = 0;
-      this.append(`{"level":40,"time":${Date.now()}${this.base},"msg":"request log lines dropped: the log reader did not keep up","dropped":${dropped}}\n`);
+      this.out.text(`{"level":40,"time":${Date.now()}${this.base},"msg":"request log lines dropped: the log reader did not keep up","dropped":${dropped}}\n`);
     }
-    if (this.leftover === undefined && this.pos === 0) return true;
-    const waiting = this.buf.subarray(0, this.pos);
+    if (this.leftover === undefined && this.out.pos === 0) return true;
+    const waiting = this.out.buf.subarray(0, this.out.pos);
     let bytes = this.leftover === undefined ? waiting : Buffer.concat([this.leftover, waiting]);
     this.leftover = undefined;
     try {
       while (bytes.length > 0) bytes = bytes.subarray(writeSync(this.fd, bytes, 0, this.shared ? wholeLines(bytes) : bytes.length));
-      this.pos = 0;
+      this.out.pos = 0;
       return true;
     } catch (e) {
-      this.pos = 0;
+      this.out.pos = 0;
       if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') {
         // A closed or broken stderr: the lines have nowhere to go, and logging must not end the gateway.
         return true;
       }
-      // A copy: `bytes` may be a view of `buf`, which takes the next lines.
+      // A copy: `bytes` may be a view of `out`, which takes the next lines.
       this.leftover = Buffer.from(bytes);
       this.timer ??= setTimeout(() => {
         this.timer = undefined;
@@ -128,17 +129,6 @@ export class LogSink {
       }, FLUSH_DELAY_MS).unref();
       return false;
     }
-  }
-
-  /** Encodes `line` after the lines waiting, growing the buffer when they outgrow it (a reader that does not keep up, a long line). */
-  private append(line: string): void {
-    // A UTF-16 unit is at most 3 UTF-8 bytes.
-    if (this.pos + line.length * 3 > this.buf.length) {
-      const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + line.length * 3));
-      this.buf.copy(bigger, 0, 0, this.pos);
-      this.buf = bigger;
-    }
-    this.pos += this.buf.write(line, this.pos, 'utf8');
   }
 
   private flushAtExit(): void {

@@ -59,8 +59,6 @@ interface TableSeries {
  * series never added to is not exposed, as prom-client's counters were not).
  */
 interface RouteSeries {
-  readonly route: string;
-  readonly method: string;
   readonly duration: HistogramSeries;
   readonly byStatus: Map<number, CounterSeries>;
   rows?: CounterSeries;
@@ -242,7 +240,7 @@ export class GatewayMetrics {
     }
     let r = byMethod.get(method);
     if (r === undefined) {
-      r = { route, method, duration: this.duration.labels(route, method), byStatus: new Map() };
+      r = { duration: this.duration.labels(route, method), byStatus: new Map() };
       byMethod.set(method, r);
     }
     return r;

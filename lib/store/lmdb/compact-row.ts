@@ -29,6 +29,7 @@
  *   then h older versions, by column then newest first:
  *      u16 column index, u32 schema id (bit 31: counter), u32 ts high, u32 ts low, u32 json bytes, json
  */
+import { ByteWriter } from '../../byte-writer.js';
 import { doubleAtOrAbove, doubleAtOrBelow, timestampDigits, UNSAFE_HIGH_WORD, writeTimestampLE } from '../../model/timestamp.js';
 import type { Timestamp } from '../../model/types.js';
 import { COUNTER_SCHEMA_ID } from '../cell-value.js';
@@ -82,35 +83,8 @@ export function schemaPartBytes(schemaId: number): number {
   return FRAG_SCHEMA.length + digitCount(schemaId);
 }
 
-/** A growable output buffer that tracks byte positions (UTF-8 text and binary fields). */
-class Writer {
-  buf: Buffer;
-  pos = 0;
-
-  constructor(size: number) {
-    this.buf = Buffer.allocUnsafe(size);
-  }
-
-  room(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
-    this.buf.copy(bigger, 0, 0, this.pos);
-    this.buf = bigger;
-  }
-
-  text(s: string): void {
-    this.room(s.length * 3);
-    this.pos += this.buf.write(s, this.pos, 'utf8');
-  }
-
-  ascii(s: string): void {
-    this.room(s.length);
-    this.pos += this.buf.write(s, this.pos, 'latin1');
-  }
-}
-
 // One encoder buffer per thread: rows are encoded one at a time and copied out.
-const scratch = new Writer(64 * 1024);
+const scratch = new ByteWriter(64 * 1024);
 
 function schemaWord(v: StoredVersion): number {
   return (v.schemaId | (v.counter ? COUNTER_BIT : 0)) >>> 0;

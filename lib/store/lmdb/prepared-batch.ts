@@ -22,6 +22,7 @@
 import type { RowWrite, TableLayout } from '../../model/types.js';
 import { entityIdText } from '../store.js';
 import { cellKeyFits, rowPrefix } from './cell-key.js';
+import { ByteWriter } from '../../byte-writer.js';
 import { encodeCompactRow, MAX_COMPACT_COLUMNS } from './compact-row.js';
 import { RowModel } from './row-model.js';
 
@@ -35,12 +36,11 @@ export interface PreparedBatch {
  * Packs rows one at a time, as they are parsed: each row is encoded at once into one growing
  * buffer, so nothing of it but its bytes outlives the next row. Holding a batch's 50,000 rows as
  * objects until all were parsed made them survive young-generation collections: GC was 22% of a
- * parsing thread's profile (200,000 rows), and the copy of every compact row into the batch another 4%.
+ * parsing thread's profile (200,000 rows).
  */
 export class BatchPacker {
-  private buf: Buffer;
-  private pos = 0;
-  /** Where each row's record starts in `buf`, in input order. */
+  private readonly out: ByteWriter;
+  /** Where each row's record starts in `out`, in input order. */
   private starts: number[] = [];
   /** Each row prefix's first six bytes as a number (-1 when shorter): most comparisons stop there. */
   private heads: number[] = [];
@@ -51,12 +51,8 @@ export class BatchPacker {
     private readonly maxRowKeyBytes: number,
     expectedBytes = 64 * 1024,
   ) {
-    this.buf = Buffer.allocUnsafe(expectedBytes);
+    this.out = new ByteWriter(expectedBytes);
     this.entityIdJson = entityIdText(layout.keyFormat, 'json');
-  }
-
-  get rows(): number {
-    return this.starts.length;
   }
 
   /** Encodes and appends the row; false (nothing appended) when it must go through Store.write instead. */
@@ -71,27 +67,28 @@ export class BatchPacker {
     const model = new RowModel();
     model.apply(row.cells, this.layout.families, now);
     model.trim(this.layout.families, now);
-    const prefix = rowPrefix(row.rowKey);
     // A row whose cells all expired at once is still written: it may change cells already stored.
-    const compact = encodeCompactRow(model, this.entityIdJson(row.rowKey));
-    const size = 6 + prefix.length + compact.length;
-    if (this.pos + size > this.buf.length) {
-      const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + size));
-      this.buf.copy(bigger, 0, 0, this.pos);
-      this.buf = bigger;
-    }
-    this.starts.push(this.pos);
-    this.heads.push(prefix.length >= 6 ? prefix.readUIntBE(0, 6) : -1);
-    let pos = this.buf.writeUInt16LE(prefix.length, this.pos);
-    pos += prefix.copy(this.buf, pos);
-    pos = this.buf.writeUInt32LE(compact.length, pos);
-    this.pos = pos + compact.copy(this.buf, pos);
+    this.addEncoded(rowPrefix(row.rowKey), encodeCompactRow(model, this.entityIdJson(row.rowKey)));
     return true;
+  }
+
+  /** Appends a row already encoded: its prefix key (cell-key.ts rowPrefix) and its compact row. */
+  addEncoded(prefix: Uint8Array, compact: Uint8Array): void {
+    const out = this.out;
+    const start = out.pos;
+    out.room(6 + prefix.length + compact.length);
+    out.pos = out.buf.writeUInt16LE(prefix.length, start);
+    out.bytes(prefix);
+    this.starts.push(start);
+    this.heads.push(prefix.length >= 6 ? out.buf.readUIntBE(start + 2, 6) : -1);
+    out.pos = out.buf.writeUInt32LE(compact.length, out.pos);
+    out.bytes(compact);
   }
 
   /** The rows added, sorted by key (stable: two lines of one row keep their order), in a buffer of their own. */
   finish(): PreparedBatch {
-    const { buf, starts, heads } = this;
+    const { starts, heads } = this;
+    const { buf, pos: end } = this.out;
     /**
      * Unsigned byte order of two rows' prefixes, six bytes at a time as numbers, in place (no view
      * of either prefix): pairs of one salt share many leading bytes in the bench's keys (a LONG
@@ -115,13 +112,13 @@ export class BatchPacker {
     const order = starts.map((_, i) => i);
     order.sort((a, b) => (heads[a] !== heads[b] && heads[a]! >= 0 && heads[b]! >= 0 ? heads[a]! - heads[b]! : compareAt(a, b)));
     // A buffer of its own (not a slice of Node's pool), so the batch can be transferred.
-    const own = new Uint8Array(this.pos);
+    const own = new Uint8Array(end);
     let out = 0;
     for (const i of order) {
-      const start = starts[i]!;
-      const end = i + 1 < starts.length ? starts[i + 1]! : this.pos;
-      own.set(buf.subarray(start, end), out);
-      out += end - start;
+      const from = starts[i]!;
+      const to = i + 1 < starts.length ? starts[i + 1]! : end;
+      own.set(buf.subarray(from, to), out);
+      out += to - from;
     }
     return { bytes: own, rows: starts.length };
   }

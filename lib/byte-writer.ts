@@ -1,0 +1,41 @@
+/**
+ * A growable output buffer that tracks its write position: UTF-8 or Latin-1 text and binary
+ * fields appended in place, the buffer doubled when it runs out. Used where many small pieces are
+ * encoded into one buffer instead of concatenated: compact rows (store/lmdb/compact-row.ts), the
+ * import's packed batches (store/lmdb/prepared-batch.ts), the request log (log-sink.ts).
+ */
+export class ByteWriter {
+  buf: Buffer;
+  pos = 0;
+
+  constructor(size: number) {
+    this.buf = Buffer.allocUnsafe(size);
+  }
+
+  /** Makes room for `n` more bytes after `pos`. */
+  room(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
+    this.buf.copy(bigger, 0, 0, this.pos);
+    this.buf = bigger;
+  }
+
+  /** Appends `s` as UTF-8 (a UTF-16 unit is at most 3 bytes). */
+  text(s: string): void {
+    this.room(s.length * 3);
+    this.pos += this.buf.write(s, this.pos, 'utf8');
+  }
+
+  /** Appends `s`, whose characters are all below U+0100, a byte each. */
+  ascii(s: string): void {
+    this.room(s.length);
+    this.pos += this.buf.write(s, this.pos, 'latin1');
+  }
+
+  /** Appends the bytes of `b`. */
+  bytes(b: Uint8Array): void {
+    this.room(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+}
