@@ -27,8 +27,8 @@ import { OutputClosed } from '../support/output.js';
 import { rateText, startProgress, type Progress } from '../support/progress.js';
 import { dumpRows } from '../support/row-dump.js';
 import { positiveInteger, selectionOf, withScanOptions, type RowSelection, type ScanFlags } from '../support/read-options.js';
-import { Gateway, RemoteError, TOKEN_ENV, withRemoteOptions, type RemoteFlags } from '../support/remote.js';
-import { keyAfter, remoteRows, type RemoteRange } from '../support/remote-rows.js';
+import { Gateway, RemoteError, remotely, TOKEN_ENV, withRemoteOptions, type RemoteFlags } from '../support/remote.js';
+import { keyAfter, readParams, remoteRows, type RemoteRange } from '../support/remote-rows.js';
 import { withStore, withStoreOptions, type StoreFlags } from '../support/store-options.js';
 
 interface ExportFlags extends StoreFlags, ScanFlags, RemoteFlags {
@@ -139,17 +139,8 @@ export function registerExport(program: Command): void {
 }
 
 async function layoutOf(flags: ExportFlags): Promise<TableLayout> {
-  if (flags.url !== undefined) return remotelyLayout(flags);
+  if (flags.url !== undefined) return remotely(() => new Gateway(flags).layout(flags.instance, flags.table));
   return withStore(flags, { create: false }, ({ store }) => store.getLayout(flags.instance, flags.table));
-}
-
-async function remotelyLayout(flags: ExportFlags): Promise<TableLayout> {
-  try {
-    return await new Gateway(flags).layout(flags.instance, flags.table);
-  } catch (e) {
-    if (e instanceof RemoteError) throw new CliError(e.message);
-    throw e;
-  }
 }
 
 function exitCodeOf(e: unknown): number {
@@ -262,11 +253,8 @@ async function exportRemote(
   const layout = await gateway.layout(flags.instance, flags.table);
   // The gateway checks key lengths against its own store; here only the forms are parsed.
   const selection = afterResume(selectionOf(layout, flags, Number.MAX_SAFE_INTEGER), layout, target);
-  const params: Record<string, string> = {
-    cols: flags.cols ?? '*',
-    versions: flags.versions ?? 'all',
-    ...(flags.timerange !== undefined && { timerange: flags.timerange }),
-  };
+  // --cols and --versions always have a value (withScanOptions' defaults * and all).
+  const params = readParams(flags);
   let ranges: RemoteRange[];
   let total: number | undefined;
   if (selection.kind === 'scan' && selection.request.filter === undefined) {

@@ -80,22 +80,19 @@ const ctx: RowInputContext = { layout: parseLayout(data.layout), schemas, maxRow
  * parsed again from its lines and handed back as RowWrite objects, for Store.write.
  */
 async function parseBatch(m: LinesBatch): Promise<void> {
-  const packer = data.prepare ? new BatchPacker(ctx.layout, data.maxRowKeyBytes ?? Infinity, m.bytes.byteLength * 2) : undefined;
+  if (data.prepare) {
+    const packer = new BatchPacker(ctx.layout, data.maxRowKeyBytes ?? Infinity, m.bytes.byteLength * 2);
+    const cells = await parseLines(m, (row) => packer.add(row));
+    if (cells === BAD_LINE) return;
+    if (cells !== UNPACKABLE) {
+      const prepared = packer.finish();
+      port.postMessage({ type: 'prepared', index: m.index, batch: prepared, cells } satisfies FromImportWorker, [prepared.bytes.buffer as ArrayBuffer]);
+      return;
+    }
+  }
   const rows: RowWrite[] = [];
-  const cells = await parseLines(m, packer !== undefined ? (row) => packer.add(row) : (row) => rows.push(row) > 0);
-  if (cells === BAD_LINE) return;
-  if (cells === UNPACKABLE) {
-    const all: RowWrite[] = [];
-    const counted = await parseLines(m, (row) => all.push(row) > 0);
-    if (counted !== BAD_LINE) port.postMessage({ type: 'batch', index: m.index, rows: all, cells: counted } satisfies FromImportWorker);
-    return;
-  }
-  if (packer !== undefined) {
-    const prepared = packer.finish();
-    port.postMessage({ type: 'prepared', index: m.index, batch: prepared, cells } satisfies FromImportWorker, [prepared.bytes.buffer as ArrayBuffer]);
-  } else {
-    port.postMessage({ type: 'batch', index: m.index, rows, cells } satisfies FromImportWorker);
-  }
+  const cells = await parseLines(m, (row) => rows.push(row) > 0);
+  if (cells !== BAD_LINE) port.postMessage({ type: 'batch', index: m.index, rows, cells } satisfies FromImportWorker);
 }
 
 /** parseLines' answer when a line was bad (and reported). */

@@ -5,13 +5,13 @@
  * backoff), so the range's rows come out exactly once, in order, whatever the network does.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { rowKeyOfDocument } from '../../lib/http/scan-trailers.js';
+import { ROWS_TRAILER, rowKeyOfDocument } from '../../lib/http/scan-trailers.js';
+import { ROW_TERMINATOR } from '../../lib/rows/row-format.js';
 import type { TableLayout } from '../../lib/model/types.js';
 import type { ChunkSource } from '../../lib/rows/row-stream.js';
 import type { RenderedChunk } from '../../lib/store/store.js';
 import { type Gateway, RemoteError } from './remote.js';
 
-const CRLF = '\r\n';
 /** Attempts after a failure before giving up; the count starts again once rows arrive. */
 export const MAX_RETRIES = 5;
 /** Attempts in all, however much each one got through. */
@@ -51,13 +51,13 @@ export function keyAfter(key: Buffer): Buffer {
 
 /** The last row document of a chunk of CR LF framed rows (without its CR LF). */
 export function lastRowOf(chunk: Buffer): Buffer {
-  const before = chunk.lastIndexOf(CRLF, chunk.length - 3);
+  const before = chunk.lastIndexOf(ROW_TERMINATOR, chunk.length - 3);
   return chunk.subarray(before < 0 ? 0 : before + 2, chunk.length - 2);
 }
 
 function countRows(chunk: Buffer): number {
   let rows = 0;
-  for (let i = chunk.indexOf(CRLF); i >= 0; i = chunk.indexOf(CRLF, i + 2)) rows++;
+  for (let i = chunk.indexOf(ROW_TERMINATOR); i >= 0; i = chunk.indexOf(ROW_TERMINATOR, i + 2)) rows++;
   return rows;
 }
 
@@ -103,7 +103,7 @@ async function* rangeChunks(
       try {
         for await (const data of res) {
           const buf: Buffer = carry === undefined ? (data as Buffer) : Buffer.concat([carry, data as Buffer]);
-          const cut = buf.lastIndexOf(CRLF);
+          const cut = buf.lastIndexOf(ROW_TERMINATOR);
           if (cut < 0) {
             carry = buf;
             continue;
@@ -120,7 +120,7 @@ async function* rangeChunks(
         throw new RemoteError(`${gateway.url}: the connection dropped mid-range (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
       }
       if (carry !== undefined) throw new RemoteError(`${gateway.url}: the stream ended inside a row`);
-      const counted = res.trailers['x-rowgate-rows'];
+      const counted = res.trailers[ROWS_TRAILER];
       if (counted !== undefined && Number(counted) !== got) throw new RemoteError(`${gateway.url}: the gateway counted ${counted} rows, ${got} arrived`, 502);
       return;
     } catch (e) {
