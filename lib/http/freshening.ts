@@ -8,6 +8,7 @@
  */
 import { rgError } from '../errors.js';
 import type { Query } from './query.js';
+import { INT64_MAX } from '../model/int64.js';
 
 /** Named freshening parameters (`fresh.<key>` are matched by prefix). */
 export const FRESHENING_PARAMS: readonly string[] = ['freshen', 'timeout'];
@@ -18,7 +19,6 @@ export const FRESHENING_HEADER = 'x-rowgate-freshening';
 export const FRESHENING_STORED = 'none (stored cells: rowgate runs no fresheners)';
 
 /** The largest Java long, the type of KijiREST's `timeout`. */
-const MAX_LONG = 9223372036854775807n;
 
 /**
  * Checks the freshening parameters of `query` and says whether the request asks for freshening:
@@ -32,7 +32,7 @@ export function asksForFreshening(query: Query): boolean {
     throw rgError('RG_ERR_BAD_PARAMETER', `freshen must be true or false, got ${JSON.stringify(freshen.slice(0, 100))}`);
   }
   const timeout = query.get('timeout');
-  if (timeout !== undefined && (!/^\d{1,19}$/.test(timeout) || BigInt(timeout) > MAX_LONG)) {
+  if (timeout !== undefined && (!/^\d{1,19}$/.test(timeout) || BigInt(timeout) > INT64_MAX)) {
     throw rgError('RG_ERR_BAD_PARAMETER', `timeout must be a non-negative integer of milliseconds, got ${JSON.stringify(timeout.slice(0, 100))}`);
   }
   if (freshen !== undefined) return freshen.toLowerCase() === 'true';

@@ -98,8 +98,7 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
   const allowedMethods = (path: string): string[] => ROUTED_METHODS.filter((m) => router.find(m, path) !== null);
 
   /** The context a handler sees: the shared one, or (with tokens) one that knows the caller. */
-  const contextFor = (principal: Principal | undefined): AppContext =>
-    principal === undefined ? context : { config, store, log, principal, scans: context.scans, openApi };
+  const contextFor = (principal: Principal | undefined): AppContext => (principal === undefined ? context : { ...context, principal });
 
   const handle = async (req: IncomingMessage, res: ServerResponse, info: RequestInfo): Promise<void> => {
     // RFC 9112 3.2, closing the connection as node does (its own check is off: its 400 has no body).

@@ -6,6 +6,7 @@
 import { rgError } from '../errors.js';
 import { quoteInput } from './binary-text.js';
 import { WILDCARD, type ComponentValue, type Wildcard } from './types.js';
+import { isInt64 } from './int64.js';
 
 export type ParsedComponent = ComponentValue | Wildcard;
 
@@ -15,15 +16,12 @@ export interface ParsedComponents {
   readonly items: ParsedComponent[];
 }
 
-const LONG_MIN = -(1n << 63n);
-const LONG_MAX = (1n << 63n) - 1n;
-
 /** An integer literal as number when exact, else bigint; outside 64 bits is an error (null). */
 export function integerValue(literal: string): number | bigint | null {
   const n = Number(literal);
   if (Number.isSafeInteger(n)) return n === 0 ? 0 : n; // no -0
   const b = BigInt(literal);
-  return b < LONG_MIN || b > LONG_MAX ? null : b;
+  return isInt64(b) ? b : null;
 }
 
 const ESCAPES = new Map([

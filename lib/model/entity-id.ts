@@ -8,11 +8,9 @@ import { fromHex, fromStringBinary, quoteInput, toHex, toStringBinary } from './
 import { parseComponentsJson, type ParsedComponent } from './component-json.js';
 import { componentsToJson, decodeRowKey, describeValue, encodeRowKey } from './row-key.js';
 import { WILDCARD, type ComponentValue, type EntityIdInput, type JsonValue, type RowKeyFormat } from './types.js';
+import { isInt64 } from './int64.js';
 
 export { compileWildcard, type CompiledWildcard } from './wildcard.js';
-
-const LONG_MIN = -(1n << 63n);
-const LONG_MAX = (1n << 63n) - 1n;
 
 const ROW_KEY_PREFIXES = [
   ['rowkey_hex=', 'hex'],
@@ -130,7 +128,7 @@ function bodyComponent(v: JsonValue, index: number, whole: JsonValue[]): ParsedC
     throw rgError('RG_ERR_BAD_ENTITY_ID', `${where()} must be an exact integer, got ${describeValue(v)}`);
   }
   if (typeof v === 'bigint') {
-    if (v >= LONG_MIN && v <= LONG_MAX) return v;
+    if (isInt64(v)) return v;
     throw rgError('RG_ERR_BAD_ENTITY_ID', `${where()} is outside the 64-bit range: ${v}`);
   }
   if (Array.isArray(v) && v.length === 0) {

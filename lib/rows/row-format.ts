@@ -12,6 +12,12 @@ import { dialectOf } from './dialect.js';
 /** Rows are framed by CR LF, after every row including the last. */
 export const ROW_TERMINATOR = '\r\n';
 
+/** The last row document of framed rows (without its CR LF; a document never holds one). */
+export function lastRowOf(rows: Buffer): Buffer {
+  const before = rows.lastIndexOf(ROW_TERMINATOR, rows.length - 3);
+  return rows.subarray(before < 0 ? 0 : before + 2, rows.length - 2);
+}
+
 export type RowSerializer = (row: RowOut) => string;
 
 /**

@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import type { Revision } from '../config.js';
 import type { RowKeyFormat, RowOut } from '../model/types.js';
 import type { ChunkScan, RenderedChunk, RowScan, ScanRequest, Store } from '../store/store.js';
-import { ROW_TERMINATOR, rowRenderSpec, rowSerializer, type RowSerializer } from './row-format.js';
+import { lastRowOf, ROW_TERMINATOR, rowRenderSpec, rowSerializer, type RowSerializer } from './row-format.js';
 
 /**
  * 64 KiB: a slow client pins at most this plus one chunk (a fast-path chunk is ~256 KiB, a
@@ -129,9 +129,9 @@ export class RowStream extends Readable {
     }
     // The row past the limit is the chunk's last: every row ends with CR LF, which no document holds.
     const bytes = chunk.bytes;
-    const before = bytes.lastIndexOf('\r\n', bytes.length - 3);
-    const start = before < 0 ? 0 : before + 2;
-    const nextRow = Buffer.from(bytes.subarray(start, bytes.length - 2));
+    const last = lastRowOf(bytes);
+    const start = bytes.length - 2 - last.length;
+    const nextRow = Buffer.from(last);
     if (start > 0) this.push(this.count(bytes.subarray(0, start), chunk.rows - 1));
     this.finish(nextRow);
   }

@@ -6,7 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ROWS_TRAILER, rowKeyOfDocument } from '../../lib/http/scan-trailers.js';
-import { ROW_TERMINATOR } from '../../lib/rows/row-format.js';
+import { lastRowOf, ROW_TERMINATOR } from '../../lib/rows/row-format.js';
 import type { TableLayout } from '../../lib/model/types.js';
 import type { ChunkSource } from '../../lib/rows/row-stream.js';
 import type { RenderedChunk } from '../../lib/store/store.js';
@@ -47,12 +47,6 @@ export function readParams(flags: { readonly cols?: string; readonly versions?: 
 /** The smallest row key after `key`: where a range continues after a row. */
 export function keyAfter(key: Buffer): Buffer {
   return Buffer.concat([key, Buffer.alloc(1)]);
-}
-
-/** The last row document of a chunk of CR LF framed rows (without its CR LF). */
-export function lastRowOf(chunk: Buffer): Buffer {
-  const before = chunk.lastIndexOf(ROW_TERMINATOR, chunk.length - 3);
-  return chunk.subarray(before < 0 ? 0 : before + 2, chunk.length - 2);
 }
 
 function countRows(chunk: Buffer): number {
