@@ -36,24 +36,18 @@ export async function filledGateway(t: { teardown(fn: () => unknown): void }, di
   return h;
 }
 
-/** A proxy to `target` passing at most `bytesPerTick` (16 KiB) of response every 10 ms: an export through it takes a while. */
-export async function slowProxy(t: { teardown(fn: () => unknown): void }, target: string, bytesPerTick = 16384): Promise<string> {
+/**
+ * A TCP proxy on 127.0.0.1 to `target`: requests pass unchanged; `relay`, called once a
+ * connection with its two sockets, passes the upstream's data on to the client. Closed on teardown.
+ */
+export async function tcpProxy(t: { teardown(fn: () => unknown): void }, target: string, relay: (client: Socket, upstream: Socket) => void): Promise<string> {
   const port = Number(new URL(target).port);
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
     const upstream = connect(port, '127.0.0.1');
     sockets.add(client).add(upstream);
     client.pipe(upstream);
-    upstream.on('data', (data: Buffer) => {
-      upstream.pause();
-      void (async () => {
-        for (let i = 0; i < data.length && !client.destroyed; i += bytesPerTick) {
-          client.write(data.subarray(i, i + bytesPerTick));
-          await sleep(10);
-        }
-        upstream.resume();
-      })();
-    });
+    relay(client, upstream);
     upstream.on('end', () => client.end());
     upstream.on('error', () => client.destroy());
     client.on('error', () => upstream.destroy());
@@ -64,4 +58,20 @@ export async function slowProxy(t: { teardown(fn: () => unknown): void }, target
     server.close();
   });
   return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+
+/** A proxy to `target` passing at most `bytesPerTick` (16 KiB) of response every 10 ms: an export through it takes a while. */
+export function slowProxy(t: { teardown(fn: () => unknown): void }, target: string, bytesPerTick = 16384): Promise<string> {
+  return tcpProxy(t, target, (client, upstream) => {
+    upstream.on('data', (data: Buffer) => {
+      upstream.pause();
+      void (async () => {
+        for (let i = 0; i < data.length && !client.destroyed; i += bytesPerTick) {
+          client.write(data.subarray(i, i + bytesPerTick));
+          await sleep(10);
+        }
+        upstream.resume();
+      })();
+    });
+  });
 }

@@ -6,12 +6,11 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
 import { sha256Hex } from '../../lib/http/auth.js';
 import { raw } from '../http/harness.js';
-import { filledGateway, ROWS } from './export-fixtures.js';
+import { filledGateway, ROWS, tcpProxy } from './export-fixtures.js';
 import { AVRO_READER_MISSING, hasPythonAvro, readWithPythonAvro } from '../support/python-avro.js';
 import { expectedAvroRecords } from '../http/suites/avro-expected.js';
 import { CLI, ensureBuilt, ROOT, runCli, tempDir, type CliResult } from './helpers.js';
@@ -123,15 +122,10 @@ async function cuttingProxy(
   cuts: number,
   after: number,
 ): Promise<{ url: string; cut: () => number }> {
-  const port = Number(new URL(target).port);
   let cut = 0;
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = connect(port, '127.0.0.1');
-    sockets.add(client).add(upstream);
+  const url = await tcpProxy(t, target, (client, upstream) => {
     const cutThis = cut < cuts;
     let sent = 0;
-    client.pipe(upstream);
     upstream.on('data', (data: Buffer) => {
       if (cutThis && sent + data.length > after) {
         client.write(data.subarray(0, Math.max(0, after - sent)));
@@ -143,16 +137,8 @@ async function cuttingProxy(
       sent += data.length;
       client.write(data);
     });
-    upstream.on('end', () => client.end());
-    upstream.on('error', () => client.destroy());
-    client.on('error', () => upstream.destroy());
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => {
-    for (const s of sockets) s.destroy();
-    server.close();
-  });
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, cut: () => cut };
+  return { url, cut: () => cut };
 }
 
 t.test('a connection cut mid-range is retried from the next row: no row twice, none missing', async (t) => {

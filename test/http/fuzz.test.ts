@@ -24,7 +24,7 @@ import { parseLayout } from '../../lib/model/layout.js';
 import { join } from 'node:path';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { ballast, CANNOT_MOUNT, smallDisk } from '../support/small-disk.js';
-import { PLAYERS_LAYOUT, SAMPLE_LAYOUT, json, raw, startGateway, type Harness } from './harness.js';
+import { INFO_PATHS, PLAYERS_LAYOUT, SAMPLE_LAYOUT, json, raw, startGateway, type Harness } from './harness.js';
 
 const SEED = Number(process.env.ROWGATE_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const BODY_LIMIT = 256 * 1024;
@@ -469,12 +469,8 @@ function makeRequest(g: Gen): FuzzRequest {
   if (kind < 10) {
     // Info routes with junk parameters, names, methods.
     const paths = [
-      '/v1',
-      '/v1/version',
-      '/v1/openapi.json',
-      '/v1/instances',
-      '/v1/instances/default',
-      '/v1/instances/default/tables',
+      // The info routes down to the tables list; the table is `def` (sample_table or players).
+      ...INFO_PATHS.slice(0, -1),
       def,
       `/v1/instances/${g.enc(g.text(8))}`,
       `/v1/instances/default/tables/${g.enc(g.text(8))}`,

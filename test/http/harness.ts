@@ -64,6 +64,17 @@ export const RAW_TABLE_LAYOUT = {
   version: 'layout-1.0.0',
 };
 
+/** The info routes' GET paths, down to the fixture table sample_table. */
+export const INFO_PATHS: readonly string[] = [
+  '/v1',
+  '/v1/version',
+  '/v1/openapi.json',
+  '/v1/instances',
+  '/v1/instances/default',
+  '/v1/instances/default/tables',
+  '/v1/instances/default/tables/sample_table',
+];
+
 export interface Harness {
   readonly base: string;
   readonly store: Store;

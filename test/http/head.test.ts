@@ -9,7 +9,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import t, { type Test } from 'tap';
 import { sha256Hex } from '../../lib/http/auth.js';
 import type { Store } from '../../lib/store/store.js';
-import { json, raw, startGateway, type RawResponse } from './harness.js';
+import { INFO_PATHS, json, raw, startGateway, type RawResponse } from './harness.js';
 
 const ROWS = '/v1/instances/default/tables/sample_table/rows';
 const q = (v: unknown) => encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v));
@@ -47,15 +47,7 @@ t.test("HEAD answers with the GET's status and headers on every kind of GET, err
   t.teardown(() => h.close());
   const rows = [1, 2, 3].map((i) => ({ entityId: [i], cells: { strings: { q: [{ value: `v${i}`, timestamp: 1 }] } } }));
   t.equal((await raw(h.base, 'POST', ROWS, JSON.stringify(rows), json)).status, 200);
-  for (const path of [
-    '/v1',
-    '/v1/version',
-    '/v1/openapi.json',
-    '/v1/instances',
-    '/v1/instances/default',
-    '/v1/instances/default/tables',
-    '/v1/instances/default/tables/sample_table',
-  ]) {
+  for (const path of INFO_PATHS) {
     await sameAsGet(t, h.base, path);
   }
   const point = await sameAsGet(t, h.base, `${ROWS}?eid=${q([2])}`);

@@ -7,7 +7,7 @@ import t from 'tap';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { Revision } from '../../lib/config.js';
 import { routesFor } from '../../lib/http/routes.js';
-import { json, raw, rowsOf, startGateway, type RawResponse } from './harness.js';
+import { INFO_PATHS, json, raw, rowsOf, startGateway, type RawResponse } from './harness.js';
 
 type Json = { [key: string]: unknown };
 type Operation = { responses: Record<string, { content?: Record<string, Json> }>; parameters?: { name: string; in: string }[]; requestBody?: unknown };
@@ -124,15 +124,7 @@ for (const revision of [1, 2, 3] as Revision[]) {
     const bodyEid = (c: (string | number)[]) => (revision === 3 ? c : eid(c));
     const ws = revision === 1 ? {} : { writer_schema: 'string' };
 
-    for (const path of [
-      '/v1',
-      '/v1/version',
-      '/v1/openapi.json',
-      '/v1/instances',
-      '/v1/instances/default',
-      '/v1/instances/default/tables',
-      '/v1/instances/default/tables/sample_table',
-    ]) {
+    for (const path of INFO_PATHS) {
       const template = path.replace(/\/instances\/default/, '/instances/:instance').replace(/\/tables\/sample_table/, '/tables/:table');
       await expect(200, 'GET', template, path);
     }

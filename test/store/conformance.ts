@@ -44,7 +44,8 @@ const WILD_LAYOUT = `{
 }`;
 
 const key = (s: string | number[]): Buffer => (typeof s === 'string' ? Buffer.from(s, 'latin1') : Buffer.from(s));
-const str = (family: string, qualifier: string, value: string, timestamp?: number): EncodedCell => ({
+/** A cell of an Avro string (schema id 0). */
+export const str = (family: string, qualifier: string, value: string, timestamp?: number): EncodedCell => ({
   kind: 'value',
   family,
   qualifier,

@@ -16,19 +16,12 @@ import { parseCellTail, rowPrefix } from '../../lib/store/lmdb/cell-key.js';
 import { decodeCompactRow, isCompact } from '../../lib/store/lmdb/compact-row.js';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { packRows } from '../../lib/store/lmdb/prepared-batch.js';
-import { RAW_LAYOUT } from './conformance.js';
+import { RAW_LAYOUT, str as stringCell } from './conformance.js';
 
 const dirs: string[] = [];
 t.teardown(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-const str = (family: string, qualifier: string, timestamp: number, value = `v${timestamp}`): EncodedCell => ({
-  kind: 'value',
-  family,
-  qualifier,
-  timestamp,
-  schemaId: 0,
-  json: JSON.stringify(value),
-});
+const str = (family: string, qualifier: string, timestamp: number, value = `v${timestamp}`): EncodedCell => stringCell(family, qualifier, value, timestamp);
 const key = (s: string): Buffer => Buffer.from(s, 'latin1');
 
 /**
