@@ -14,7 +14,7 @@ import { rgError } from '../errors.js';
 import { resolveEntityId, parseEntityIdText } from './entity-id.js';
 import { avroFromJson } from './avro-json.js';
 import { buildAvroType, type AvroType } from './avro-types.js';
-import { parseExactJson } from './exact-json.js';
+import { parseExactJson, stringifyExactJson } from './exact-json.js';
 import type { CellSchemaSpec, JsonValue, TableLayout } from './types.js';
 
 type Schema = JsonValue;
@@ -51,7 +51,7 @@ function dedupeNames(schema: Schema, seen: Map<string, string>): Schema {
   const o = schema as Record<string, JsonValue>;
   if ((o.type === 'record' || o.type === 'enum' || o.type === 'fixed' || o.type === 'error') && typeof o.name === 'string') {
     const full = typeof o.namespace === 'string' && !o.name.includes('.') ? `${o.namespace}.${o.name}` : o.name;
-    const text = JSON.stringify(o, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+    const text = stringifyExactJson(o);
     const earlier = seen.get(full);
     if (earlier === text) return full;
     if (earlier !== undefined) throw rgError('RG_ERR_BAD_PARAMETER', `cannot export as Avro: two different schemas named ${full}`);
@@ -174,9 +174,7 @@ export function avroExportOf(layout: TableLayout): AvroExport {
           const plan = plans.get(key)!;
           return list.map((cell) => ({
             timestamp: BigInt(cell.timestamp as number | bigint),
-            value: plan.typed
-              ? cellValue(plan.valueType!, cell.value, key)
-              : JSON.stringify(cell.value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)),
+            value: plan.typed ? cellValue(plan.valueType!, cell.value, key) : stringifyExactJson(cell.value),
             writer_schema: BigInt((cell.writer_schema ?? -1) as number | bigint),
           }));
         };
