@@ -10,29 +10,12 @@
  * chunked responses (HTTP/1.1); clients that ignore them see exactly the same bytes.
  */
 import type { Revision } from '../config.js';
-import { resolveEntityId } from '../model/entity-id.js';
 import type { RowKeyFormat } from '../model/types.js';
 import { dialectOf } from '../rows/dialect.js';
+import { rowKeyOfDocument } from '../rows/row-format.js';
 
 export const ROWS_TRAILER = 'x-rowgate-rows';
 export const NEXT_START_TRAILER = 'x-rowgate-next-start';
-
-const ENTITY_ID_START = '{"entityId":';
-const CELLS_START = ',"cells":';
-
-/**
- * The row key of a rendered row document, read back from its entityId (the text up to `,"cells":`,
- * which cannot occur inside the entity id: its strings escape every quote).
- */
-export function rowKeyOfDocument(row: Buffer, format: RowKeyFormat, revision: Revision): Buffer {
-  const text = row.toString('utf8');
-  const end = text.indexOf(CELLS_START);
-  if (!text.startsWith(ENTITY_ID_START) || end < 0) throw new Error('a rendered row does not start with its entityId');
-  const slice = text.slice(ENTITY_ID_START.length, end);
-  // Revision 3 arrays are parsed as they are (exact longs); strings (rowkey=..., the shell form) are JSON-decoded first.
-  const eid = slice.startsWith('"') ? (JSON.parse(slice) as string) : slice;
-  return resolveEntityId(format, dialectOf(revision).parseEid(eid, format, false));
-}
 
 /** A row key as the revision's start parameter takes it. */
 export function startParamValue(rowKey: Buffer, revision: Revision): string {

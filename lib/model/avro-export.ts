@@ -11,11 +11,11 @@
  * does not carry inline (CLASS, AVRO by uid, RAW_BYTES, PROTOBUF) hold the value's Avro JSON text.
  */
 import { rgError } from '../errors.js';
-import { resolveEntityId, parseEntityIdText } from './entity-id.js';
+import { resolveEntityId } from './entity-id.js';
 import { avroFromJson } from './avro-json.js';
 import { buildAvroType, type AvroType } from './avro-types.js';
 import { parseExactJson, stringifyExactJson } from './exact-json.js';
-import type { CellSchemaSpec, JsonValue, TableLayout } from './types.js';
+import type { CellSchemaSpec, EntityIdInput, JsonValue, TableLayout } from './types.js';
 
 type Schema = JsonValue;
 
@@ -24,8 +24,8 @@ export interface AvroExport {
   readonly type: AvroType;
   /** The schema as JSON (what the container file's header carries). */
   readonly schema: Schema;
-  /** The Avro value of one row document (its text without a line end). */
-  rowValue(document: string): unknown;
+  /** The Avro value of one row document (its text without a line end) and its entity id as read back from it (lib/rows/row-format.ts entityIdOfDocument). */
+  rowValue(document: string, entityId: EntityIdInput): unknown;
 }
 
 const NAME = /[^A-Za-z0-9_]/g;
@@ -144,17 +144,10 @@ export function avroExportOf(layout: TableLayout): AvroExport {
     }
   }
 
-  const rowValue = (document: string): unknown => {
+  const rowValue = (document: string, input: EntityIdInput): unknown => {
     const row = parseExactJson(document, 'row') as {
-      entityId: JsonValue;
       cells: Record<string, Record<string, { timestamp: JsonValue; value: JsonValue; writer_schema?: JsonValue }[]>>;
     };
-    const idText =
-      typeof row.entityId === 'string' ? row.entityId : JSON.stringify(row.entityId, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
-    // An array entity id is re-read exactly (bigint longs) by the entity id parser.
-    const input = Array.isArray(row.entityId)
-      ? parseEntityIdText(rawEntityId(document), { allowWildcards: false })
-      : parseEntityIdText(idText, { allowWildcards: false });
     const value: Record<string, unknown> = { row_key: resolveEntityId(format, input) };
     if (components.length > 0) {
       const parts = input.kind === 'components' ? input.components : [];
@@ -192,12 +185,6 @@ export function avroExportOf(layout: TableLayout): AvroExport {
     return value;
   };
   return { type, schema, rowValue };
-}
-
-/** The entity id's JSON text as the document has it (before `,"cells":`), so longs stay exact. */
-function rawEntityId(document: string): string {
-  const start = '{"entityId":'.length;
-  return document.slice(start, document.indexOf(',"cells":'));
 }
 
 function cellValue(type: AvroType, json: JsonValue, column: string): unknown {

@@ -5,12 +5,36 @@
  * the CR LF frame terminator never occurs inside a document (DESIGN.md 4, row stream).
  */
 import type { Revision } from '../config.js';
-import type { RowKeyFormat, RowOut } from '../model/types.js';
+import { resolveEntityId } from '../model/entity-id.js';
+import type { EntityIdInput, RowKeyFormat, RowOut } from '../model/types.js';
 import { entityIdText, type RowRenderSpec } from '../store/store.js';
 import { dialectOf } from './dialect.js';
 
 /** Rows are framed by CR LF, after every row including the last. */
 export const ROW_TERMINATOR = '\r\n';
+
+const ENTITY_ID_START = '{"entityId":';
+const CELLS_START = ',"cells":';
+
+/**
+ * The entity id of a rendered row document (one without its CR LF), read back in the revision's
+ * form: the text up to `,"cells":`, which cannot occur inside the entity id (its strings escape
+ * every quote). Revision 3 arrays are parsed as they are (exact longs); strings (rowkey=..., the
+ * shell form) are JSON-decoded first.
+ */
+export function entityIdOfDocument(row: Buffer | string, format: RowKeyFormat, revision: Revision): EntityIdInput {
+  const text = typeof row === 'string' ? row : row.toString('utf8');
+  const end = text.indexOf(CELLS_START);
+  if (!text.startsWith(ENTITY_ID_START) || end < 0) throw new Error('a rendered row does not start with its entityId');
+  const slice = text.slice(ENTITY_ID_START.length, end);
+  const eid = slice.startsWith('"') ? (JSON.parse(slice) as string) : slice;
+  return dialectOf(revision).parseEid(eid, format, false);
+}
+
+/** The row key of a rendered row document. */
+export function rowKeyOfDocument(row: Buffer | string, format: RowKeyFormat, revision: Revision): Buffer {
+  return resolveEntityId(format, entityIdOfDocument(row, format, revision));
+}
 
 /** The last row document of framed rows (without its CR LF; a document never holds one). */
 export function lastRowOf(rows: Buffer): Buffer {

@@ -12,9 +12,11 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import avro from 'avsc';
+import type { Revision } from '../config.js';
 import { rgError } from '../errors.js';
 import { avroExportOf } from '../model/avro-export.js';
 import type { TableLayout } from '../model/types.js';
+import { entityIdOfDocument } from './row-format.js';
 
 export type RowFormat = 'json' | 'ndjson' | 'avro';
 export const ROW_FORMATS: readonly RowFormat[] = ['json', 'ndjson', 'avro'];
@@ -66,9 +68,9 @@ export function negotiateRowFormat(accept: string | undefined): RowFormat {
 }
 
 /** The stage turning the row stream (CR LF framed documents) into `format`; undefined for json. */
-export function formatStage(format: RowFormat, layout: TableLayout): Transform | undefined {
+export function formatStage(format: RowFormat, layout: TableLayout, revision: Revision = 3): Transform | undefined {
   if (format === 'ndjson') return new DropCr();
-  if (format === 'avro') return new AvroStage(layout);
+  if (format === 'avro') return new AvroStage(layout, revision);
   return undefined;
 }
 
@@ -98,10 +100,11 @@ class AvroStage extends Transform {
   private readonly rowValue: (document: string) => unknown;
   private failure: Error | undefined;
 
-  constructor(layout: TableLayout) {
+  /** `revision`: the form the documents' entity ids are written in (the served revision's). */
+  constructor(layout: TableLayout, revision: Revision) {
     super();
     const exp = avroExportOf(layout);
-    this.rowValue = exp.rowValue;
+    this.rowValue = (document) => exp.rowValue(document, entityIdOfDocument(document, layout.keyFormat, revision));
     this.encoder = new avro.streams.BlockEncoder(exp.type, { codec: 'null' });
     this.encoder.on('data', (c: Buffer) => this.push(c));
     this.encoder.on('typeError', (e: Error) => {
@@ -128,8 +131,8 @@ class AvroStage extends Transform {
 }
 
 /** A whole body (point and bulk gets) in `format`. */
-export async function formatBody(format: RowFormat, layout: TableLayout, body: Buffer): Promise<Buffer> {
-  const stage = formatStage(format, layout);
+export async function formatBody(format: RowFormat, layout: TableLayout, body: Buffer, revision: Revision = 3): Promise<Buffer> {
+  const stage = formatStage(format, layout, revision);
   if (stage === undefined) return body;
   const chunks: Buffer[] = [];
   stage.on('data', (c: Buffer) => chunks.push(c));

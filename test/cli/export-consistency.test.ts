@@ -9,7 +9,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
-import { rowKeyOfDocument } from '../../lib/http/scan-trailers.js';
+import { rowKeyOfDocument } from '../../lib/rows/row-format.js';
 import { parseLayout } from '../../lib/model/layout.js';
 import { encodeRowKey } from '../../lib/model/row-key.js';
 import type { RowWrite } from '../../lib/model/types.js';

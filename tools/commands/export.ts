@@ -16,7 +16,7 @@ import { dirname, join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { formatStage, ROW_FORMATS, type RowFormat } from '../../lib/rows/row-formats.js';
 import { ROW_TERMINATOR } from '../../lib/rows/row-format.js';
-import { rowKeyOfDocument } from '../../lib/http/scan-trailers.js';
+import { rowKeyOfDocument } from '../../lib/rows/row-format.js';
 import type { TableLayout } from '../../lib/model/types.js';
 import type { Store } from '../../lib/store/store.js';
 import { clipRanges, parseSplits, type SplitRange } from '../support/export-ranges.js';

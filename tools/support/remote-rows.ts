@@ -5,8 +5,8 @@
  * backoff), so the range's rows come out exactly once, in order, whatever the network does.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ROWS_TRAILER, rowKeyOfDocument } from '../../lib/http/scan-trailers.js';
-import { lastRowOf, ROW_TERMINATOR } from '../../lib/rows/row-format.js';
+import { ROWS_TRAILER } from '../../lib/http/scan-trailers.js';
+import { lastRowOf, ROW_TERMINATOR, rowKeyOfDocument } from '../../lib/rows/row-format.js';
 import type { TableLayout } from '../../lib/model/types.js';
 import type { ChunkSource } from '../../lib/rows/row-stream.js';
 import type { RenderedChunk } from '../../lib/store/store.js';

@@ -126,7 +126,7 @@ async function sendFormatted(
   const rows = keys.length === 0 ? [] : await ctx.store.get(params.instance!, params.table!, keys, read);
   const body = rowsText(rows, layout, ctx.config.revision);
   info.rows = rows.length;
-  sendJson(ctx, req, res, 200, await formatBody(format, layout, Buffer.from(body, 'utf8')), { 'content-type': CONTENT_TYPE[format] });
+  sendJson(ctx, req, res, 200, await formatBody(format, layout, Buffer.from(body, 'utf8'), ctx.config.revision), { 'content-type': CONTENT_TYPE[format] });
 }
 
 async function streamScan(
@@ -178,7 +178,7 @@ async function streamScan(
   dropWhenStalled(res, ctx.config.limits.stallTimeoutMs, () => {
     ctx.log.warn({ url: req.url, rowsSent: stream.rowsSent, stallTimeoutMs: ctx.config.limits.stallTimeoutMs }, 'scan client read nothing; dropped');
   });
-  const stage = formatStage(format, layout);
+  const stage = formatStage(format, layout, ctx.config.revision);
   const stages: NodeJS.ReadWriteStream[] = [...(stage === undefined ? [] : [stage]), ...(encoding === undefined ? [] : [compressor(encoding)])];
   await new Promise<void>((resolve) => {
     pipeline([stream, ...stages, res], (err) => {

@@ -5,7 +5,7 @@
 import { parseLayout } from '../../../lib/model/layout.js';
 import { parseExactJson, stringifyExactJson } from '../../../lib/model/exact-json.js';
 import type { JsonValue } from '../../../lib/model/types.js';
-import { rowKeyOfDocument } from '../../../lib/http/scan-trailers.js';
+import { rowKeyOfDocument } from '../../../lib/rows/row-format.js';
 import { SAMPLE_LAYOUT } from '../harness.js';
 
 const layout = parseLayout(SAMPLE_LAYOUT);
