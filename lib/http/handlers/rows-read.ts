@@ -75,7 +75,10 @@ export const getRows: Handler = async (ctx, req, res, params, query, info) => {
   return streamScan(ctx, req, res, params, layout, scan, info, format);
 };
 
-/** The rows of `keys` (point or bulk get), each followed by CR LF: rendered by the store where it can (Store.getChunk). */
+/**
+ * The rows of `keys` (point or bulk get), each followed by CR LF: rendered by the store where it
+ * can (Store.getChunk), then converted whole for a format other than json.
+ */
 async function sendRows(
   ctx: AppContext,
   req: IncomingMessage,
@@ -87,20 +90,22 @@ async function sendRows(
   info: RequestInfo,
   format: RowFormat,
 ): Promise<void> {
-  if (format !== 'json') return sendFormatted(ctx, req, res, params, layout, keys, read, info, format);
-  if (keys.length === 0) {
-    sendJson(ctx, req, res, 200, '');
-    return;
-  }
-  if (ctx.store.getChunk) {
+  let body: string | Buffer = '';
+  if (keys.length > 0 && ctx.store.getChunk) {
     const chunk = ctx.store.getChunk(params.instance!, params.table!, keys, read, rowRenderSpec(ctx.config.revision));
     info.rows = chunk.rows;
-    sendJson(ctx, req, res, 200, chunk.bytes);
+    body = chunk.bytes;
+  } else if (keys.length > 0) {
+    const rows: readonly RowOut[] = await ctx.store.get(params.instance!, params.table!, keys, read);
+    info.rows = rows.length;
+    body = rowsText(rows, layout, ctx.config.revision);
+  }
+  if (format === 'json') {
+    sendJson(ctx, req, res, 200, body);
     return;
   }
-  const rows: readonly RowOut[] = await ctx.store.get(params.instance!, params.table!, keys, read);
-  info.rows = rows.length;
-  sendJson(ctx, req, res, 200, rowsText(rows, layout, ctx.config.revision));
+  const converted = await formatBody(format, layout, typeof body === 'string' ? Buffer.from(body, 'utf8') : body, ctx.config.revision);
+  sendJson(ctx, req, res, 200, converted, { 'content-type': CONTENT_TYPE[format] });
 }
 
 /** Rows as the row stream writes them: each row's JSON document followed by CR LF. */
@@ -109,24 +114,6 @@ function rowsText(rows: readonly RowOut[], layout: TableLayout, revision: Revisi
   let body = '';
   for (const row of rows) body += serialize(row) + ROW_TERMINATOR;
   return body;
-}
-
-/** Point and bulk gets in another format than json: the same rows, converted whole. */
-async function sendFormatted(
-  ctx: AppContext,
-  req: IncomingMessage,
-  res: ServerResponse,
-  params: Params,
-  layout: TableLayout,
-  keys: readonly Buffer[],
-  read: ReadSpec,
-  info: RequestInfo,
-  format: RowFormat,
-): Promise<void> {
-  const rows = keys.length === 0 ? [] : await ctx.store.get(params.instance!, params.table!, keys, read);
-  const body = rowsText(rows, layout, ctx.config.revision);
-  info.rows = rows.length;
-  sendJson(ctx, req, res, 200, await formatBody(format, layout, Buffer.from(body, 'utf8'), ctx.config.revision), { 'content-type': CONTENT_TYPE[format] });
 }
 
 async function streamScan(
