@@ -1,7 +1,8 @@
 /**
- * Reads several key ranges at once and writes them in key order: the range being written goes
- * straight to the output; ranges read ahead of it are spooled to temporary files in `spoolDir`
- * and copied to the output when their turn comes. At most `parallel` ranges are read at a time,
+ * Reads several key ranges at once and writes them in key order: the range whose turn it is goes
+ * straight to the output; ranges read ahead of it are spooled to temporary files in `spoolDir`,
+ * and a spool is copied to the output when its range's turn comes (a range still being read then
+ * goes on straight to the output). At most `parallel` ranges are read at a time,
  * and none more than 2 x `parallel` ranges ahead of the output (bounding the spooled bytes). The
  * output is always a prefix of the export in key order, so an interrupted export can resume.
  */
@@ -26,10 +27,10 @@ export interface OrderedOptions {
 }
 
 interface Slot {
-  /** The first range is written straight to the output; the others are spooled. */
-  readonly direct: boolean;
+  /** While the range is read ahead of its turn: where its chunks wait, and the rows they hold. */
   spool?: Output;
   spoolPath?: string;
+  spooledRows: number;
   rows: number;
   bytes: number;
   done: Promise<void>;
@@ -42,6 +43,17 @@ export async function writeInOrder(sources: readonly (() => ChunkSource)[], outp
   let next = 0;
   let active = 0;
   let failed: unknown;
+  /** Writes a range's spool (ended first if still open) to the output and removes it. */
+  const copySpool = async (slot: Slot): Promise<void> => {
+    if (slot.spoolPath === undefined) return;
+    await slot.spool?.end();
+    for await (const c of createReadStream(slot.spoolPath)) await output.write(c as Buffer);
+    rmSync(slot.spoolPath, { force: true });
+    options.onWritten?.(slot.spooledRows);
+    slot.spool = undefined;
+    slot.spoolPath = undefined;
+    slot.spooledRows = 0;
+  };
   const read = async (i: number, slot: Slot): Promise<void> => {
     const source = sources[i]!();
     try {
@@ -52,7 +64,9 @@ export async function writeInOrder(sources: readonly (() => ChunkSource)[], outp
         options.onChunk?.(chunk.rows, chunk.bytes.length);
         slot.rows += chunk.rows;
         slot.bytes += chunk.bytes.length;
-        if (slot.direct) {
+        if (i === head) {
+          // Its turn came while it was being read: what waits in its spool first, then straight on.
+          await copySpool(slot);
           await output.write(chunk.bytes);
           options.onWritten?.(chunk.rows);
           continue;
@@ -62,6 +76,7 @@ export async function writeInOrder(sources: readonly (() => ChunkSource)[], outp
           slot.spool = new Output(createWriteStream(slot.spoolPath));
         }
         await slot.spool.write(chunk.bytes);
+        slot.spooledRows += chunk.rows;
       }
       await slot.spool?.end();
     } finally {
@@ -72,7 +87,7 @@ export async function writeInOrder(sources: readonly (() => ChunkSource)[], outp
   const fill = (): void => {
     while (failed === undefined && next < sources.length && active < options.parallel && next - head < options.parallel * 2) {
       const i = next++;
-      const slot: Slot = { direct: i === 0, rows: 0, bytes: 0, done: Promise.resolve() };
+      const slot: Slot = { spooledRows: 0, rows: 0, bytes: 0, done: Promise.resolve() };
       active++;
       slot.done = read(i, slot).then(
         () => {
@@ -97,11 +112,7 @@ export async function writeInOrder(sources: readonly (() => ChunkSource)[], outp
       fill();
       const slot = slots[head]!;
       await slot.done;
-      if (slot.spoolPath !== undefined) {
-        for await (const c of createReadStream(slot.spoolPath)) await output.write(c as Buffer);
-        rmSync(slot.spoolPath, { force: true });
-        options.onWritten?.(slot.rows);
-      }
+      await copySpool(slot);
       rows += slot.rows;
       bytes += slot.bytes;
     }
