@@ -202,7 +202,7 @@ function headOperation(get: Json, stream: boolean): Json {
 const openApiPath = (path: string): string => path.replace(/:(\w+)/g, '{$1}');
 
 /** The document of `routes`, the route table of `revision` (routes.ts routesFor). */
-export function buildOpenApi(revision: Revision, routes: readonly Route[]): Json {
+function buildOpenApi(revision: Revision, routes: readonly Route[]): Json {
   const paths: Record<string, Json> = {};
   for (const route of routes) {
     const path = openApiPath(route.path);

@@ -17,14 +17,9 @@ import { rowKeyOfDocument } from '../rows/row-format.js';
 export const ROWS_TRAILER = 'x-rowgate-rows';
 export const NEXT_START_TRAILER = 'x-rowgate-next-start';
 
-/** A row key as the revision's start parameter takes it. */
-export function startParamValue(rowKey: Buffer, revision: Revision): string {
-  return dialectOf(revision).formatBound(rowKey);
-}
-
 /** The trailers of a complete scan of `rows` rows; `nextRow` is the first row not sent (limit reached). */
 export function scanTrailers(rows: number, nextRow: Buffer | undefined, format: RowKeyFormat, revision: Revision): Record<string, string> {
   const trailers: Record<string, string> = { [ROWS_TRAILER]: String(rows) };
-  if (nextRow !== undefined) trailers[NEXT_START_TRAILER] = startParamValue(rowKeyOfDocument(nextRow, format, revision), revision);
+  if (nextRow !== undefined) trailers[NEXT_START_TRAILER] = dialectOf(revision).formatBound(rowKeyOfDocument(nextRow, format, revision));
   return trailers;
 }

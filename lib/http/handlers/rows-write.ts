@@ -9,12 +9,12 @@ import { parseColumns } from '../../model/columns-param.js';
 import { RowBatch } from '../../model/row-batch.js';
 import { encodeRowInput, encodeRowInputCached, type RowInputContext } from '../../model/row-input.js';
 import { resolveEntityId } from '../../model/entity-id.js';
-import type { EntityIdInput, RowWrite, TableLayout, Timestamp } from '../../model/types.js';
+import type { EntityIdInput, RowWrite, Timestamp } from '../../model/types.js';
 import { MAX_TIMESTAMP, timestampFromText } from '../../model/timestamp.js';
 import type { RowDelete } from '../../store/store.js';
 import { checkBodyHead, jsonBodyItems } from '../body.js';
 import { tableLayout, type Handler } from '../context.js';
-import { dialectOf, rowsPath, type Dialect } from '../../rows/dialect.js';
+import { dialectOf, rowsPath } from '../../rows/dialect.js';
 import { bulkKeys, storableKey } from '../../rows/request-keys.js';
 import { PostTargets } from '../post-targets.js';
 import { sendJson, sendJsonPieces } from '../respond.js';
@@ -70,7 +70,7 @@ export const postRows: Handler = async (ctx, req, res, params, _query, info) => 
         );
       }
       batch.add(row);
-      targets.add(targetOf(dialect, layout, instance, entityId, row));
+      targets.add(dialect.target(instance, layout.name, entityId, row.rowKey, layout.keyFormat));
       index++;
     } catch (e) {
       refused = e;
@@ -83,10 +83,6 @@ export const postRows: Handler = async (ctx, req, res, params, _query, info) => 
   if (targets.small) sendJson(ctx, req, res, 200, [...targets.pieces()].join(''));
   else sendJsonPieces(ctx, req, res, 200, targets.byteLength(), targets.pieces());
 };
-
-function targetOf(dialect: Dialect, layout: TableLayout, instance: string, entityId: EntityIdInput, row: RowWrite): string {
-  return dialect.target(instance, layout.name, entityId, row.rowKey, layout.keyFormat);
-}
 
 export const deleteRows: Handler = async (ctx, req, res, params, query, info) => {
   const dialect = dialectOf(ctx.config.revision);

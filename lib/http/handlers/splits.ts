@@ -21,19 +21,15 @@ function parseParts(text: string | undefined): number {
   return n;
 }
 
-/** A bound as the revision's range parameter takes it. */
-function boundText(key: Buffer | undefined, revision: Revision): string | null {
-  if (key === undefined) return null;
-  return dialectOf(revision).formatBound(key);
-}
-
-export function splitsBody(splits: readonly KeySplit[], revision: Revision): string {
+/** The splits as GET splits answers them: bounds in the form the revision's range parameters take. */
+function splitsBody(splits: readonly KeySplit[], revision: Revision): string {
+  const dialect = dialectOf(revision);
   return JSON.stringify({
-    start_param: dialectOf(revision).startParam,
-    end_param: dialectOf(revision).endParam,
+    start_param: dialect.startParam,
+    end_param: dialect.endParam,
     splits: splits.map((s) => ({
-      start: boundText(s.start, revision),
-      end: boundText(s.end, revision),
+      start: s.start === undefined ? null : dialect.formatBound(s.start),
+      end: s.end === undefined ? null : dialect.formatBound(s.end),
       estimated_rows: s.estimatedRows ?? null,
       estimated_bytes: s.estimatedBytes,
     })),
