@@ -3,7 +3,7 @@
  * pseudo-terminal with util-linux `script`), absent when it is not, so pipes and logs stay clean.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { demoRow } from '../../lib/demo/demo-data.js';
@@ -75,6 +75,16 @@ t.test('import and export draw a progress bar on a terminal and none into a pipe
     'export --url on a terminal: the same, with the total from split estimates',
   );
   t.match(remote.output, /exported 3000 rows/);
+  // Resumed with a limit: the bar counts the rows already written, so its total is the whole
+  // export's limit (regression: it was the limit less those rows, and the bar passed 100%).
+  const full = await runCli(['export', ...flags, '--limit', '2000', '--out', join(dir, 'first.ndjson')]);
+  t.equal(full.code, 0, full.stderr);
+  const written = readFileSync(join(dir, 'first.ndjson'), 'utf8').split('\r\n').slice(0, 500);
+  writeFile(dir, 'resumed.ndjson.partial', written.join('\r\n') + '\r\n');
+  const resumed = await onTerminal(['export', ...flags, '--limit', '2000', '--resume', '--out', join(dir, 'resumed.ndjson')]);
+  t.equal(resumed.code, 0, resumed.output);
+  t.match(resumed.output, /\d+\/2000 rows/, 'resumed with --limit 2000 after 500 rows: the bar counts to 2000');
+  t.notMatch(resumed.output, /\/1500 rows/, 'not to the 1500 rows left');
   const remotePiped = await runCli(['export', '--url', gateway.base, '--instance', 'it', '--table', 'users', '--out', join(dir, 'remote2.ndjson')]);
   t.notMatch(remotePiped.stderr, /\u001b\[|\r(?!\n)|%/, 'export --url into a pipe: no bar');
   t.match(remotePiped.stderr, /^exported 3000 rows[^\n]*\n$/, 'only the summary line');

@@ -205,8 +205,11 @@ async function exportLocal(
   onWritten: (rows: number) => void,
 ): Promise<ExportResult> {
   const layout = await store.getLayout(flags.instance, flags.table);
-  const selection = afterResume(selectionOf(layout, flags, store.maxRowKeyBytes), layout, target);
-  const total = process.stderr.isTTY ? await estimateLocal(store, flags, selection) : undefined;
+  const whole = selectionOf(layout, flags, store.maxRowKeyBytes);
+  const selection = afterResume(whole, layout, target);
+  const total = process.stderr.isTTY
+    ? await progressTotal(whole, async () => (await store.splits(flags.instance, flags.table, 1))[0]?.estimatedRows)
+    : undefined;
   const progress = exportProgress(total, target.resumed?.rows ?? 0, true);
   onProgress(progress);
   let rows = 0;
@@ -232,12 +235,16 @@ async function exportLocal(
   return { rows: result.rows, detail: `${result.cells} cells` };
 }
 
-/** The table's estimated rows (progress total), for a whole-table export without a limit. */
-async function estimateLocal(store: Store, flags: ExportFlags, selection: RowSelection): Promise<number | undefined> {
-  if (selection.kind !== 'scan' || selection.request.filter !== undefined || flags.startEid !== undefined || flags.endEid !== undefined) return undefined;
-  if (selection.request.limit >= 0) return selection.request.limit;
-  const [whole] = await store.splits(flags.instance, flags.table, 1);
-  return whole?.estimatedRows;
+/**
+ * The progress bar's total: the rows of the whole export, what an interrupted one already wrote
+ * included (the bar counts those too): its --limit, or the table's estimated rows for a whole-table
+ * export; unknown otherwise.
+ */
+async function progressTotal(whole: RowSelection, tableRows: () => Promise<number | undefined>): Promise<number | undefined> {
+  if (whole.kind !== 'scan' || whole.request.filter !== undefined) return undefined;
+  if (whole.request.limit >= 0) return whole.request.limit;
+  if (whole.request.start !== undefined || whole.request.end !== undefined) return undefined;
+  return tableRows();
 }
 
 async function exportRemote(
@@ -252,7 +259,8 @@ async function exportRemote(
   const tablePath = gateway.tablePath(flags.instance, flags.table);
   const layout = await gateway.layout(flags.instance, flags.table);
   // The gateway checks key lengths against its own store; here only the forms are parsed.
-  const selection = afterResume(selectionOf(layout, flags, Number.MAX_SAFE_INTEGER), layout, target);
+  const whole = selectionOf(layout, flags, Number.MAX_SAFE_INTEGER);
+  const selection = afterResume(whole, layout, target);
   // --cols and --versions always have a value (withScanOptions' defaults * and all).
   const params = readParams(flags);
   let ranges: RemoteRange[];
@@ -264,13 +272,9 @@ async function exportRemote(
       ? parseSplits(await gateway.json(`${tablePath}/splits?n=${parallel > 1 ? parallel * RANGES_PER_CONNECTION : 1}`))
       : [{}];
     const clipped = clipRanges(splits, start, end);
-    const estimates = clipped.map((r) => r.estimatedRows);
-    total =
-      limit >= 0
-        ? limit
-        : estimates.every((n) => n !== undefined) && start === undefined && end === undefined
-          ? estimates.reduce((a, b) => a! + b!, 0)
-          : undefined;
+    total = await progressTotal(whole, async () =>
+      splits.every((r) => r.estimatedRows !== undefined) ? splits.reduce((n, r) => n + r.estimatedRows!, 0) : undefined,
+    );
     ranges = parallel > 1 && limit < 0 ? clipped.map((r) => ({ start: r.start, end: r.end, limit: -1, params })) : [{ start, end, limit, params }];
   } else {
     // One row, or a wildcard entity id: one request, as GET rows?eid answers it.
