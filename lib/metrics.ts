@@ -339,17 +339,19 @@ export function instrumentStore(store: Store, metrics: GatewayMetrics): Store {
   // failures that way, or switch a fast path off) is the one called.
   const methods = store as unknown as Record<string, (...args: unknown[]) => unknown>;
   const wrap = (prop: string): ((...args: unknown[]) => unknown) => {
-    const timer = metrics.storeTimer(prop);
+    // layoutNow is getLayout without its promise: recorded as the same operation.
+    const operation = prop === 'layoutNow' ? 'getLayout' : prop;
+    const timer = metrics.storeTimer(operation);
     if (prop === 'scan' || prop === 'scanChunks') {
       return (...args: unknown[]) => {
         let scan: { next: () => Promise<unknown> };
         try {
           scan = methods[prop]!.apply(store, args) as typeof scan;
         } catch (e) {
-          return count(prop)(e);
+          return count(operation)(e);
         }
         const next = scan.next.bind(scan);
-        scan.next = () => timed(prop, timer, performance.now(), next()) as Promise<unknown>;
+        scan.next = () => timed(operation, timer, performance.now(), next()) as Promise<unknown>;
         return scan;
       };
     }
@@ -360,9 +362,9 @@ export function instrumentStore(store: Store, metrics: GatewayMetrics): Store {
         result = methods[prop]!.apply(store, args);
       } catch (e) {
         timer.observe((performance.now() - started) / 1000);
-        return count(prop)(e);
+        return count(operation)(e);
       }
-      return timed(prop, timer, started, result);
+      return timed(operation, timer, started, result);
     };
   };
   const instrumented = Object.create(store) as Store;

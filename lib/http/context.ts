@@ -55,9 +55,13 @@ export function requireVisible(ctx: AppContext, instance: string): void {
   if (allowed !== undefined && !allowed.includes(instance)) throw rgError('RG_ERR_INSTANCE_NOT_FOUND', `instance ${instance} not found`);
 }
 
-/** The layout of a visible table (404 for an unknown or invisible instance or table). */
-export async function tableLayout(ctx: AppContext, params: Params): Promise<TableLayout> {
+/**
+ * The layout of a visible table (404 for an unknown or invisible instance or table): at once
+ * where the store has it at hand (Store.layoutNow), else its promise. Callers await either.
+ */
+export function tableLayout(ctx: AppContext, params: Params): TableLayout | Promise<TableLayout> {
   const instance = params.instance!;
   requireVisible(ctx, instance);
-  return ctx.store.getLayout(instance, params.table!);
+  const store = ctx.store;
+  return store.layoutNow !== undefined ? store.layoutNow(instance, params.table!) : store.getLayout(instance, params.table!);
 }

@@ -97,6 +97,11 @@ export interface Store {
   listTables(instance: string): Promise<string[]>;
   /** RG_ERR_INSTANCE_NOT_FOUND / RG_ERR_TABLE_NOT_FOUND when absent. */
   getLayout(instance: string, table: string): Promise<TableLayout>;
+  /**
+   * Optional: getLayout() without its promise, for a store that has its layouts at hand (the same
+   * layout, the same errors, thrown). A point read awaited two promises for it otherwise.
+   */
+  layoutNow?(instance: string, table: string): TableLayout;
 
   /**
    * Point gets: one RowOut per key, in the order given; a missing row has no cells. A key longer

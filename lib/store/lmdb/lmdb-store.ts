@@ -190,6 +190,10 @@ export class LmdbStore implements Store {
     return this.openTable(instance, table).layout;
   }
 
+  layoutNow(instance: string, table: string): TableLayout {
+    return this.openTable(instance, table).layout;
+  }
+
   // ------------------------------------------------------------ reads
 
   /**
