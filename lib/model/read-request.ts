@@ -23,7 +23,11 @@ export interface ReadParams {
   readonly timerange?: string;
 }
 
+/** The read of a request that names no cols, versions or timerange (nearly every point read): made once. */
+const DEFAULT_READ: ReadSpec = Object.freeze({ maxVersions: 1, minTimestamp: 0, maxTimestamp: END_OF_TIME });
+
 export function parseReadSpec(layout: TableLayout, params: ReadParams): ReadSpec {
+  if (params.cols === undefined && params.versions === undefined && params.timerange === undefined) return DEFAULT_READ;
   const [minTimestamp, maxTimestamp] = parseTimerange(params.timerange);
   const columns = parseColumns(layout, params.cols, 'read');
   return { ...(columns && { columns }), maxVersions: parseVersions(params.versions), minTimestamp, maxTimestamp };

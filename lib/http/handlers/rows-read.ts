@@ -42,7 +42,7 @@ export const getRows: Handler = async (ctx, req, res, params, query, info) => {
   const eids = query.get('eids');
   const start = query.get(dialect.startParam);
   const end = query.get(dialect.endParam);
-  const modes = [eid !== undefined, eids !== undefined, start !== undefined || end !== undefined].filter(Boolean).length;
+  const modes = (eid !== undefined ? 1 : 0) + (eids !== undefined ? 1 : 0) + (start !== undefined || end !== undefined ? 1 : 0);
   if (modes > 1) {
     throw rgError('RG_ERR_AMBIGUOUS_REQUEST', `Ambiguous request: give only one of eid, eids, or ${dialect.startParam}/${dialect.endParam}`);
   }
