@@ -32,6 +32,34 @@ export class ByteWriter {
     this.pos += this.buf.write(s, this.pos, 'latin1');
   }
 
+  /**
+   * Appends `s`, whose characters are all below U+0100, a byte each, copied in a loop: for the
+   * short texts of a log line (a 36-character request id) cheaper than a call into buf.write.
+   */
+  shortAscii(s: string): void {
+    const n = s.length;
+    this.room(n);
+    const buf = this.buf;
+    const at = this.pos;
+    for (let i = 0; i < n; i++) buf[at + i] = s.charCodeAt(i);
+    this.pos = at + n;
+  }
+
+  /** Appends a non-negative safe integer's decimal digits (as String(n) writes them). */
+  decimal(n: number): void {
+    let digits = 1;
+    for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+    this.room(digits);
+    const buf = this.buf;
+    let at = this.pos + digits;
+    this.pos = at;
+    do {
+      const next = Math.floor(n / 10);
+      buf[--at] = 48 + (n - next * 10);
+      n = next;
+    } while (n > 0);
+  }
+
   /** Appends the bytes of `b`. */
   bytes(b: Uint8Array): void {
     this.room(b.length);

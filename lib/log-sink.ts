@@ -81,11 +81,26 @@ export class LogSink {
 
   /** A request line: written with the lines around it, within FLUSH_DELAY_MS. */
   writeLater(line: string): void {
+    const out = this.lineWriter();
+    if (out === undefined) return;
+    out.text(line);
+    this.lineWritten();
+  }
+
+  /**
+   * Where the caller encodes one request line itself (then calls lineWritten()), or undefined
+   * when the line is to be dropped (counted): a reader that does not keep up.
+   */
+  lineWriter(): ByteWriter | undefined {
     if (this.out.pos + (this.leftover?.length ?? 0) >= this.maxPendingBytes) {
       this.dropped++;
-      return;
+      return undefined;
     }
-    this.out.text(line);
+    return this.out;
+  }
+
+  /** After a line was encoded into lineWriter(): written with the lines around it, within FLUSH_DELAY_MS. */
+  lineWritten(): void {
     if (this.out.pos >= this.flushBytes) this.flush();
     else if (this.timer === undefined) {
       this.timer = setTimeout(() => {

@@ -256,16 +256,7 @@ t.test('with bearer tokens the line names the token; a refused request names non
   t.notOk('token' in refused.line, 'no token name for a token that was not accepted');
 });
 
-t.test('RequestLog writes the line pino would write, as fields change from one request to the next', async (t) => {
-  // The line is assembled from pieces kept between requests (head per millisecond, route and
-  // method, tail of client/token/instance/table): each change must show in the next line.
-  const { RequestLog } = await import('../../lib/http/request-log.js');
-  const ours: string[] = [];
-  const theirs: string[] = [];
-  const sinkOf = (into: string[]) =>
-    new Writable({ write: (chunk: Buffer, _e, cb) => (into.push(...chunk.toString('utf8').split('\n').filter(Boolean)), cb()) });
-  const log = new RequestLog(pino({ level: 'info', base: { pid: 7 } }, sinkOf(ours)));
-  const reference = pino({ level: 'info', base: { pid: 7 } }, sinkOf(theirs));
+const LINES = (() => {
   const base = {
     reqId: 'r-1',
     method: 'GET',
@@ -279,28 +270,86 @@ t.test('RequestLog writes the line pino would write, as fields change from one r
     instance: 'default',
     table: 'sample_table',
   };
-  const lines = [
+  return [
     base,
     { ...base, reqId: 'r-2', rows: 3, ms: 12.5 },
-    { ...base, table: 'other', status: 404, rows: 0 },
-    { ...base, instance: 'elsewhere', table: 'other' },
-    { ...base, client: '::1', aborted: true },
-    { ...base, token: 'reader' },
+    { ...base, table: 'other', status: 404, rows: 0, ms: 1 },
+    { ...base, instance: 'elsewhere', table: 'other', ms: 1234.07 },
+    { ...base, client: '::1', aborted: true, ms: 0 },
+    { ...base, token: 'reader', rows: 1_000_000 },
     { ...base, token: undefined, method: 'POST', status: 201 },
     { ...base, method: 'GET' },
     { ...base, route: '-', method: 'BREW', instance: undefined, table: undefined },
     { ...base, route: '-', method: 'GET', instance: undefined, table: undefined, client: undefined },
-    { ...base, table: 'quo"te\\d', client: 'x\u00e9' },
+    { ...base, table: 'quo"te\\d', client: 'x\u00e9', reqId: 'id "quoted" \u00e9' },
     base,
   ];
-  for (const l of lines) {
-    log.write(l);
-    const { reqId, method, route, status, ms, rows, aborted, client, token, instance, table } = l;
+})();
+
+/** The lines pino itself writes for LINES (its log.info with the same fields, in the same order). */
+function pinoLines(): string[] {
+  const theirs: string[] = [];
+  const reference = pino({ level: 'info', base: { pid: 7 } }, new Writable({ write: (chunk: Buffer, _e, cb) => (theirs.push(chunk.toString('utf8')), cb()) }));
+  for (const { reqId, method, route, status, ms, rows, aborted, client, token, instance, table } of LINES) {
     reference.info({ reqId, method, route, status, ms, rows, aborted, client, token, instance, table }, 'request');
   }
-  await new Promise((r) => setTimeout(r, 50));
-  t.equal(ours.length, lines.length, 'one line a request');
-  // Same fields in the same order with the same values; time may differ by the millisecond between the two writes.
-  const withoutTime = (s: string) => s.replace(/"time":\d+/, '"time":0');
-  t.same(ours.map(withoutTime), theirs.map(withoutTime), 'byte-identical to pino but for the time');
+  return theirs.join('').split('\n').filter(Boolean);
+}
+
+// Same fields in the same order with the same values; time may differ by the millisecond between the two writes.
+const withoutTime = (s: string) => s.replace(/"time":\d+/, '"time":0');
+
+t.test('RequestLog writes the line pino would write, as fields change from one request to the next (a stream)', async (t) => {
+  // The line is assembled from pieces kept between requests (head per millisecond, route and
+  // method, tail of client/token/instance/table): each change must show in the next line.
+  const { RequestLog } = await import('../../lib/http/request-log.js');
+  const ours: string[] = [];
+  const log = new RequestLog(
+    pino({ level: 'info', base: { pid: 7 } }, new Writable({ write: (chunk: Buffer, _e, cb) => (ours.push(chunk.toString('utf8')), cb()) })),
+  );
+  for (const l of LINES) log.write(l);
+  const lines = ours.join('').split('\n').filter(Boolean);
+  t.equal(lines.length, LINES.length, 'one line a request');
+  t.same(lines.map(withoutTime), pinoLines().map(withoutTime), 'byte-identical to pino but for the time');
+});
+
+t.test('RequestLog encodes the line pino would write straight into a LogSink, as fields change', async (t) => {
+  const { RequestLog } = await import('../../lib/http/request-log.js');
+  const { LogSink } = await import('../../lib/log-sink.js');
+  const { openSync, readFileSync, closeSync } = await import('node:fs');
+  const dir = mkdtempSync(join(tmpdir(), 'rowgate-reqlog-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'log');
+  const fd = openSync(path, 'w');
+  const sink = new LogSink(fd);
+  const log = new RequestLog(pino({ level: 'info', base: { pid: 7 } }, sink));
+  for (const l of LINES) log.write(l);
+  sink.flush();
+  closeSync(fd);
+  const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
+  t.equal(lines.length, LINES.length, 'one line a request');
+  t.same(lines.map(withoutTime), pinoLines().map(withoutTime), 'byte-identical to pino but for the time');
+});
+
+t.test('writeNumber writes what JSON.stringify writes: durations of two decimals, counts, and the rest', async (t) => {
+  const { writeNumber } = await import('../../lib/http/request-log.js');
+  const { ByteWriter } = await import('../../lib/byte-writer.js');
+  const out = new ByteWriter(8);
+  const mismatches: string[] = [];
+  const check = (n: number) => {
+    out.pos = 0;
+    writeNumber(out, n);
+    const got = out.buf.toString('latin1', 0, out.pos);
+    if (got !== JSON.stringify(n) && mismatches.length < 5) mismatches.push(`${n}: ${got}`);
+  };
+  // Every duration up to 2,000 ms as the server rounds it (hundredths), then far beyond.
+  for (let h = 0; h <= 200_000; h++) check(Math.round((h / 1e5) * 1e5) / 100);
+  let x = 12345;
+  for (let i = 0; i < 20_000; i++) {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    check(Math.round(x * 4099) / 100);
+    check(x * 4_194_301);
+  }
+  for (const n of [0, 9, 10, 99, 100, Number.MAX_SAFE_INTEGER, -1, -0.5, 0.001, 1e-7, 1e21, 2 ** 60, 123.456, NaN, Infinity]) check(n);
+  t.same(mismatches, [], 'no number written otherwise');
 });
