@@ -6,7 +6,7 @@
  *
  * Knobs (environment): BENCH_ROWS (default 1000000), BENCH_SECONDS (autocannon duration, 10),
  * BENCH_SLOW_SECONDS (15), BENCH_RUNS (scan runs per side, best kept, 3), BENCH_POINT_RUNS (rounds of
- * point reads, best kept, 2), BENCH_BIGTABLE_ROWS
+ * point reads, best kept, 3), BENCH_BIGTABLE_ROWS
  * (scenario 5's table, 100000), BENCH_ONLY (comma list of scenario numbers to run, e.g. 5 or 1,4;
  * default all), BENCH_EXPORT_PARALLEL (scenario 7's --parallel, 4), BENCH_KEEP=1 keeps the temp dir.
  */
@@ -34,8 +34,8 @@ const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const SLOW_SECONDS = Number(process.env.BENCH_SLOW_SECONDS ?? 15);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-/** Rounds of point reads (info, warn, minimal server), best kept. */
-const POINT_RUNS = Number(process.env.BENCH_POINT_RUNS ?? 2);
+/** Rounds of point reads (info and warn in turns, then the minimal server), best kept. */
+const POINT_RUNS = Number(process.env.BENCH_POINT_RUNS ?? 3);
 const BIGTABLE_ROWS = Number(process.env.BENCH_BIGTABLE_ROWS ?? 100_000);
 if (!Number.isSafeInteger(BIGTABLE_ROWS) || BIGTABLE_ROWS < 1) {
   process.stderr.write(`bench: BENCH_BIGTABLE_ROWS must be a positive integer, got ${JSON.stringify(process.env.BENCH_BIGTABLE_ROWS)}\n`);
@@ -475,14 +475,18 @@ async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<vo
     const points: Record<string, LoadResult> = {};
     // Point reads: rounds of info, warn and the minimal server, each a fresh process, the best of
     // POINT_RUNS kept: one run each in a fixed order left the first (info) up to 13% behind a
-    // later one on this VM, more than the request log costs (measured apart, 1-2% of CPU).
+    // later one on this VM, more than the request log costs (measured apart, 1-2% of CPU); the
+    // same configuration moved by 5-10% between rounds of one run.
     const pointRuns: Record<'info' | 'warn' | 'baseline', LoadResult[]> = { info: [], warn: [], baseline: [] };
     if (want(2)) {
       for (let round = 0; round < POINT_RUNS; round++) {
-        for (const [kind, config] of [
+        // The two gateway runs swap places every round: the first run of a round was the slower
+        // one more often than not, whichever configuration it ran.
+        const gatewayRuns = [
           ['info', cfg],
           ['warn', warnCfg],
-        ] as const) {
+        ] as const;
+        for (const [kind, config] of round % 2 === 0 ? gatewayRuns : [...gatewayRuns].reverse()) {
           await withServer(
             () => startServer(process.execPath, gatewayArgs(data, config), LISTEN, gatewayLog),
             async (s) => {
