@@ -10,8 +10,6 @@ import { rgError } from '../errors.js';
 import type { Query } from './query.js';
 import { INT64_MAX } from '../model/int64.js';
 
-/** Named freshening parameters (`fresh.<key>` are matched by prefix). */
-export const FRESHENING_PARAMS: readonly string[] = ['freshen', 'timeout'];
 export const FRESH_PREFIX = 'fresh.';
 
 /** Set on a GET rows response whose request asked for freshening: the cells are the stored ones. */

@@ -10,7 +10,6 @@ import { fromHex, toHex } from '../model/binary-text.js';
 import { entityIdFromBody, formatShellEntityId, parseEntityIdText, parseShellEntityId, resolveEntityId } from '../model/entity-id.js';
 import type { EntityIdInput, JsonValue, RowKeyFormat } from '../model/types.js';
 import type { RowRenderSpec } from '../store/store.js';
-import { FRESHENING_PARAMS } from '../http/freshening.js';
 
 export interface Dialect {
   readonly revision: Revision;
@@ -42,6 +41,8 @@ export interface Dialect {
 }
 
 const READ_PARAMS = ['limit', 'cols', 'versions', 'timerange'];
+/** Named freshening parameters of revisions 2 and 3 (`fresh.<key>` are matched by prefix: lib/http/freshening.ts). */
+const FRESHENING_PARAMS = ['freshen', 'timeout'];
 
 /** The path of a table's rows: every revision's POST targets start with it. */
 export function rowsPath(instance: string, table: string): string {

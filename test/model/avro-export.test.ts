@@ -14,13 +14,14 @@ import type { Revision } from '../../lib/config.js';
 import { entityIdOfDocument, rowSerializer } from '../../lib/rows/row-format.js';
 import { formatBody } from '../../lib/rows/row-formats.js';
 
-const LAYOUT = parseLayout(`{
+const LAYOUT_TEXT = `{
   name: "t",
   keys_format: {encoding: "FORMATTED", salt: {hash_size: 2}, components: [{name: "k", type: "STRING"}]},
   locality_groups: [{name: "default", in_memory: false, max_versions: 1, ttl_seconds: 2147483647, compression_type: "NONE",
     families: [{name: "f", columns: [{name: "c", column_schema: {type: "AVRO", default_reader: {json: '"string"'}}}]}]}],
   version: "layout-1.3.0"
-}`);
+}`;
+const LAYOUT = parseLayout(LAYOUT_TEXT);
 
 t.test('an untyped column holds the exact JSON text of its value, longs beyond 2^53 included', async (t) => {
   const exp = avroExportOf(LAYOUT);
@@ -53,4 +54,15 @@ t.test("row_key comes from the entity id in the served revision's form (revision
     t.equal(records.length, 1, `revision ${revision}: one record (${document})`);
     t.equal(records[0]!.row_key.toString('hex'), rowKey.toString('hex'), `revision ${revision}: the row's key`);
   }
+});
+
+t.test('the export is made once per layout object: the same one for the same layout, a new one for a changed layout', async (t) => {
+  const first = avroExportOf(LAYOUT);
+  t.equal(avroExportOf(LAYOUT), first, 'the same layout object: the export made for it');
+  const changedText = LAYOUT_TEXT.replace('{name: "c", ', `{name: "added", column_schema: {type: "AVRO", default_reader: {json: '"string"'}}}, {name: "c", `);
+  t.not(changedText, LAYOUT_TEXT, 'the layout text was changed');
+  const next = avroExportOf(parseLayout(changedText));
+  t.not(next, first, 'a new layout object (a table whose layout changed): a new export');
+  t.match(JSON.stringify(next.type.schema()), /"added"/, 'made from the new layout');
+  t.notMatch(JSON.stringify(first.type.schema()), /"added"/, 'the first is unchanged');
 });
