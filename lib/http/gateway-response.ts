@@ -19,9 +19,9 @@ export class GatewayResponse extends ServerResponse<IncomingMessage> {
   requestId: string | undefined = undefined;
 
   override writeHead(statusCode: number, reasonOrHeaders?: string | Headers, headers?: Headers): this {
+    // Kept after use: a writeHead that node refuses (an invalid header value) is followed by the
+    // error response's, which must carry the id too; a second head once one is sent throws in node.
     const id = this.requestId;
-    // Written once (a second writeHead throws in node's own code, as it should).
-    this.requestId = undefined;
     if (id === undefined) return super.writeHead(statusCode, reasonOrHeaders as string, headers);
     if (typeof reasonOrHeaders === 'string') return super.writeHead(statusCode, reasonOrHeaders, withRequestId(headers, id));
     return super.writeHead(statusCode, withRequestId(reasonOrHeaders, id));

@@ -22,6 +22,13 @@ const answers: Record<string, Answer> = {
     res.write('a');
     res.end('b');
   },
+  'after a refused head': (res) => {
+    try {
+      res.writeHead(200, { 'content-type': 'text/plain', 'x-bad': 'a\nb' });
+    } catch {
+      res.writeHead(500, { 'content-type': 'text/plain' }).end('refused');
+    }
+  },
   'after setHeader': (res) => {
     res.setHeader('allow', 'GET');
     res.writeHead(405, { 'content-type': 'text/plain' }).end('a');
