@@ -19,6 +19,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { open } from 'lmdb';
 import { parseLayout } from '../lib/model/layout.js';
+import { lmdbEnvOptions } from '../lib/store/lmdb/env-options.js';
 import { LmdbStore } from '../lib/store/lmdb/lmdb-store.js';
 import { BatchPacker, type PreparedBatch } from '../lib/store/lmdb/prepared-batch.js';
 import { ByteWriter } from '../lib/byte-writer.js';
@@ -89,7 +90,7 @@ interface Entries {
 }
 
 function tableEntries(data: string): Entries {
-  const env = open({ path: data, noSubdir: false, maxDbs: 10_000, compression: false, readOnly: true });
+  const env = open({ ...lmdbEnvOptions(data), readOnly: true });
   try {
     const db = env.openDB<Buffer, Buffer>({ name: `data/${BENCH_INSTANCE}/${BENCH_TABLE}`, keyEncoding: 'binary', encoding: 'binary' });
     const out = new ByteWriter(64 * 1024 * 1024);

@@ -298,52 +298,27 @@ async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<vo
     };
     if (want(3)) {
       const scenario = '3 import (tools/rowgate import)';
-      if (pg !== undefined) {
-        const pgRows = ROWS / Math.min(...pg.importSeconds);
+      const pgRows = pg === undefined ? undefined : ROWS / Math.min(...pg.importSeconds);
+      /** A rows/s figure against its baseline. */
+      const against = (figure: string, rows: number, baseline: number, target?: number): void =>
         add({
           scenario,
-          figure: 'rows/s vs PostgreSQL \\copy FROM',
-          value: Math.round(importRows),
+          figure,
+          value: Math.round(rows),
           unit: 'rows/s',
-          baseline: Math.round(pgRows),
-          ratio: ratio(importRows, pgRows),
-          target: '>= 0.5',
-          met: importRows / pgRows >= 0.5,
+          baseline: Math.round(baseline),
+          ratio: ratio(rows, baseline),
+          ...(target !== undefined && { target: `>= ${target}`, met: rows / baseline >= target }),
         });
-      } else {
-        pgSkipped(scenario);
-      }
+      if (pgRows !== undefined) against('rows/s vs PostgreSQL \\copy FROM', importRows, pgRows, 0.5);
+      else pgSkipped(scenario);
       add({ scenario, figure: 'cells/s', value: Math.round(importRows * CELLS_PER_ROW), unit: 'cells/s' });
       if (floors !== undefined) {
         const writeRows = floors.write.rows / floors.write.seconds;
         const parseRows = floors.parse.rows / floors.parse.seconds;
-        add({
-          scenario,
-          figure: 'rows/s vs (a) LMDB write floor (rows as bytes)',
-          value: Math.round(importRows),
-          unit: 'rows/s',
-          baseline: Math.round(writeRows),
-          ratio: ratio(importRows, writeRows),
-        });
-        add({
-          scenario,
-          figure: 'rows/s vs (b) JSON.parse floor (1 thread)',
-          value: Math.round(importRows),
-          unit: 'rows/s',
-          baseline: Math.round(parseRows),
-          ratio: ratio(importRows, parseRows),
-        });
-        if (pg !== undefined) {
-          const pgRows = ROWS / Math.min(...pg.importSeconds);
-          add({
-            scenario,
-            figure: '(a) LMDB write floor vs PostgreSQL \\copy FROM',
-            value: Math.round(writeRows),
-            unit: 'rows/s',
-            baseline: Math.round(pgRows),
-            ratio: ratio(writeRows, pgRows),
-          });
-        }
+        against('rows/s vs (a) LMDB write floor (rows as bytes)', importRows, writeRows);
+        against('rows/s vs (b) JSON.parse floor (1 thread)', importRows, parseRows);
+        if (pgRows !== undefined) against('(a) LMDB write floor vs PostgreSQL \\copy FROM', writeRows, pgRows);
         note(
           `import floors: (a) writing the rows as bytes ${Math.round(writeRows)} rows/s (${floors.write.cpuSeconds.toFixed(1)} s CPU), (b) JSON.parse alone ${Math.round(parseRows)} rows/s on one thread`,
         );

@@ -4,6 +4,16 @@
  * encoded into one buffer instead of concatenated: compact rows (store/lmdb/compact-row.ts), the
  * import's packed batches (store/lmdb/prepared-batch.ts), the request log (log-sink.ts).
  */
+/** Bytes of a non-negative integer's decimal digits. */
+export function digitCount(n: number): number {
+  let d = 1;
+  while (n >= 10) {
+    n = Math.floor(n / 10);
+    d++;
+  }
+  return d;
+}
+
 export class ByteWriter {
   buf: Buffer;
   pos = 0;
@@ -47,8 +57,7 @@ export class ByteWriter {
 
   /** Appends a non-negative safe integer's decimal digits (as String(n) writes them). */
   decimal(n: number): void {
-    let digits = 1;
-    for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+    const digits = digitCount(n);
     this.room(digits);
     const buf = this.buf;
     let at = this.pos + digits;

@@ -16,8 +16,6 @@ export const FRESH_PREFIX = 'fresh.';
 export const FRESHENING_HEADER = 'x-rowgate-freshening';
 export const FRESHENING_STORED = 'none (stored cells: rowgate runs no fresheners)';
 
-/** The largest Java long, the type of KijiREST's `timeout`. */
-
 /**
  * Checks the freshening parameters of `query` and says whether the request asks for freshening:
  * `freshen=true`, or freshening parameters without `freshen` (KijiREST's configured default was
@@ -29,6 +27,7 @@ export function asksForFreshening(query: Query): boolean {
   if (freshen !== undefined && !/^(true|false)$/i.test(freshen)) {
     throw rgError('RG_ERR_BAD_PARAMETER', `freshen must be true or false, got ${JSON.stringify(freshen.slice(0, 100))}`);
   }
+  // KijiREST's `timeout` is a Java long: at most INT64_MAX.
   const timeout = query.get('timeout');
   if (timeout !== undefined && (!/^\d{1,19}$/.test(timeout) || BigInt(timeout) > INT64_MAX)) {
     throw rgError('RG_ERR_BAD_PARAMETER', `timeout must be a non-negative integer of milliseconds, got ${JSON.stringify(timeout.slice(0, 100))}`);

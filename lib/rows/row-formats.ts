@@ -67,8 +67,8 @@ export function negotiateRowFormat(accept: string | undefined): RowFormat {
   return best;
 }
 
-/** The stage turning the row stream (CR LF framed documents) into `format`; undefined for json. */
-export function formatStage(format: RowFormat, layout: TableLayout, revision: Revision = 3): Transform | undefined {
+/** The stage turning the row stream (CR LF framed documents, entity ids in `revision`'s form) into `format`; undefined for json. */
+export function formatStage(format: RowFormat, layout: TableLayout, revision: Revision): Transform | undefined {
   if (format === 'ndjson') return new DropCr();
   if (format === 'avro') return new AvroStage(layout, revision);
   return undefined;
@@ -131,7 +131,7 @@ class AvroStage extends Transform {
 }
 
 /** A whole body (point and bulk gets) in `format`. */
-export async function formatBody(format: RowFormat, layout: TableLayout, body: Buffer, revision: Revision = 3): Promise<Buffer> {
+export async function formatBody(format: RowFormat, layout: TableLayout, body: Buffer, revision: Revision): Promise<Buffer> {
   const stage = formatStage(format, layout, revision);
   if (stage === undefined) return body;
   const chunks: Buffer[] = [];

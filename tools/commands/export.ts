@@ -31,6 +31,9 @@ import { Gateway, RemoteError, remotely, TOKEN_ENV, withRemoteOptions, type Remo
 import { keyAfter, readParams, remoteRows, type RemoteRange } from '../support/remote-rows.js';
 import { withStore, withStoreOptions, type StoreFlags } from '../support/store-options.js';
 
+/** The revision whose row documents an export writes (a gateway is read through its revision 3 interface). */
+const EXPORT_REVISION = 3;
+
 interface ExportFlags extends StoreFlags, ScanFlags, RemoteFlags {
   readonly instance: string;
   readonly table: string;
@@ -73,8 +76,9 @@ export function registerExport(program: Command): void {
     }
     if (flags.format === 'avro' && flags.resume === true)
       throw new CliError('--resume continues json and ndjson exports (an Avro file is not cut at a row)', EXIT_USAGE);
-    // The stage needs the layout; it is read again by the export itself (a cheap lookup).
-    const stage = flags.format === 'json' ? undefined : formatStage(flags.format, await layoutOf(flags));
+    // The stage needs the layout before the export starts; the export then takes it from here.
+    const layout = flags.format === 'json' ? undefined : await layoutOf(flags);
+    const stage = layout === undefined ? undefined : formatStage(flags.format, layout, EXPORT_REVISION);
     const target = openTarget(flags.out, flags.resume === true, stage);
     const controller = new AbortController();
     const onSignal = (signal: NodeJS.Signals): void => controller.abort(new Interrupted(signal));
@@ -88,6 +92,7 @@ export function registerExport(program: Command): void {
         flags.url !== undefined
           ? await exportRemote(
               flags,
+              layout,
               parallel,
               target,
               controller.signal,
@@ -97,6 +102,7 @@ export function registerExport(program: Command): void {
           : await withStore(flags, { create: false }, ({ store }) =>
               exportLocal(
                 flags,
+                layout,
                 store,
                 target,
                 controller.signal,
@@ -162,7 +168,7 @@ function afterResume(selection: RowSelection, layout: TableLayout, target: Expor
   if (point?.lastRow === undefined) return selection;
   if (selection.kind !== 'scan' || selection.request.filter !== undefined)
     throw new CliError('--resume continues exports of a key range (not --eid)', EXIT_USAGE);
-  const start = keyAfter(rowKeyOfDocument(point.lastRow, layout.keyFormat, 3));
+  const start = keyAfter(rowKeyOfDocument(point.lastRow, layout.keyFormat, EXPORT_REVISION));
   const { limit } = selection.request;
   return { kind: 'scan', request: { ...selection.request, start, limit: limit < 0 ? -1 : Math.max(0, limit - point.rows) } };
 }
@@ -198,13 +204,14 @@ function exportProgress(total: number | undefined, already: number, withCells: b
 
 async function exportLocal(
   flags: ExportFlags,
+  known: TableLayout | undefined,
   store: Store,
   target: ExportTarget,
   signal: AbortSignal,
   onProgress: ProgressSink,
   onWritten: (rows: number) => void,
 ): Promise<ExportResult> {
-  const layout = await store.getLayout(flags.instance, flags.table);
+  const layout = known ?? (await store.getLayout(flags.instance, flags.table));
   const whole = selectionOf(layout, flags, store.maxRowKeyBytes);
   const selection = afterResume(whole, layout, target);
   const total = process.stderr.isTTY
@@ -249,6 +256,7 @@ async function progressTotal(whole: RowSelection, tableRows: () => Promise<numbe
 
 async function exportRemote(
   flags: ExportFlags,
+  known: TableLayout | undefined,
   parallel: number,
   target: ExportTarget,
   signal: AbortSignal,
@@ -257,7 +265,7 @@ async function exportRemote(
 ): Promise<ExportResult> {
   const gateway = new Gateway(flags);
   const tablePath = gateway.tablePath(flags.instance, flags.table);
-  const layout = await gateway.layout(flags.instance, flags.table);
+  const layout = known ?? (await gateway.layout(flags.instance, flags.table));
   // The gateway checks key lengths against its own store; here only the forms are parsed.
   const whole = selectionOf(layout, flags, Number.MAX_SAFE_INTEGER);
   const selection = afterResume(whole, layout, target);

@@ -31,8 +31,8 @@ import type { FromImportWorker, ImportWorkerData, LinesBatch, ToImportWorker } f
 /**
  * Rows per atomic write. Salted keys scatter a batch over the whole B-tree, so a batch dirties
  * (and its commit writes) about one 4 KiB page a row until batches approach the table's page
- * count: bigger batches write less, and the import of the benchmark's 1,000,000 rows ran at the
- * speed of the same rows written as bytes (bench/README.md, scenario 3's write floor). Same
+ * count: bigger batches write less (bench/README.md, scenario 3's write floor, writes the same
+ * rows as bytes in batches of this size). Same
  * machine and file, once rows were packed as they were parsed: 14.1 s with 50,000 (peak RssAnon
  * 0.8 GB), 11.3 s with 100,000 (1.0 GB), 9.0 s with 200,000 (1.3 GB), 12.8 s with all of them in
  * one (nothing written until the end). Earlier, with parsing twice as costly, 50,000 was best.

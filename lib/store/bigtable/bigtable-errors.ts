@@ -86,7 +86,6 @@ export function mapBigtableError(e: unknown, context: ErrorContext): RowgateErro
   }
 }
 
-/** The status of one MutateRows entry that was not applied. */
 /** The outcome of one MutateRows entry (bigtable-client.ts answers one per entry). */
 export interface EntryStatus {
   readonly code: number;
@@ -94,6 +93,7 @@ export interface EntryStatus {
   readonly message?: string;
 }
 
+/** The status of one MutateRows entry that was not applied. */
 export type EntryFailure = EntryStatus & {
   readonly rowKey: Buffer;
 };

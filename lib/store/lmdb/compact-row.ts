@@ -29,7 +29,7 @@
  *   then h older versions, by column then newest first:
  *      u16 column index, u32 schema id (bit 31: counter), u32 ts high, u32 ts low, u32 json bytes, json
  */
-import { ByteWriter } from '../../byte-writer.js';
+import { ByteWriter, digitCount } from '../../byte-writer.js';
 import { doubleAtOrAbove, doubleAtOrBelow, timestampDigits, UNSAFE_HIGH_WORD, writeTimestampLE } from '../../model/timestamp.js';
 import type { Timestamp } from '../../model/types.js';
 import { COUNTER_SCHEMA_ID } from '../cell-value.js';
@@ -62,16 +62,6 @@ export const CELLS_OPEN = enc(',"cells":{');
 const FRAG_TIMESTAMP = '{"timestamp":';
 const FRAG_VALUE = ',"value":';
 const FRAG_SCHEMA = ',"writer_schema":';
-
-/** Bytes of a non-negative integer's decimal digits. */
-export function digitCount(n: number): number {
-  let d = 1;
-  while (n >= 10) {
-    n = Math.floor(n / 10);
-    d++;
-  }
-  return d;
-}
 
 /** Where a fragment's value starts: after `{"timestamp":<ts>,"value":`. */
 export function valueStartOf(fragStart: number, timestamp: Timestamp): number {

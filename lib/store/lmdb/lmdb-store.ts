@@ -187,7 +187,7 @@ export class LmdbStore implements Store {
   }
 
   async getLayout(instance: string, table: string): Promise<TableLayout> {
-    return this.openTable(instance, table).layout;
+    return this.layoutNow(instance, table);
   }
 
   layoutNow(instance: string, table: string): TableLayout {
