@@ -9,26 +9,63 @@ export type Query = ReadonlyMap<string, string>;
 
 export function parseQuery(search: string): Query {
   const out = new Map<string, string>();
-  if (search === '') return out;
-  for (const part of search.split('&')) {
-    if (part === '') continue;
-    const eq = part.indexOf('=');
-    const name = decode(eq < 0 ? part : part.slice(0, eq), 'parameter name');
-    const value = eq < 0 ? '' : decode(part.slice(eq + 1), `value of parameter ${name}`);
-    if (out.has(name)) throw rgError('RG_ERR_BAD_PARAMETER', `parameter ${name} is given more than once`);
-    out.set(name, value);
+  // Cut with indexOf rather than split('&'): the array and the slices cost 80 ns of a point
+  // read's 230 ns here (bench/request-costs.ts).
+  for (let start = 0; start < search.length;) {
+    let end = search.indexOf('&', start);
+    if (end < 0) end = search.length;
+    if (end > start) {
+      const eq = search.indexOf('=', start);
+      const nameEnd = eq < 0 || eq > end ? end : eq;
+      const name = decode(search.slice(start, nameEnd), 'parameter name');
+      const value = nameEnd === end ? '' : decode(search.slice(nameEnd + 1, end), `value of parameter ${name}`);
+      if (out.has(name)) throw rgError('RG_ERR_BAD_PARAMETER', `parameter ${name} is given more than once`);
+      out.set(name, value);
+    }
+    start = end + 1;
   }
   return out;
 }
 
 function decode(text: string, what: string): string {
   const plus = text.includes('+') ? text.replace(/\+/g, ' ') : text;
-  if (!plus.includes('%')) return plus;
+  const first = plus.indexOf('%');
+  if (first < 0) return plus;
+  return decodeAsciiEscapes(plus, first) ?? decodeOrFail(plus, text, what);
+}
+
+function decodeOrFail(plus: string, text: string, what: string): string {
   try {
     return decodeURIComponent(plus);
   } catch {
     throw rgError('RG_ERR_BAD_PARAMETER', `${what} has invalid percent-encoding: ${JSON.stringify(text.slice(0, 200))}`);
   }
+}
+
+/**
+ * `%XX` escapes of ASCII characters decoded by hand (`eid=%5B123%5D`), the same text
+ * decodeURIComponent gives at a third of its 90 ns; undefined at the first escape that is not
+ * one (a UTF-8 byte, bad hex), for decodeURIComponent to decode or refuse the whole text.
+ */
+function decodeAsciiEscapes(text: string, first: number): string | undefined {
+  let out = '';
+  let chunk = 0;
+  for (let i = first; i >= 0; i = text.indexOf('%', i)) {
+    const byte = hexDigit(text.charCodeAt(i + 1)) * 16 + hexDigit(text.charCodeAt(i + 2));
+    // A NaN digit (past the end too) makes byte NaN, and the comparison false.
+    if (!(byte < 0x80)) return undefined;
+    out += text.slice(chunk, i) + String.fromCharCode(byte);
+    i += 3;
+    chunk = i;
+  }
+  return out + text.slice(chunk);
+}
+
+function hexDigit(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  const lower = c | 0x20;
+  if (lower >= 97 && lower <= 102) return lower - 87;
+  return NaN;
 }
 
 /**
