@@ -37,7 +37,11 @@ export interface RequestInfo {
 
 export type Params = Record<string, string | undefined>;
 
-export type Handler = (ctx: AppContext, req: IncomingMessage, res: ServerResponse, params: Params, query: Query, info: RequestInfo) => Promise<void>;
+/**
+ * A route's handler. It may answer synchronously (void) when nothing it needs is awaited: a point
+ * read with its layout at hand does (an async handler costs a promise and a microtask a request).
+ */
+export type Handler = (ctx: AppContext, req: IncomingMessage, res: ServerResponse, params: Params, query: Query, info: RequestInfo) => Promise<void> | void;
 
 /**
  * Instances clients may see: all when the configuration lists none, else those listed (DESIGN.md

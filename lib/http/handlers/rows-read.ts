@@ -12,6 +12,7 @@ import { parseLimit, parseReadSpec } from '../../model/read-request.js';
 import { WILDCARD, type ReadSpec, type RowOut, type TableLayout } from '../../model/types.js';
 import type { ScanRequest } from '../../store/store.js';
 import { tableLayout, type AppContext, type Handler, type Params, type RequestInfo } from '../context.js';
+import type { Query } from '../query.js';
 import { dialectOf } from '../../rows/dialect.js';
 import { bulkKeys, storableKey } from '../../rows/request-keys.js';
 import { asksForFreshening, FRESHENING_HEADER, FRESHENING_STORED } from '../freshening.js';
@@ -24,10 +25,24 @@ import { CONTENT_TYPE, formatBody, formatStage, negotiateRowFormat, type RowForm
 import { dropWhenStalled } from '../stall.js';
 import type { RenderedChunk } from '../../store/store.js';
 
-export const getRows: Handler = async (ctx, req, res, params, query, info) => {
+export const getRows: Handler = (ctx, req, res, params, query, info) => {
+  const layout = tableLayout(ctx, params);
+  // Synchronous while the layout is at hand (LMDB): a point read then answers without a promise.
+  if (layout instanceof Promise) return layout.then((l) => getRowsOf(ctx, req, res, params, query, info, l));
+  return getRowsOf(ctx, req, res, params, query, info, layout);
+};
+
+function getRowsOf(
+  ctx: AppContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: Params,
+  query: Query,
+  info: RequestInfo,
+  layout: TableLayout,
+): Promise<void> | void {
   const dialect = dialectOf(ctx.config.revision);
   const freshening = dialect.freshening && asksForFreshening(query);
-  const layout = await tableLayout(ctx, params);
   const read = parseReadSpec(layout, { cols: query.get('cols'), versions: query.get('versions'), timerange: query.get('timerange') });
   const limit = parseLimit(query.get('limit'));
   // -1 (everything) stays allowed: bulk export is what scans are for; maxLimit bounds explicit counts.
@@ -73,13 +88,13 @@ export const getRows: Handler = async (ctx, req, res, params, query, info) => {
     read,
   };
   return streamScan(ctx, req, res, params, layout, scan, info, format);
-};
+}
 
 /**
  * The rows of `keys` (point or bulk get), each followed by CR LF: rendered by the store where it
  * can (Store.getChunk), then converted whole for a format other than json.
  */
-async function sendRows(
+function sendRows(
   ctx: AppContext,
   req: IncomingMessage,
   res: ServerResponse,
@@ -89,23 +104,35 @@ async function sendRows(
   read: ReadSpec,
   info: RequestInfo,
   format: RowFormat,
-): Promise<void> {
+): Promise<void> | void {
+  if (keys.length > 0 && ctx.store.getChunk === undefined) {
+    return ctx.store.get(params.instance!, params.table!, keys, read).then((rows: readonly RowOut[]) => {
+      info.rows = rows.length;
+      return sendBody(ctx, req, res, layout, rowsText(rows, layout, ctx.config.revision), format);
+    });
+  }
   let body: string | Buffer = '';
-  if (keys.length > 0 && ctx.store.getChunk) {
-    const chunk = ctx.store.getChunk(params.instance!, params.table!, keys, read, rowRenderSpec(ctx.config.revision));
+  if (keys.length > 0) {
+    const chunk = ctx.store.getChunk!(params.instance!, params.table!, keys, read, rowRenderSpec(ctx.config.revision));
     info.rows = chunk.rows;
     body = chunk.bytes;
-  } else if (keys.length > 0) {
-    const rows: readonly RowOut[] = await ctx.store.get(params.instance!, params.table!, keys, read);
-    info.rows = rows.length;
-    body = rowsText(rows, layout, ctx.config.revision);
   }
-  if (format === 'json') {
-    sendJson(ctx, req, res, 200, body);
-    return;
-  }
-  const converted = await formatBody(format, layout, typeof body === 'string' ? Buffer.from(body, 'utf8') : body, ctx.config.revision);
-  sendJson(ctx, req, res, 200, converted, { 'content-type': CONTENT_TYPE[format] });
+  return sendBody(ctx, req, res, layout, body, format);
+}
+
+/** The rows' body in the negotiated format: JSON as it is, other formats converted whole. */
+function sendBody(
+  ctx: AppContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  layout: TableLayout,
+  body: string | Buffer,
+  format: RowFormat,
+): Promise<void> | void {
+  if (format === 'json') return sendJson(ctx, req, res, 200, body);
+  return formatBody(format, layout, typeof body === 'string' ? Buffer.from(body, 'utf8') : body, ctx.config.revision).then((converted) =>
+    sendJson(ctx, req, res, 200, converted, { 'content-type': CONTENT_TYPE[format] }),
+  );
 }
 
 /** Rows as the row stream writes them: each row's JSON document followed by CR LF. */
