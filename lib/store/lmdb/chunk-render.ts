@@ -103,7 +103,10 @@ export class ChunkRenderer implements RenderOut, RowVisitor {
   /** Hands out the rows rendered so far (undefined when none was kept) and starts a new chunk. */
   takeChunk(): RenderedChunk | undefined {
     if (this.keptRows === 0) return undefined;
-    const chunk = { bytes: Buffer.from(this.buf.subarray(0, this.pos)), rows: this.keptRows, cells: this.keptCells };
+    // Copied out without a view of the range first (a subarray object a point get did not need).
+    const bytes = Buffer.allocUnsafe(this.pos);
+    this.buf.copy(bytes, 0, 0, this.pos);
+    const chunk = { bytes, rows: this.keptRows, cells: this.keptCells };
     this.pos = 0;
     this.keptRows = 0;
     this.keptCells = 0;
