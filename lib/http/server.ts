@@ -160,6 +160,9 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
     if (closing) res.shouldKeepAlive = false;
     const socket = req.socket;
     const bytesBefore = socket.bytesWritten;
+    // Read now: node asks the socket's handle once and keeps the answer, and a client that hangs up
+    // mid-response has no handle left by the time the line is written (its address read undefined).
+    const client = socket.remoteAddress;
     const reqId = requestIdOf(req);
     (res as GatewayResponse).requestId = reqId;
     const info: RequestInfo = { route: '-', rows: 0, token: undefined, instance: undefined, table: undefined, scan: false };
@@ -178,7 +181,7 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
           ms: Math.round(seconds * 1e5) / 100,
           rows: info.rows,
           aborted,
-          client: socket.remoteAddress,
+          client,
           token: info.token,
           instance: info.instance,
           table: info.table,
