@@ -54,8 +54,19 @@ export function sendJson(
       : { 'content-type': 'application/json', 'content-length': String(length), ...headers, ...encodingHeaders(undefined, res, enabled) };
   res.writeHead(status, head);
   if (typeof body === 'string') res.end(body, 'utf8');
+  else if (body.length <= ONE_WRITE_MAX_BYTES) res.end(body.toString('latin1'), 'latin1');
   else res.end(body);
 }
+
+/**
+ * A Buffer body up to this size goes out as Latin-1 text: node writes a text body with its head
+ * in one write (a Buffer body is a writev of head and body, through more of node's stream code),
+ * and Latin-1 gives back each byte as it was, UTF-8 or not. Alternating the two on point reads
+ * (~400-byte bodies): 0.6 us less server CPU a request at 30,000 req/s, 1-9% more req/s at
+ * saturation (three of four rounds). Above a few KiB the copy into a string costs more than the
+ * write it saves.
+ */
+const ONE_WRITE_MAX_BYTES = 4096;
 
 /**
  * Sends a JSON body produced in pieces, written as the socket takes them, so a large answer is
