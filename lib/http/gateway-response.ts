@@ -9,12 +9,30 @@
  * writeHead took 0.6 us of its ~22 us in `perf`).
  */
 import { ServerResponse, type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders } from 'node:http';
+import { takeRelease } from '../rows/lent-bytes.js';
 
 type Headers = OutgoingHttpHeaders | OutgoingHttpHeader[];
+type WriteCallback = (error: Error | null | undefined) => void;
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
 export class GatewayResponse extends ServerResponse<IncomingMessage> {
+  /**
+   * A scan chunk whose memory the store wants back (lib/rows/lent-bytes.ts) is given back by the
+   * write's callback: once it runs, the socket holds nothing of the chunk (a destroyed socket never
+   * calls it, and the chunk is then left to the garbage collector).
+   */
+  override write(chunk: unknown, encodingOrCallback?: unknown, callback?: unknown): boolean {
+    const release = chunk instanceof Uint8Array ? takeRelease(chunk) : undefined;
+    if (release === undefined) return super.write(chunk, encodingOrCallback as BufferEncoding, callback as WriteCallback);
+    const encoding = typeof encodingOrCallback === 'function' ? undefined : (encodingOrCallback as BufferEncoding | undefined);
+    const done = (typeof encodingOrCallback === 'function' ? encodingOrCallback : callback) as WriteCallback | undefined;
+    return super.write(chunk, encoding as BufferEncoding, (err) => {
+      release();
+      done?.(err);
+    });
+  }
+
   /** Sent as X-Request-Id with the head; set by the server when the request arrives. */
   requestId: string | undefined = undefined;
 

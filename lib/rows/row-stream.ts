@@ -8,6 +8,7 @@ import { Readable } from 'node:stream';
 import type { Revision } from '../config.js';
 import type { RowKeyFormat, RowOut } from '../model/types.js';
 import type { ChunkScan, RenderedChunk, RowScan, ScanRequest, Store } from '../store/store.js';
+import { lendBytes } from './lent-bytes.js';
 import { lastRowOf, ROW_TERMINATOR, rowRenderSpec, rowSerializer, type RowSerializer } from './row-format.js';
 
 /**
@@ -124,7 +125,7 @@ export class RowStream extends Readable {
   private deliver(chunk: RenderedChunk): void {
     const limit = this.end?.limit ?? -1;
     if (limit < 0 || this.rowsSent + chunk.rows <= limit) {
-      this.push(this.count(chunk.bytes, chunk.rows));
+      this.push(this.count(chunk.bytes, chunk.rows, chunk.release));
       return;
     }
     // The row past the limit is the chunk's last: every row ends with CR LF, which no document holds.
@@ -132,11 +133,13 @@ export class RowStream extends Readable {
     const last = lastRowOf(bytes);
     const start = bytes.length - 2 - last.length;
     const nextRow = Buffer.from(last);
-    if (start > 0) this.push(this.count(bytes.subarray(0, start), chunk.rows - 1));
+    if (start > 0) this.push(this.count(bytes.subarray(0, start), chunk.rows - 1, chunk.release));
     this.finish(nextRow);
   }
 
-  private count(bytes: Buffer, rows: number): Buffer {
+  private count(bytes: Buffer, rows: number, release: (() => void) | undefined): Buffer {
+    // Each chunk is pushed whole or cut once (a limit), so its bytes go out in one write.
+    if (release !== undefined) lendBytes(bytes, release);
     this.rowsSent += rows;
     this.onRows(this.rowsSent);
     return bytes;

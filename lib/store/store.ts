@@ -71,6 +71,12 @@ export interface RenderedChunk {
   readonly rows: number;
   /** Cells in those rows (export's progress and summary count them). */
   readonly cells: number;
+  /**
+   * Gives the memory of `bytes` back to the store for its next chunks, to be called once nothing
+   * holds `bytes` any more (written out): `bytes` is then emptied. Optional both ways: a store
+   * may give none, and a consumer that never calls it leaves the memory to the garbage collector.
+   */
+  readonly release?: () => void;
 }
 
 /** A fast-path scan: rendered batches, with the same laziness and `return()` as RowScan. */

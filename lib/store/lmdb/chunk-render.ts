@@ -64,8 +64,16 @@ export class ChunkRenderer implements RenderOut, RowVisitor {
   private readonly picker: CellPicker;
   private readonly compact: CompactRenderer;
 
-  constructor(layout: TableLayout, read: ReadSpec, spec: RowRenderSpec, now: number = Date.now(), initialBytes = 512 * 1024) {
-    this.buf = Buffer.allocUnsafeSlow(initialBytes);
+  /** `spares`: where a buffer comes from before a new one is made (scan workers keep the ones given back). */
+  constructor(
+    layout: TableLayout,
+    read: ReadSpec,
+    spec: RowRenderSpec,
+    now: number = Date.now(),
+    initialBytes = 512 * 1024,
+    private readonly spares?: (bytes: number) => Buffer | undefined,
+  ) {
+    this.buf = spares?.(initialBytes) ?? Buffer.allocUnsafeSlow(initialBytes);
     this.picker = new CellPicker(layout, read, now);
     this.compact = new CompactRenderer(layout, read, spec, now);
     this.entityId = entityIdText(layout.keyFormat, spec.entityIdForm);
@@ -86,7 +94,7 @@ export class ChunkRenderer implements RenderOut, RowVisitor {
     const buf = this.buf;
     const chunk = { buffer: buf.buffer as ArrayBuffer, length: this.pos, rows: this.keptRows, cells: this.keptCells };
     // A buffer of its own (allocUnsafe pools only small buffers): moving it moves nothing else.
-    this.buf = Buffer.allocUnsafeSlow(buf.length);
+    this.buf = this.spares?.(buf.length) ?? Buffer.allocUnsafeSlow(buf.length);
     this.pos = 0;
     this.keptRows = 0;
     this.keptCells = 0;

@@ -25,3 +25,8 @@ export type PartMessage =
   | { readonly job: number; readonly bytes: ArrayBuffer; readonly length: number; readonly rows: number; readonly cells: number }
   | { readonly job: number; readonly done: true }
   | { readonly job: number; readonly error: string };
+
+/** A chunk's buffer given back by the main thread once its bytes were sent, for the worker's next chunks. */
+export interface SpareBuffer {
+  readonly spare: ArrayBuffer;
+}

@@ -9,7 +9,7 @@ import { parseLayout } from '../../model/layout.js';
 import type { TableLayout } from '../../model/types.js';
 import { ChunkRenderer } from './chunk-render.js';
 import { lmdbEnvOptions } from './env-options.js';
-import type { PartJob, PartMessage } from './scan-protocol.js';
+import type { PartJob, PartMessage, SpareBuffer } from './scan-protocol.js';
 import { rowKeyOf } from './scan-cursor.js';
 import { TAG_COMPACT } from './compact-row.js';
 
@@ -64,6 +64,20 @@ function tableOf(job: PartJob): { layout: TableLayout; db: Database<Buffer, Buff
   return t;
 }
 
+/**
+ * Chunk buffers the main thread gave back once it sent them (scan-pool.ts), reused before a new
+ * one is made. Bounded: the read-ahead keeps about AHEAD_PER_THREAD parts' chunks of a thread in
+ * flight, and a buffer beyond these few is left to the garbage collector.
+ */
+const spares: Buffer[] = [];
+const MAX_SPARES = 8;
+
+/** A spare of at least `bytes` bytes, or undefined (one too small, from a scan with smaller chunks, is dropped). */
+function spareOf(bytes: number): Buffer | undefined {
+  for (let b = spares.pop(); b !== undefined; b = spares.pop()) if (b.length >= bytes) return b;
+  return undefined;
+}
+
 function post(message: PartMessage, transfer: ArrayBuffer[] = []): void {
   parentPort!.postMessage(message, transfer);
 }
@@ -74,7 +88,7 @@ function renderPart(job: PartJob): void {
   const { layout, db } = tableOf(job);
   // Room for a chunk and the row that passes its size: every chunk's buffer is moved to the main
   // thread whole, so it should not be much larger than what it holds.
-  const renderer = new ChunkRenderer(layout, job.read, job.render, job.now, job.chunkBytes + 64 * 1024);
+  const renderer = new ChunkRenderer(layout, job.read, job.render, job.now, job.chunkBytes + 64 * 1024, spareOf);
   const shellIds = job.render.entityIdForm === 'shell';
   const send = (): void => {
     // The renderer's own buffer is handed over (moved, not copied) and it starts a new one.
@@ -116,6 +130,8 @@ function renderPart(job: PartJob): void {
     if (prefix !== undefined) renderer.endRow();
     send();
   }
+  // The renderer's buffer after its last chunk holds nothing sent: the next part can render into it.
+  if (spares.length < MAX_SPARES) spares.push(renderer.buf);
   post({ job: job.job, done: true });
 }
 
@@ -136,7 +152,12 @@ function sameRowAt(prefix: Buffer, b: Buffer, start: number, end: number): boole
   return true;
 }
 
-parentPort!.on('message', (job: PartJob) => {
+parentPort!.on('message', (message: PartJob | SpareBuffer) => {
+  if ('spare' in message) {
+    if (spares.length < MAX_SPARES) spares.push(Buffer.from(message.spare));
+    return;
+  }
+  const job = message;
   try {
     renderPart(job);
   } catch (e) {
