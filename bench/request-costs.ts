@@ -15,7 +15,7 @@ import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { pino } from 'pino';
 import { buildConfig } from '../lib/config.js';
 import { LogSink } from '../lib/log-sink.js';
-import { GatewayMetrics } from '../lib/metrics.js';
+import { GatewayMetrics, instrumentStore } from '../lib/metrics.js';
 import { dialectOf } from '../lib/rows/dialect.js';
 import { parseQuery } from '../lib/http/query.js';
 import { RequestLog } from '../lib/http/request-log.js';
@@ -86,6 +86,7 @@ async function main(): Promise<void> {
       () => 0,
       () => 0,
     );
+    const instrumented = instrumentStore(store, metrics);
     const devNull = openSync('/dev/null', 'w');
     const templated = new RequestLog(pino({ level: 'info', base: { service: 'rowgate' } }, new LogSink(devNull, { base: ',"service":"rowgate"' })));
     const viaPino = pino({ level: 'info', base: { service: 'rowgate' } }, pino.destination({ dest: '/dev/null', sync: false, minLength: 0 }));
@@ -98,6 +99,10 @@ async function main(): Promise<void> {
         resolveEntityId(stored.keyFormat, dialect.parseEid(eids[i % ROWS]!, stored.keyFormat, true)),
       ),
       time('store read rendered as response bytes (getChunk)', (i) => store.getChunk(BENCH_INSTANCE, BENCH_TABLE, keys[i % ROWS]!, read, render)),
+      time('the same with the layout, through the metrics wrapper', (i) => {
+        instrumented.layoutNow!(BENCH_INSTANCE, BENCH_TABLE);
+        return instrumented.getChunk!(BENCH_INSTANCE, BENCH_TABLE, keys[i % ROWS]!, read, render);
+      }),
       time('metrics (GatewayMetrics.request)', () =>
         metrics.request({
           route: ROUTE,

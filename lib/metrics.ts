@@ -355,6 +355,18 @@ export function instrumentStore(store: Store, metrics: GatewayMetrics): Store {
         return scan;
       };
     }
+    if (prop === 'layoutNow') {
+      // A cache read of well under a microsecond: counted as a getLayout taking 0 s, with no clock
+      // read around it (two performance.now() calls, ~40 ns each, cost more than the read itself).
+      return (...args: unknown[]) => {
+        timer.observe(0);
+        try {
+          return methods[prop]!.apply(store, args);
+        } catch (e) {
+          return count(operation)(e);
+        }
+      };
+    }
     return (...args: unknown[]) => {
       const started = performance.now();
       let result: unknown;
