@@ -249,6 +249,8 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
   // Requests node would answer itself with an empty body (417) or drop unanswered (CONNECT).
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     log.info({ method: req.method, status: 417, expect: req.headers.expect }, 'request refused');
+    // Closed after the answer, as node's own 417 is: a body the client may send next is not read.
+    res.shouldKeepAlive = false;
     sendError(
       context,
       req,
