@@ -57,7 +57,11 @@ t.test('every 503 is retryable: the registry gives it a Retry-After', async (t) 
 });
 
 /** The status and headers sendError writes, on a stand-in response. */
-function sent(err: ReturnType<typeof rgError>, complete = true): { status: number; headers: Record<string, string>; body: string } {
+function sent(
+  err: ReturnType<typeof rgError>,
+  complete = true,
+  requestHeaders: Record<string, string> = {},
+): { status: number; headers: Record<string, string>; body: string } {
   const out = { status: 0, headers: {} as Record<string, string>, body: '' };
   const res = {
     headersSent: false,
@@ -71,7 +75,7 @@ function sent(err: ReturnType<typeof rgError>, complete = true): { status: numbe
       out.body = body;
     },
   };
-  sendError({ config: { compression: false } }, { complete, headers: {} } as never, res as never, err);
+  sendError({ config: { compression: false } }, { complete, headers: requestHeaders } as never, res as never, err);
   return out;
 }
 
@@ -82,9 +86,15 @@ t.test('error -> response: a 503 of the store sends Retry-After, a 400 does not'
   t.equal(JSON.parse(unavailable.body).code, 'RG_ERR_STORE_UNAVAILABLE');
   t.equal(unavailable.headers['content-length'], String(Buffer.byteLength(unavailable.body)));
   t.equal(sent(rgError('RG_ERR_TOO_MANY_SCANS', 'x')).headers['retry-after'], '1');
-  const bad = sent(rgError('RG_ERR_BAD_LIMIT', 'x'), false);
+  const bad = sent(rgError('RG_ERR_BAD_LIMIT', 'x'), false, { 'content-length': '12' });
   t.equal(bad.headers['retry-after'], undefined);
   t.equal(bad.headers.connection, 'close', 'an unread body closes the connection');
+  t.equal(sent(rgError('RG_ERR_BAD_LIMIT', 'x'), false, { 'transfer-encoding': 'chunked' }).headers.connection, 'close', 'a chunked body too');
+  t.equal(
+    sent(rgError('RG_ERR_BAD_LIMIT', 'x'), false).headers.connection,
+    undefined,
+    'a request without a body keeps its connection before node marks it complete',
+  );
 });
 
 t.test('a gateway whose store is unavailable answers 503 with Retry-After', async (t) => {
