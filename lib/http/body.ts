@@ -56,6 +56,12 @@ export function checkBodyHead(req: IncomingMessage, limit: number): void {
   if (declaredLength(req) > limit) throw tooLarge(limit);
 }
 
+/** The request has a body (RFC 9112 6.3): Transfer-Encoding, or a Content-Length other than 0. */
+export function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
 /** NaN when no Content-Length is given. */
 function declaredLength(req: IncomingMessage): number {
   return Number(req.headers['content-length'] ?? NaN);

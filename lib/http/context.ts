@@ -61,7 +61,8 @@ export function requireVisible(ctx: AppContext, instance: string): void {
 
 /**
  * The layout of a visible table (404 for an unknown or invisible instance or table): at once
- * where the store has it at hand (Store.layoutNow), else its promise. Callers await either.
+ * where the store has it at hand (Store.layoutNow), else its promise. Callers await it, or use it
+ * at once when it is no promise (GET rows: a point read without a promise).
  */
 export function tableLayout(ctx: AppContext, params: Params): TableLayout | Promise<TableLayout> {
   const instance = params.instance!;

@@ -2,6 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pipeline, Readable } from 'node:stream';
 import { isRowgateError, rgError, type RowgateError } from '../errors.js';
+import { hasBody } from './body.js';
 import { compressor, encodingHeaders, negotiateEncoding } from './compression.js';
 import { serialize } from './serializers.js';
 
@@ -116,12 +117,6 @@ export function sendError(ctx: ReplyContext, req: IncomingMessage, res: ServerRe
   // A body we stopped reading cannot be skipped safely on a kept-alive connection. Asking only
   // `req.complete` is not enough: node sets it after the request event, so an error answered in
   // that event (a bad parameter, a point read's bad id) found every GET incomplete and closed it.
-  if (!req.complete && carriesBody(req)) headers.connection = 'close';
+  if (!req.complete && hasBody(req)) headers.connection = 'close';
   sendJson(ctx, req, res, err.status, serialize.error(err.toBody()), headers);
-}
-
-/** The request has a body (RFC 9112 6.3): Transfer-Encoding, or a Content-Length other than 0. */
-function carriesBody(req: IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }

@@ -8,6 +8,7 @@
  *   row holding the most recent version of each column written.
  */
 import type { IncomingMessage } from 'node:http';
+import { hasBody } from '../body.js';
 import { isRowgateError, rgError } from '../../errors.js';
 import { fromHex, toHex } from '../../model/binary-text.js';
 import { encodeCell } from '../../model/cell-codec.js';
@@ -134,11 +135,6 @@ async function encodePutCell(
     }
     throw e;
   }
-}
-
-function hasBody(req: IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
 /**

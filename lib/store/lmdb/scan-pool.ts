@@ -101,6 +101,7 @@ export class ScanPool {
    * 3 taking 16 ms with the buffers given back; the export ran at 1.7-2.2x PostgreSQL, then 2.6-2.7x).
    */
   private giveBack(pw: PoolWorker, buffer: ArrayBuffer): void {
+    // A buffer already given back is detached (0 bytes): a second release does nothing.
     if (this.closed || !this.workers.includes(pw) || buffer.byteLength === 0) return;
     this.buffersGivenBack++;
     pw.worker.postMessage({ spare: buffer } satisfies SpareBuffer, [buffer]);
@@ -220,7 +221,7 @@ class PoolScan implements ChunkScan {
   private onMessage(index: number, m: PartMessage, giveBack?: () => void): void {
     if (this.finished) return;
     const part = this.parts[index]!;
-    if ('bytes' in m) part.chunks.push({ bytes: Buffer.from(m.bytes, 0, m.length), rows: m.rows, cells: m.cells, release: giveBack && once(giveBack) });
+    if ('bytes' in m) part.chunks.push({ bytes: Buffer.from(m.bytes, 0, m.length), rows: m.rows, cells: m.cells, release: giveBack });
     else if ('error' in m) part.error = m.error;
     else part.done = true;
     const wake = this.wake;
@@ -238,14 +239,4 @@ class PoolScan implements ChunkScan {
     this.wake = undefined;
     wake?.();
   }
-}
-
-/** `f`, run at most once however often it is called. */
-function once(f: () => void): () => void {
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    f();
-  };
 }
