@@ -6,28 +6,38 @@ import { isUtf8 } from 'node:buffer';
 import { rgError } from '../errors.js';
 import { WILDCARD, type ComponentValue, type RowKeyComponentSpec, type RowKeyFormat, type Wildcard } from './types.js';
 import { isInt64 } from './int64.js';
+import { MD5_SHORT_MAX, md5ShortInto } from './md5-short.js';
 
 type FormattedFormat = Extract<RowKeyFormat, { encoding: 'FORMATTED' }>;
 
 const INT32_MIN = -0x80000000;
 const INT32_MAX = 0x7fffffff;
 
-// One-shot crypto.hash (Node >= 20.12) for short keys: 1.0 us a digest with createHash, 0.63 us
-// with crypto.hash into a Buffer, 0.20 us into a latin1 string (one character a byte), which
-// md5Into copies from (an 8-byte key, 1,000,000 digests).
+// One-shot crypto.hash (Node >= 20.12) for keys longer than one MD5 block: 1.0 us a digest with
+// createHash, 0.63 us with crypto.hash into a Buffer, 0.20 us into a latin1 string (one character
+// a byte), which md5Into copies from (an 8-byte key, 1,000,000 digests).
 const oneShot = (crypto as { hash?: (alg: string, data: Uint8Array, enc: 'buffer' | 'latin1') => Buffer | string }).hash;
 
 export function md5(data: Uint8Array): Buffer {
   return oneShot ? (oneShot('md5', data, 'buffer') as Buffer) : crypto.createHash('md5').update(data).digest();
 }
 
-/** Writes the first `count` (<= 16) bytes of data's MD5 digest at target[0..count). */
-export function md5Into(target: Uint8Array, count: number, data: Uint8Array): void {
-  if (oneShot === undefined) {
-    md5(data).copy(target, 0, 0, count);
+/**
+ * Writes the first `count` (<= 16) bytes of the MD5 digest of data[start, end) at target[0..count)
+ * (target may be data, outside that range). A salt's input is mostly a few bytes: those are
+ * hashed here (md5-short.ts), in place.
+ */
+export function md5Into(target: Uint8Array, count: number, data: Uint8Array, start = 0, end = data.length): void {
+  if (end - start <= MD5_SHORT_MAX) {
+    md5ShortInto(target, count, data, start, end);
     return;
   }
-  const digest = oneShot('md5', data, 'latin1') as string;
+  const input = data.subarray(start, end);
+  if (oneShot === undefined) {
+    md5(input).copy(target, 0, 0, count);
+    return;
+  }
+  const digest = oneShot('md5', input, 'latin1') as string;
   for (let i = 0; i < count; i++) target[i] = digest.charCodeAt(i);
 }
 
@@ -199,7 +209,8 @@ export function buildFormattedKey(format: FormattedFormat, values: readonly (str
       if (pos !== end && i < hashed - 1) gaps = true;
     }
   }
-  md5Into(buf, h, gaps ? hashInput(buf, h, values, hashed) : buf.subarray(h, hashEnd));
+  if (gaps) md5Into(buf, h, hashInput(buf, h, values, hashed));
+  else md5Into(buf, h, buf, h, hashEnd);
   return materialize ? buf : buf.subarray(0, h);
 }
 
