@@ -11,11 +11,11 @@
  * digits and `._:/+=@-` (what trace and UUID forms use, nothing that needs escaping); otherwise
  * the gateway makes one (a random UUID). Either way it is echoed in the response's X-Request-Id.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { pino, type Logger } from 'pino';
 import { ByteWriter } from '../byte-writer.js';
 import { LogSink } from '../log-sink.js';
+import { requestUuid } from './request-uuid.js';
 
 export interface RequestLine {
   readonly reqId: string;
@@ -40,7 +40,7 @@ const PLAIN_TEXT = /^[ !#-[\]-~]*$/;
 /** The request's id: the client's X-Request-Id when sane, else a new one. */
 export function requestIdOf(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];
-  return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
+  return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : requestUuid();
 }
 
 /** A JSON string literal; text that needs no escaping (nearly all) is not run through JSON.stringify. */
