@@ -400,9 +400,10 @@ async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<vo
   }
 
   if (want(7)) {
-    // ---------------------------------------------------------------- 7 export over HTTP, split and parallel
-    // `tools/rowgate export --url --parallel N` against a local gateway, against the in-process
-    // export of the same data directory (--data): what the HTTP hop and the range split cost.
+    // ---------------------------------------------------------------- 7 export over HTTP, one connection and parallel
+    // `tools/rowgate export --url` against a local gateway, over one connection and with
+    // `--parallel N` split ranges (alternating), against the in-process export of the same data
+    // directory (--data): what the HTTP hop, and the range split with its spooling, cost.
     const parallel = Number(process.env.BENCH_EXPORT_PARALLEL ?? 4);
     const out = join(tmp, 'export.json');
     const timed = async (args: readonly string[]): Promise<number> => {
@@ -414,33 +415,52 @@ async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<vo
     };
     const local: number[] = [];
     for (let i = 0; i < RUNS; i++) local.push(await timed(['--data', data]));
-    const remote: number[] = [];
+    const single: number[] = [];
+    const split: number[] = [];
     await withServer(
       () => startServer(process.execPath, gatewayArgs(data, cfg), LISTEN, gatewayLog),
       async (s) => {
-        for (let i = 0; i < RUNS; i++) remote.push(await timed(['--url', `http://127.0.0.1:${s.port}`, '--parallel', String(parallel)]));
+        const url = `http://127.0.0.1:${s.port}`;
+        for (let i = 0; i < RUNS; i++) {
+          single.push(await timed(['--url', url]));
+          split.push(await timed(['--url', url, '--parallel', String(parallel)]));
+        }
       },
     );
     const localRows = ROWS / Math.min(...local);
-    const remoteRows = ROWS / Math.min(...remote);
+    const singleRows = ROWS / Math.min(...single);
+    const splitRows = ROWS / Math.min(...split);
     results.exportRemote = {
       rows: ROWS,
       parallel,
       localSeconds: local,
-      remoteSeconds: remote,
+      oneConnectionSeconds: single,
+      parallelSeconds: split,
       localRowsPerSecond: localRows,
-      remoteRowsPerSecond: remoteRows,
-      ratio: ratio(remoteRows, localRows),
+      oneConnectionRowsPerSecond: singleRows,
+      parallelRowsPerSecond: splitRows,
+      ratio: ratio(singleRows, localRows),
+      parallelRatio: ratio(splitRows, localRows),
     };
+    add({
+      scenario: '7 export --url (one connection)',
+      figure: 'rows/s vs in-process export (--data), whole process',
+      value: Math.round(singleRows),
+      unit: 'rows/s',
+      baseline: Math.round(localRows),
+      ratio: ratio(singleRows, localRows),
+    });
     add({
       scenario: `7 export --url --parallel ${parallel}`,
       figure: 'rows/s vs in-process export (--data), whole process',
-      value: Math.round(remoteRows),
+      value: Math.round(splitRows),
       unit: 'rows/s',
       baseline: Math.round(localRows),
-      ratio: ratio(remoteRows, localRows),
+      ratio: ratio(splitRows, localRows),
     });
-    note(`export --url --parallel ${parallel}: ${Math.round(remoteRows)} rows/s; in-process export ${Math.round(localRows)} rows/s`);
+    note(
+      `export --url: ${Math.round(singleRows)} rows/s over one connection, ${Math.round(splitRows)} with --parallel ${parallel}; in-process export ${Math.round(localRows)} rows/s`,
+    );
   }
 
   if (want(2) || want(3)) {
