@@ -10,6 +10,11 @@
  *     flight, each synced. Nothing is parsed or encoded: the rows are already bytes.
  * (b) The parse floor: every line of the input decoded (UTF-8, fatal) and given to JSON.parse on one
  *     thread, nothing else: the least a JSON input costs before any row is validated or encoded.
+ * (c) The ordered-write floor: the same entries as (a), into a fresh table, but in key order across
+ *     the whole table and appended (lmdb-js `append`, LMDB's MDB_APPEND: each leaf page filled and
+ *     written once), in transactions of the import's batch size, two in flight, each synced. What
+ *     the write could cost if an import sorted all its rows before writing them (bench/README.md,
+ *     what bounds the import); rowgate's import does not write this way.
  *
  * Each runs in a process of its own (`node import-floors.js write DATA INTO` or `parse FILE`, one
  * JSON figure on stdout), as every baseline does: run inside the bench process, the write floor
@@ -57,6 +62,42 @@ export async function writeFloor(data: string, into: string): Promise<FloorFigur
     return { rows, seconds, cpuSeconds: (used.user + used.system) / 1e6 };
   } finally {
     await store.close();
+  }
+}
+
+/** (c): the table's entries of `data` appended in key order to a fresh table at `into`. */
+export async function appendFloor(data: string, into: string): Promise<FloorFigure> {
+  const { bytes, ends } = tableEntries(data);
+  // The table made by the store, so its database is the one rows are written to; then written with lmdb-js itself.
+  const store = new LmdbStore({ path: into, scanThreads: 1 });
+  await store.createInstance(BENCH_INSTANCE);
+  await store.createTable(BENCH_INSTANCE, parseLayout(BENCH_LAYOUT));
+  await store.close();
+  const env = open(lmdbEnvOptions(into));
+  try {
+    const db = env.openDB<Buffer, Buffer>({ name: `data/${BENCH_INSTANCE}/${BENCH_TABLE}`, keyEncoding: 'binary', encoding: 'binary' });
+    const count = ends.length / 2;
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    const inFlight: Promise<unknown>[] = [];
+    for (let b = 0; b < count; b += DEFAULT_IMPORT_BATCH) {
+      const last = Math.min(count, b + DEFAULT_IMPORT_BATCH);
+      inFlight.push(
+        db.transaction(() => {
+          for (let i = b; i < last; i++) {
+            const keyStart = i === 0 ? 0 : ends[2 * i - 1]!;
+            db.putSync(bytes.subarray(keyStart, ends[2 * i]!), bytes.subarray(ends[2 * i]!, ends[2 * i + 1]!), { append: true });
+          }
+        }),
+      );
+      if (inFlight.length >= 2) await inFlight.shift();
+    }
+    await Promise.all(inFlight);
+    const seconds = (performance.now() - started) / 1000;
+    const used = process.cpuUsage(cpu);
+    return { rows: count, seconds, cpuSeconds: (used.user + used.system) / 1e6 };
+  } finally {
+    await env.close();
   }
 }
 
@@ -144,9 +185,15 @@ function shuffle<T>(items: T[], seed: number): void {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [what, a, b] = process.argv.slice(2);
   const figure =
-    what === 'write' && a !== undefined && b !== undefined ? await writeFloor(a, b) : what === 'parse' && a !== undefined ? parseFloor(a) : undefined;
+    what === 'write' && a !== undefined && b !== undefined
+      ? await writeFloor(a, b)
+      : what === 'append' && a !== undefined && b !== undefined
+        ? await appendFloor(a, b)
+        : what === 'parse' && a !== undefined
+          ? parseFloor(a)
+          : undefined;
   if (figure === undefined) {
-    process.stderr.write('usage: import-floors.js write DATA INTO | parse FILE\n');
+    process.stderr.write('usage: import-floors.js write DATA INTO | append DATA INTO | parse FILE\n');
     process.exit(2);
   }
   process.stdout.write(`${JSON.stringify(figure)}\n`);

@@ -284,7 +284,13 @@ async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<vo
       }
       return runs.reduce((a, b) => (b.seconds < a.seconds ? b : a));
     };
-    const floors = want(3) ? { parse: await floor(['parse', ndjson]), write: await floor(['write', data, join(tmp, 'write-floor')]) } : undefined;
+    const floors = want(3)
+      ? {
+          parse: await floor(['parse', ndjson]),
+          write: await floor(['write', data, join(tmp, 'write-floor')]),
+          append: await floor(['append', data, join(tmp, 'write-floor')]),
+        }
+      : undefined;
     rmSync(ndjson, { force: true });
     rmSync(join(tmp, 'write-floor'), { recursive: true, force: true });
     results.import = {
@@ -318,9 +324,13 @@ async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<vo
         const parseRows = floors.parse.rows / floors.parse.seconds;
         against('rows/s vs (a) LMDB write floor (rows as bytes)', importRows, writeRows);
         against('rows/s vs (b) JSON.parse floor (1 thread)', importRows, parseRows);
-        if (pgRows !== undefined) against('(a) LMDB write floor vs PostgreSQL \\copy FROM', writeRows, pgRows);
+        const appendRows = floors.append.rows / floors.append.seconds;
+        if (pgRows !== undefined) {
+          against('(a) LMDB write floor vs PostgreSQL \\copy FROM', writeRows, pgRows);
+          against('(c) the same rows appended in key order vs PostgreSQL', appendRows, pgRows);
+        }
         note(
-          `import floors: (a) writing the rows as bytes ${Math.round(writeRows)} rows/s (${floors.write.cpuSeconds.toFixed(1)} s CPU), (b) JSON.parse alone ${Math.round(parseRows)} rows/s on one thread`,
+          `import floors: (a) writing the rows as bytes ${Math.round(writeRows)} rows/s (${floors.write.cpuSeconds.toFixed(1)} s CPU), (b) JSON.parse alone ${Math.round(parseRows)} rows/s on one thread, (c) appended in key order ${Math.round(appendRows)} rows/s (${floors.append.cpuSeconds.toFixed(1)} s CPU)`,
         );
       }
     }
