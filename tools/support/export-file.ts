@@ -46,7 +46,7 @@ export function openTarget(out: string | undefined, resume: boolean, stage?: Tra
   if (out === undefined) {
     if (resume) throw new CliError('--resume needs --out FILE (standard output cannot be continued)', EXIT_USAGE);
     if (stage === undefined) {
-      const output = new Output(process.stdout);
+      const output = new Output(process.stdout, true);
       return { output, complete: () => output.flush(), abandon: async () => undefined };
     }
     stage.pipe(process.stdout, { end: false });
@@ -76,7 +76,7 @@ export function openTarget(out: string | undefined, resume: boolean, stage?: Tra
   }
   const stream = createWriteStream(partial, { fd, start: resumed?.bytes ?? 0, flags: 'r+' });
   stage?.pipe(stream);
-  const output = new Output(stage ?? stream);
+  const output = stage === undefined ? new Output(stream, true) : new Output(stage);
   return {
     output,
     partial,

@@ -16,17 +16,30 @@ export class OutputClosed extends Error {
 export class Output {
   private failure: Error | undefined;
 
-  constructor(private readonly stream: Writable) {
+  /**
+   * `sink`: the stream is a file or standard output, done with a chunk's bytes once its write's
+   * callback ran, so a chunk's memory can be given back then (write's `release`). A stage that
+   * turns rows into another format may pass slices of a chunk on: not a sink.
+   */
+  constructor(
+    private readonly stream: Writable,
+    private readonly sink = false,
+  ) {
     // A listener must stay attached: an unhandled 'error' (EPIPE) would crash the process.
     stream.on('error', (e: Error) => {
       this.failure ??= e;
     });
   }
 
-  /** Writes `chunk`; resolves once the stream can take more. Throws OutputClosed on EPIPE. */
-  async write(chunk: string | Buffer): Promise<void> {
+  /**
+   * Writes `chunk`; resolves once the stream can take more. Throws OutputClosed on EPIPE.
+   * `release` gives the chunk's memory back to where it came from (a scan thread's chunk buffer,
+   * lib/rows/lent-bytes.ts) once a sink has written it, or a destroyed one dropped it.
+   */
+  async write(chunk: string | Buffer, release?: () => void): Promise<void> {
     this.check();
-    if (!this.stream.write(chunk)) {
+    const more = release !== undefined && this.sink ? this.stream.write(chunk, () => release()) : this.stream.write(chunk);
+    if (!more) {
       try {
         await once(this.stream, 'drain');
       } catch (e) {

@@ -43,7 +43,8 @@ export async function dumpRows(args: {
       rows += chunk.rows;
       cells += chunk.cells;
       bytes += chunk.bytes.length;
-      await args.output.write(chunk.bytes);
+      // A scan thread's chunk goes back to it once written (a sink only: Output.write).
+      await args.output.write(chunk.bytes, chunk.release);
       args.onBatch?.({ rows, cells, bytes });
     }
   } finally {
