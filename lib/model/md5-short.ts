@@ -2,9 +2,9 @@
  * MD5 (RFC 1321) of a short input, one 64-byte block (at most 55 bytes), computed in JavaScript.
  * Row key salts hash a few bytes (a LONG id: 8): node's one-shot crypto.hash cost 215 ns an 8-byte
  * digest into a string, 267 ns given a view into the key buffer (plus ~30 ns to make the view),
- * this about 100 ns reading the key buffer in place (1,000,000 digests each). Longer inputs go
- * to node's crypto (row-key.ts md5Into); test/model/md5-short.test.ts checks every length 0-55
- * against it.
+ * this about 155 ns reading the key buffer in place (500,000 digests each; fully unrolled, 122 ns).
+ * Longer inputs go to node's crypto (row-key.ts md5Into); test/model/md5-short.test.ts checks
+ * every length 0-55 against it.
  */
 
 /** Bytes one block holds besides the 0x80 marker and the 8-byte bit length. */
