@@ -44,22 +44,12 @@ export async function writeFloor(data: string, into: string): Promise<FloorFigur
   // Buffer objects made the timed writes pay for marking them (major GC was a fifth of a profile).
   const batches = preparedBatches(tableEntries(data));
   const rows = batches.reduce((n, b) => n + b.rows, 0);
-  const store = new LmdbStore({ path: into, scanThreads: 1 });
+  const store = await storeWithTable(into);
   try {
-    await store.createInstance(BENCH_INSTANCE);
-    await store.createTable(BENCH_INSTANCE, parseLayout(BENCH_LAYOUT));
-    const cpu = process.cpuUsage();
-    const started = performance.now();
-    // Two writes in flight, as import.ts's WRITES_AHEAD.
-    const inFlight: Promise<void>[] = [];
-    for (const batch of batches) {
-      inFlight.push(store.writePrepared(BENCH_INSTANCE, BENCH_TABLE, batch));
-      if (inFlight.length >= 2) await inFlight.shift();
-    }
-    await Promise.all(inFlight);
-    const seconds = (performance.now() - started) / 1000;
-    const used = process.cpuUsage(cpu);
-    return { rows, seconds, cpuSeconds: (used.user + used.system) / 1e6 };
+    return await timedWrites(
+      rows,
+      batches.map((batch) => () => store.writePrepared(BENCH_INSTANCE, BENCH_TABLE, batch)),
+    );
   } finally {
     await store.close();
   }
@@ -67,38 +57,52 @@ export async function writeFloor(data: string, into: string): Promise<FloorFigur
 
 /** (c): the table's entries of `data` appended in key order to a fresh table at `into`. */
 export async function appendFloor(data: string, into: string): Promise<FloorFigure> {
-  const { bytes, ends } = tableEntries(data);
+  const entries = tableEntries(data);
   // The table made by the store, so its database is the one rows are written to; then written with lmdb-js itself.
-  const store = new LmdbStore({ path: into, scanThreads: 1 });
-  await store.createInstance(BENCH_INSTANCE);
-  await store.createTable(BENCH_INSTANCE, parseLayout(BENCH_LAYOUT));
-  await store.close();
+  await (await storeWithTable(into)).close();
   const env = open(lmdbEnvOptions(into));
   try {
     const db = env.openDB<Buffer, Buffer>({ name: `data/${BENCH_INSTANCE}/${BENCH_TABLE}`, keyEncoding: 'binary', encoding: 'binary' });
-    const count = ends.length / 2;
-    const cpu = process.cpuUsage();
-    const started = performance.now();
-    const inFlight: Promise<unknown>[] = [];
-    for (let b = 0; b < count; b += DEFAULT_IMPORT_BATCH) {
-      const last = Math.min(count, b + DEFAULT_IMPORT_BATCH);
-      inFlight.push(
+    const count = entries.ends.length / 2;
+    const writes: (() => Promise<unknown>)[] = [];
+    for (let first = 0; first < count; first += DEFAULT_IMPORT_BATCH) {
+      const last = Math.min(count, first + DEFAULT_IMPORT_BATCH);
+      writes.push(() =>
         db.transaction(() => {
-          for (let i = b; i < last; i++) {
-            const keyStart = i === 0 ? 0 : ends[2 * i - 1]!;
-            db.putSync(bytes.subarray(keyStart, ends[2 * i]!), bytes.subarray(ends[2 * i]!, ends[2 * i + 1]!), { append: true });
+          for (let i = first; i < last; i++) {
+            const { key, value } = entryAt(entries, i);
+            db.putSync(key, value, { append: true });
           }
         }),
       );
-      if (inFlight.length >= 2) await inFlight.shift();
     }
-    await Promise.all(inFlight);
-    const seconds = (performance.now() - started) / 1000;
-    const used = process.cpuUsage(cpu);
-    return { rows: count, seconds, cpuSeconds: (used.user + used.system) / 1e6 };
+    return await timedWrites(count, writes);
   } finally {
     await env.close();
   }
+}
+
+/** A fresh data directory at `into` holding the bench table, empty; the store left open. */
+async function storeWithTable(into: string): Promise<LmdbStore> {
+  const store = new LmdbStore({ path: into, scanThreads: 1 });
+  await store.createInstance(BENCH_INSTANCE);
+  await store.createTable(BENCH_INSTANCE, parseLayout(BENCH_LAYOUT));
+  return store;
+}
+
+/** Runs the writes in order, two in flight as import.ts's WRITES_AHEAD, timed with this process's CPU. */
+async function timedWrites(rows: number, writes: readonly (() => Promise<unknown>)[]): Promise<FloorFigure> {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const inFlight: Promise<unknown>[] = [];
+  for (const write of writes) {
+    inFlight.push(write());
+    if (inFlight.length >= 2) await inFlight.shift();
+  }
+  await Promise.all(inFlight);
+  const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  return { rows, seconds, cpuSeconds: (used.user + used.system) / 1e6 };
 }
 
 /** (b): every non-blank line of `ndjson` decoded and parsed on this thread. */
@@ -130,6 +134,12 @@ interface Entries {
   readonly ends: Int32Array;
 }
 
+/** Entry i's key and value: views of the entries' buffer. */
+function entryAt({ bytes, ends }: Entries, i: number): { key: Buffer; value: Buffer } {
+  const keyStart = i === 0 ? 0 : ends[2 * i - 1]!;
+  return { key: bytes.subarray(keyStart, ends[2 * i]!), value: bytes.subarray(ends[2 * i]!, ends[2 * i + 1]!) };
+}
+
 function tableEntries(data: string): Entries {
   const env = open({ ...lmdbEnvOptions(data), readOnly: true });
   try {
@@ -149,8 +159,8 @@ function tableEntries(data: string): Entries {
 }
 
 /** The entries in the import's batches, packed and sorted by the import's own BatchPacker: a seeded shuffle stands for the file's order. */
-function preparedBatches({ bytes, ends }: Entries): PreparedBatch[] {
-  const count = ends.length / 2;
+function preparedBatches(entries: Entries): PreparedBatch[] {
+  const count = entries.ends.length / 2;
   const order = Array.from({ length: count }, (_, i) => i);
   shuffle(order, 0x5eed);
   const layout = parseLayout(BENCH_LAYOUT);
@@ -158,8 +168,8 @@ function preparedBatches({ bytes, ends }: Entries): PreparedBatch[] {
   for (let b = 0; b < count; b += DEFAULT_IMPORT_BATCH) {
     const packer = new BatchPacker(layout, Infinity);
     for (const i of order.slice(b, b + DEFAULT_IMPORT_BATCH)) {
-      const keyStart = i === 0 ? 0 : ends[2 * i - 1]!;
-      packer.addEncoded(bytes.subarray(keyStart, ends[2 * i]!), bytes.subarray(ends[2 * i]!, ends[2 * i + 1]!));
+      const { key, value } = entryAt(entries, i);
+      packer.addEncoded(key, value);
     }
     batches.push(packer.finish());
   }

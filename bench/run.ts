@@ -452,22 +452,19 @@ async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<vo
       ratio: ratio(singleRows, localRows),
       parallelRatio: ratio(splitRows, localRows),
     };
-    add({
-      scenario: '7 export --url (one connection)',
-      figure: 'rows/s vs in-process export (--data), whole process',
-      value: Math.round(singleRows),
-      unit: 'rows/s',
-      baseline: Math.round(localRows),
-      ratio: ratio(singleRows, localRows),
-    });
-    add({
-      scenario: `7 export --url --parallel ${parallel}`,
-      figure: 'rows/s vs in-process export (--data), whole process',
-      value: Math.round(splitRows),
-      unit: 'rows/s',
-      baseline: Math.round(localRows),
-      ratio: ratio(splitRows, localRows),
-    });
+    for (const [scenario, rows] of [
+      ['7 export --url (one connection)', singleRows],
+      [`7 export --url --parallel ${parallel}`, splitRows],
+    ] as const) {
+      add({
+        scenario,
+        figure: 'rows/s vs in-process export (--data), whole process',
+        value: Math.round(rows),
+        unit: 'rows/s',
+        baseline: Math.round(localRows),
+        ratio: ratio(rows, localRows),
+      });
+    }
     note(
       `export --url: ${Math.round(singleRows)} rows/s over one connection, ${Math.round(splitRows)} with --parallel ${parallel}; in-process export ${Math.round(localRows)} rows/s`,
     );

@@ -4,6 +4,7 @@
  * original's Python client never encoded its query values (kijirest-behaviour.md 7.1).
  */
 import { rgError } from '../errors.js';
+import { hexDigit } from '../model/binary-text.js';
 
 export type Query = ReadonlyMap<string, string>;
 
@@ -51,21 +52,15 @@ function decodeAsciiEscapes(text: string, first: number): string | undefined {
   let out = '';
   let chunk = 0;
   for (let i = first; i >= 0; i = text.indexOf('%', i)) {
-    const byte = hexDigit(text.charCodeAt(i + 1)) * 16 + hexDigit(text.charCodeAt(i + 2));
-    // A NaN digit (past the end too) makes byte NaN, and the comparison false.
-    if (!(byte < 0x80)) return undefined;
-    out += text.slice(chunk, i) + String.fromCharCode(byte);
+    // -1 for a character that is no hex digit (NaN past the end reads as one).
+    const high = hexDigit(text.charCodeAt(i + 1));
+    const low = hexDigit(text.charCodeAt(i + 2));
+    if (high < 0 || high >= 8 || low < 0) return undefined;
+    out += text.slice(chunk, i) + String.fromCharCode(high * 16 + low);
     i += 3;
     chunk = i;
   }
   return out + text.slice(chunk);
-}
-
-function hexDigit(c: number): number {
-  if (c >= 48 && c <= 57) return c - 48;
-  const lower = c | 0x20;
-  if (lower >= 97 && lower <= 102) return lower - 87;
-  return NaN;
 }
 
 /**

@@ -47,7 +47,8 @@ export function toStringBinary(buf: Uint8Array): string {
   return out;
 }
 
-function hexDigit(code: number): number {
+/** The value of a hex digit's character code (either case), -1 for any other. */
+export function hexDigit(code: number): number {
   if (code >= 0x30 && code <= 0x39) return code - 0x30;
   if (code >= 0x41 && code <= 0x46) return code - 0x37;
   if (code >= 0x61 && code <= 0x66) return code - 0x57;

@@ -33,12 +33,12 @@ export class Output {
 
   /**
    * Writes `chunk`; resolves once the stream can take more. Throws OutputClosed on EPIPE.
-   * `release` gives the chunk's memory back to where it came from (a scan thread's chunk buffer,
-   * lib/rows/lent-bytes.ts) once a sink has written it, or a destroyed one dropped it.
+   * `release` gives the chunk's memory back to where it came from (RenderedChunk.release: a scan
+   * thread's chunk buffer) once a sink has written it, or a destroyed one dropped it.
    */
   async write(chunk: string | Buffer, release?: () => void): Promise<void> {
     this.check();
-    const more = release !== undefined && this.sink ? this.stream.write(chunk, () => release()) : this.stream.write(chunk);
+    const more = release !== undefined && this.sink ? this.stream.write(chunk, release) : this.stream.write(chunk);
     if (!more) {
       try {
         await once(this.stream, 'drain');

@@ -105,19 +105,16 @@ function sendRows(
   info: RequestInfo,
   format: RowFormat,
 ): Promise<void> | void {
-  if (keys.length > 0 && ctx.store.getChunk === undefined) {
+  if (keys.length === 0) return sendBody(ctx, req, res, layout, '', format);
+  if (ctx.store.getChunk === undefined) {
     return ctx.store.get(params.instance!, params.table!, keys, read).then((rows: readonly RowOut[]) => {
       info.rows = rows.length;
       return sendBody(ctx, req, res, layout, rowsText(rows, layout, ctx.config.revision), format);
     });
   }
-  let body: string | Buffer = '';
-  if (keys.length > 0) {
-    const chunk = ctx.store.getChunk!(params.instance!, params.table!, keys, read, rowRenderSpec(ctx.config.revision));
-    info.rows = chunk.rows;
-    body = chunk.bytes;
-  }
-  return sendBody(ctx, req, res, layout, body, format);
+  const chunk = ctx.store.getChunk(params.instance!, params.table!, keys, read, rowRenderSpec(ctx.config.revision));
+  info.rows = chunk.rows;
+  return sendBody(ctx, req, res, layout, chunk.bytes, format);
 }
 
 /** The rows' body in the negotiated format: JSON as it is, other formats converted whole. */
