@@ -6,7 +6,7 @@
  */
 
 import { rgError, isRowgateError } from '../errors.js';
-import type { EncodedCell, JsonValue, SchemaTable, TableLayout, Timestamp } from './types.js';
+import type { CellSchemaSpec, EncodedCell, JsonValue, SchemaTable, TableLayout, Timestamp } from './types.js';
 import { MAX_TIMESTAMP, timestampFromJson } from './timestamp.js';
 import { stringifyExactJson } from './exact-json.js';
 import { avroResolver, avroTypeOf, type AvroType } from './avro-types.js';
@@ -86,6 +86,48 @@ export function encodeCellCached(args: EncodeCellArgs): EncodedCell | undefined 
   const schemaId = cachedIds(schemas).get(schema);
   if (schemaId === undefined) return undefined;
   return timestamp === undefined ? { kind: 'value', family, qualifier, schemaId, json } : { kind: 'value', family, qualifier, timestamp, schemaId, json };
+}
+
+/** The kinds of column plain-line.ts writes from a line's bytes, by their canonical reader schema. */
+export type PlainKind = 'string' | 'long' | 'int' | 'double' | 'boolean';
+const PLAIN_KINDS: ReadonlyMap<string, PlainKind> = new Map([
+  ['"string"', 'string'],
+  ['"long"', 'long'],
+  ['"int"', 'int'],
+  ['"double"', 'double'],
+  ['"boolean"', 'boolean'],
+]);
+
+/** A column whose cells, written without writer_schema, are stored as the value's own JSON text when that text is canonical. */
+export interface PlainColumn {
+  readonly kind: PlainKind;
+  /** The id of the column's reader schema: every cell of it written without writer_schema carries it. */
+  readonly schemaId: number;
+}
+
+/**
+ * Whether cells of family:qualifier written without writer_schema take the plain path of
+ * encodeCellCached: no counter, a reader schema that is one primitive type, allowed as a writer
+ * (STRICT columns), its id known. Then encodeCellCached stores a value as avroToJson of the same
+ * value, which for a canonical JSON text (plain-line.ts checks) is that text. null: never plain;
+ * undefined: a cache is cold (ask again once a row went through encodeCell).
+ */
+export function plainColumnOf(layout: TableLayout, family: string, qualifier: string, schemas: SchemaTable): PlainColumn | null | undefined {
+  let spec: CellSchemaSpec;
+  try {
+    spec = columnSpecOf(layout, family, qualifier);
+  } catch {
+    return null; // not a column of the layout: encodeCellCached answers it with its error
+  }
+  if (spec.type === 'COUNTER') return null;
+  const plan = cachedColumnPlan(spec, schemas);
+  if (plan === undefined) return undefined;
+  const reader = plan.reader;
+  const kind = reader === undefined ? undefined : PLAIN_KINDS.get(reader);
+  if (reader === undefined || kind === undefined) return null;
+  if (plan.allowedWriters !== undefined && !plan.allowedWriters.has(reader)) return null;
+  const schemaId = cachedIds(schemas).get(reader);
+  return schemaId === undefined ? undefined : { kind, schemaId };
 }
 
 /** Validates the value against its writer schema, resolves it to the reader's: the JSON stored and its schema. */

@@ -18,6 +18,7 @@ import { encodeRowInput, encodeRowInputCached, type RowInputContext } from '../.
 import type { RowWrite, SchemaEntry, SchemaTable } from '../../lib/model/types.js';
 import { decodeUtf8 } from '../../lib/model/utf8-pieces.js';
 import { BatchPacker, type PreparedBatch } from '../../lib/store/lmdb/prepared-batch.js';
+import { PlainLineEncoder } from '../../lib/store/lmdb/plain-line.js';
 
 export interface ImportWorkerData {
   readonly layout: Record<string, unknown>;
@@ -79,10 +80,16 @@ const ctx: RowInputContext = { layout: parseLayout(data.layout), schemas, maxRow
  * counter increment, a key over the store's limit) sends the whole batch the other way: it is
  * parsed again from its lines and handed back as RowWrite objects, for Store.write.
  */
+/** The batches' packer, made at the first batch (its size) and reused: finish and clear empty it. */
+let packer: BatchPacker | undefined;
+/** The batch being parsed (batches are parsed one after another). */
+let parsing: Promise<void> = Promise.resolve();
+
 async function parseBatch(m: LinesBatch): Promise<void> {
   if (data.prepare) {
-    const packer = new BatchPacker(ctx.layout, data.maxRowKeyBytes ?? Infinity, m.bytes.byteLength * 2);
-    const cells = await parseLines(m, (row) => packer.add(row));
+    packer ??= new BatchPacker(ctx.layout, data.maxRowKeyBytes ?? Infinity, m.bytes.byteLength * 2);
+    const cells = await parseLines(m, (row) => packer!.add(row), packer);
+    if (cells < 0) packer.clear();
     if (cells === BAD_LINE) return;
     if (cells !== UNPACKABLE) {
       const prepared = packer.finish();
@@ -100,11 +107,24 @@ const BAD_LINE = -1;
 /** parseLines' answer when `take` refused a row. */
 const UNPACKABLE = -2;
 
-/** Decodes, parses and encodes every line of the batch, handing each row to `take`; answers the cells taken. */
-async function parseLines(m: LinesBatch, take: (row: RowWrite) => boolean): Promise<number> {
+/** Lines of the common shape go straight to packed bytes (plain-line.ts); it keeps what it learnt of the layout between batches. */
+const plainLines = new PlainLineEncoder(ctx.layout, schemas, data.maxRowKeyBytes ?? Infinity);
+
+/**
+ * Decodes, parses and encodes every line of the batch, handing each row to `take`; answers the
+ * cells taken. With `packer`, a line plain-line.ts takes is packed by it, without `take`.
+ */
+async function parseLines(m: LinesBatch, take: (row: RowWrite) => boolean, packer?: BatchPacker): Promise<number> {
   const bytes = Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength);
   let cells = 0;
   for (let i = 0; i < m.lines.length; i++) {
+    if (packer !== undefined) {
+      const plain = plainLines.add(bytes, m.starts[i]!, m.starts[i + 1]!, Date.now(), packer);
+      if (plain > 0) {
+        cells += plain;
+        continue;
+      }
+    }
     let row: RowWrite;
     try {
       // The row as a POST body's row is read: UTF-8 or refused, then the same parser.
@@ -124,8 +144,12 @@ async function parseLines(m: LinesBatch, take: (row: RowWrite) => boolean): Prom
 
 port.on('message', (m: ToImportWorker) => {
   if (m.type === 'lines') {
-    parseBatch(m).catch((e: unknown) =>
-      port.postMessage({ type: 'failed', index: m.index, message: e instanceof Error ? e.message : String(e) } satisfies FromImportWorker),
+    // One batch at a time, in the order they came: they share the packer, and a batch waiting for
+    // a schema look-up must not let the next one in.
+    parsing = parsing.then(() =>
+      parseBatch(m).catch((e: unknown) =>
+        port.postMessage({ type: 'failed', index: m.index, message: e instanceof Error ? e.message : String(e) } satisfies FromImportWorker),
+      ),
     );
     return;
   }

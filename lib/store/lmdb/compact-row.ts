@@ -176,20 +176,30 @@ function encodeAscii(model: RowModel, entityIdJson: string): Buffer | undefined 
       p += 18 + len;
     }
   }
-  writeHeader(b, n, textBytes, historyCount, entityIdEnd, oldest, newest);
+  writeCompactHeader(b, n, textBytes, historyCount, entityIdEnd, oldest, newest);
   return b;
 }
 
-function writeHeader(b: Buffer, n: number, textBytes: number, history: number, entityIdEnd: number, oldest: number, newest: number): void {
-  b[0] = TAG_COMPACT;
-  b[1] = FORMAT_VERSION;
-  b.writeUInt16LE(n, 2);
-  b.writeUInt32LE(textBytes, 4);
-  b.writeUInt32LE(history, 8);
-  b.writeUInt16LE(entityIdEnd, 12);
-  b.writeUInt16LE(0, 14);
-  b.writeDoubleLE(n > 0 ? oldest : 0, 16);
-  b.writeDoubleLE(n > 0 ? newest : 0, 24);
+/** Writes a compact row's 32-byte header at `at` (plain-line.ts writes rows without a RowModel, in place). */
+export function writeCompactHeader(
+  b: Buffer,
+  n: number,
+  textBytes: number,
+  history: number,
+  entityIdEnd: number,
+  oldest: number,
+  newest: number,
+  at = 0,
+): void {
+  b[at] = TAG_COMPACT;
+  b[at + 1] = FORMAT_VERSION;
+  b.writeUInt16LE(n, at + 2);
+  b.writeUInt32LE(textBytes, at + 4);
+  b.writeUInt32LE(history, at + 8);
+  b.writeUInt16LE(entityIdEnd, at + 12);
+  b.writeUInt16LE(0, at + 14);
+  b.writeDoubleLE(n > 0 ? oldest : 0, at + 16);
+  b.writeDoubleLE(n > 0 ? newest : 0, at + 24);
 }
 
 /** encodeCompactRow for any row: text written piece by piece, tracking byte offsets. */
@@ -273,7 +283,7 @@ function encodePiecewise(model: RowModel, entityIdJson: string): Buffer {
     }
   }
   b = w.buf;
-  writeHeader(b, n, textBytes, history, entityIdEnd, oldest, newest);
+  writeCompactHeader(b, n, textBytes, history, entityIdEnd, oldest, newest);
   return Buffer.from(b.subarray(0, w.pos));
 }
 

@@ -55,15 +55,14 @@ export class BatchPacker {
     this.entityIdJson = entityIdText(layout.keyFormat, 'json');
   }
 
-  /** Encodes and appends the row; false (nothing appended) when it must go through Store.write instead. */
-  add(row: RowWrite): boolean {
+  /** Encodes and appends the row (cells without a timestamp get `now`); false (nothing appended) when it must go through Store.write instead. */
+  add(row: RowWrite, now = Date.now()): boolean {
     if (row.rowKey.length > this.maxRowKeyBytes || row.cells.length > MAX_COMPACT_COLUMNS) return false;
     for (const cell of row.cells) {
       if (cell.kind === 'counter-increment') return false;
       // A row spilled to cell entries needs every cell key within LMDB's limit.
       if (!cellKeyFits(row.rowKey, cell.family, cell.qualifier)) return false;
     }
-    const now = Date.now();
     const model = new RowModel();
     model.apply(row.cells, this.layout.families, now);
     model.trim(this.layout.families, now);
@@ -74,18 +73,34 @@ export class BatchPacker {
 
   /** Appends a row already encoded: its prefix key (cell-key.ts rowPrefix) and its compact row. */
   addEncoded(prefix: Uint8Array, compact: Uint8Array): void {
+    const out = this.beginRow(prefix);
+    out.bytes(compact);
+    this.endRow(out);
+  }
+
+  /**
+   * Starts a row of `prefix` whose compact row the caller then appends to the answered writer
+   * (plain-line.ts writes it there in place); endRow(the answer) closes it.
+   */
+  beginRow(prefix: Uint8Array): ByteWriter {
     const out = this.out;
     const start = out.pos;
-    out.room(6 + prefix.length + compact.length);
+    out.room(6 + prefix.length);
     out.pos = out.buf.writeUInt16LE(prefix.length, start);
     out.bytes(prefix);
     this.starts.push(start);
     this.heads.push(prefix.length >= 6 ? out.buf.readUIntBE(start + 2, 6) : -1);
-    out.pos = out.buf.writeUInt32LE(compact.length, out.pos);
-    out.bytes(compact);
+    out.pos += 4; // the compact row's length, known at endRow
+    return out;
   }
 
-  /** The rows added, sorted by key (stable: two lines of one row keep their order), in a buffer of their own. */
+  /** Closes the row beginRow started: its compact row ends at the writer's position. */
+  endRow(out: ByteWriter): void {
+    const lengthAt = this.starts[this.starts.length - 1]! + 2 + out.buf.readUInt16LE(this.starts[this.starts.length - 1]!);
+    out.buf.writeUInt32LE(out.pos - lengthAt - 4, lengthAt);
+  }
+
+  /** The rows added, sorted by key (stable: two lines of one row keep their order), in a buffer of their own; the packer is empty again. */
   finish(): PreparedBatch {
     const { starts, heads } = this;
     const { buf, pos: end } = this.out;
@@ -126,7 +141,19 @@ export class BatchPacker {
       own.set(buf.subarray(from, to), out);
       out += to - from;
     }
-    return { bytes: own, rows: starts.length };
+    this.clear();
+    return { bytes: own, rows: order.length };
+  }
+
+  /**
+   * Drops the rows added: the packer is empty again, for the next batch. Its buffer is kept, since
+   * memory touched for the first time costs a page fault per 4 KiB (0.2 us a 450-byte row here,
+   * against 0.05 us to copy the row).
+   */
+  clear(): void {
+    this.starts = [];
+    this.heads = [];
+    this.out.pos = 0;
   }
 }
 

@@ -1,0 +1,566 @@
+/**
+ * An import line of the common shape written straight from its bytes into its compact row
+ * (compact-row.ts), without JSON.parse, RowWrite objects or a RowModel: the general path
+ * (parseExactJson, encodeRowInput, RowModel, encodeCompactRow) cost 7.5 us of a parsing thread's
+ * 10.3 us a row (profile of 300,000 bench rows x 5 cells); this reads each byte once.
+ *
+ * A line is taken here only when the general path would store exactly these bytes, and it is
+ * checked completely first: ASCII only; `{"entityId": [...], "cells": {family: {qualifier:
+ * [{"value": v, "timestamp": t}]}}}` with keys in any order and JSON whitespace anywhere; one cell
+ * a column; columns of families in the layout whose values take the plain path of the cell codec
+ * (cell-codec.ts plainColumnOf: string, long, int, double or boolean, no writer_schema); names
+ * and strings of printable characters without escapes; numbers in canonical form (what the codec
+ * would print back); timestamps of at most 15 digits, not older than the family's TTL; a row key
+ * within the store's limits. Anything else (including every bad line) answers false, and the
+ * caller takes the general path, which stores the row or names what is wrong with it. The
+ * entity id goes through the general path's own functions (parseExactJson, entityIdFromBody,
+ * resolveEntityId, formatEntityIdJson); test/store/plain-line.test.ts compares the bytes of both
+ * paths over many rows.
+ */
+import { plainColumnOf, type PlainColumn } from '../../model/cell-codec.js';
+import { entityIdFromBody, resolveEntityId } from '../../model/entity-id.js';
+import { parseExactJson, type JsonTextPlace } from '../../model/exact-json.js';
+import type { FamilyLayout, SchemaTable, TableLayout } from '../../model/types.js';
+import { expiryOf } from '../cell-picker.js';
+import { entityIdText } from '../store.js';
+import { cellKeyFits, rowPrefix } from './cell-key.js';
+import { COLUMN_BYTES, HEADER_BYTES, writeCompactHeader } from './compact-row.js';
+import type { BatchPacker } from './prepared-batch.js';
+
+const TAB = 0x09;
+const LF = 0x0a;
+const CR = 0x0d;
+const SPACE = 0x20;
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const MINUS = 0x2d;
+const DOT = 0x2e;
+const ZERO = 0x30;
+const NINE = 0x39;
+const OPEN_BRACKET = 0x5b;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+const CLOSE_BRACKET = 0x5d;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const TILDE = 0x7e;
+
+/** Cells a line may have here; a wider row takes the general path (the bench's rows have 5). */
+const MAX_CELLS = 64;
+/** Digits of an integer taken here: up to 15 every integer is a safe double, printed back as given. */
+const MAX_DIGITS = 15;
+/** Where the entity id sits in the line: inside the row object, as the general parser meets it. */
+const ENTITY_ID_PLACE: JsonTextPlace = { offset: 0, depth: 1 };
+
+const ascii = (s: string): Uint8Array => Buffer.from(s, 'latin1');
+const ENTITY_ID = ascii('entityId');
+const CELLS = ascii('cells');
+const VALUE = ascii('value');
+const TIMESTAMP = ascii('timestamp');
+const TRUE = ascii('true');
+const FALSE = ascii('false');
+
+interface KnownColumn {
+  readonly name: Uint8Array;
+  /** undefined: any qualifier of a map family (read from the line when needed). */
+  readonly qualifier: string | undefined;
+  /** null: cells of this column take the general path. */
+  readonly plain: PlainColumn | null;
+}
+
+const EMPTY = new Uint8Array(0);
+/** Columns of a group family remembered (by their bytes); others are looked up in the layout each time. */
+const MAX_KNOWN_COLUMNS = 1024;
+
+interface KnownFamily {
+  readonly name: Uint8Array;
+  readonly family: string;
+  readonly layout: FamilyLayout;
+  /** `"family"` as the compact row's text holds it. */
+  readonly quoted: number;
+  /** Group family: the columns met so far (plain or not). */
+  readonly columns: KnownColumn[];
+  /** Map family: how its cells are written (undefined: not known yet). */
+  map: KnownColumn | undefined;
+  /** The row that last named this family (a family named twice in a line takes the general path). */
+  seenInRow: number;
+}
+
+export class PlainLineEncoder {
+  private readonly families: KnownFamily[] = [];
+  private readonly entityIdJson: (rowKey: Buffer) => string;
+  private row = 0;
+
+  // The line's cells, by index: family, column, where its qualifier and value are in the line, timestamp (-1: none).
+  private count = 0;
+  private readonly cellFamily: KnownFamily[] = [];
+  private readonly cellPlain: PlainColumn[] = [];
+  private readonly qualifierStart = new Int32Array(MAX_CELLS);
+  private readonly qualifierEnd = new Int32Array(MAX_CELLS);
+  private readonly valueStart = new Int32Array(MAX_CELLS);
+  private readonly valueEnd = new Int32Array(MAX_CELLS);
+  private readonly cellQualifier: (string | undefined)[] = [];
+  private readonly timestamps = new Float64Array(MAX_CELLS);
+  private readonly order = new Int32Array(MAX_CELLS);
+  // Where each cell's fragment starts and ends in the text, by stored position.
+  private readonly fragStart = new Int32Array(MAX_CELLS);
+  private readonly fragEnd = new Int32Array(MAX_CELLS);
+
+  private b: Buffer = Buffer.alloc(0);
+  private end = 0;
+
+  constructor(
+    private readonly layout: TableLayout,
+    private readonly schemas: SchemaTable,
+    private readonly maxRowKeyBytes: number,
+  ) {
+    this.entityIdJson = entityIdText(layout.keyFormat, 'json');
+  }
+
+  /**
+   * Appends the row of line `b[start, end)` to `packer` and answers its cells, or answers 0 and
+   * appends nothing when the line is not one this takes (the general path then reads it).
+   * Cells without a timestamp get `now`, as BatchPacker.add gives them.
+   */
+  add(b: Buffer, start: number, end: number, now: number, packer: BatchPacker): number {
+    this.b = b;
+    this.end = end;
+    this.count = 0;
+    this.row++;
+    let entityStart = -1;
+    let entityEnd = -1;
+    let cellsSeen = false;
+    let p = this.ws(start);
+    if (b[p] !== OPEN_BRACE) return 0;
+    p = this.ws(p + 1);
+    for (;;) {
+      if (b[p] !== QUOTE) return 0;
+      if (this.isKey(p, ENTITY_ID)) {
+        if (entityStart >= 0) return 0;
+        p = this.colon(p + ENTITY_ID.length + 2);
+        if (p < 0 || b[p] !== OPEN_BRACKET) return 0;
+        entityStart = p;
+        p = this.skipArray(p);
+        entityEnd = p;
+      } else if (this.isKey(p, CELLS)) {
+        if (cellsSeen) return 0;
+        cellsSeen = true;
+        p = this.colon(p + CELLS.length + 2);
+        if (p < 0) return 0;
+        p = this.cells(p);
+      } else return 0;
+      if (p < 0) return 0;
+      p = this.ws(p);
+      if (b[p] === COMMA) p = this.ws(p + 1);
+      else if (b[p] === CLOSE_BRACE) break;
+      else return 0;
+    }
+    if (this.ws(p + 1) !== end || entityStart < 0 || this.count === 0) return 0;
+    return this.write(entityStart, entityEnd, now, packer);
+  }
+
+  /** Encodes the row scanned; 0 when its key or cells need the general path after all. */
+  private write(entityStart: number, entityEnd: number, now: number, packer: BatchPacker): number {
+    const b = this.b;
+    let rowKey: Buffer;
+    try {
+      const value = parseExactJson(b.toString('latin1', entityStart, entityEnd), 'the row', ENTITY_ID_PLACE);
+      rowKey = resolveEntityId(this.layout.keyFormat, entityIdFromBody(value));
+    } catch {
+      return 0; // the general path names what is wrong with it
+    }
+    if (rowKey.length > this.maxRowKeyBytes) return 0;
+    const entityId = this.entityIdJson(rowKey);
+    const n = this.count;
+    if (!this.sortCells(n)) return 0;
+    const order = this.order;
+    let oldest = Infinity;
+    let newest = -Infinity;
+    for (let k = 0; k < n; k++) {
+      const i = order[k]!;
+      const fam = this.cellFamily[i]!;
+      let ts = this.timestamps[i]!;
+      if (ts < 0) ts = this.timestamps[i] = now;
+      // A cell already past its family's TTL is dropped by the general path's trim.
+      if (ts < expiryOf(fam.layout.ttlSeconds, now)) return 0;
+      const qualifier = this.cellQualifier[i] ?? b.toString('latin1', this.qualifierStart[i]!, this.qualifierEnd[i]!);
+      if (!cellKeyFits(rowKey, fam.family, qualifier)) return 0;
+      if (ts < oldest) oldest = ts;
+      if (ts > newest) newest = ts;
+    }
+
+    // The one-string encoder's text is ASCII (others are written piece by piece).
+    for (let i = 0; i < entityId.length; i++) if (entityId.charCodeAt(i) >= 0x80) return 0;
+
+    const w = packer.beginRow(rowPrefix(rowKey));
+    const base = w.pos;
+    const text = base + HEADER_BYTES;
+    w.room(HEADER_BYTES);
+    w.pos = text;
+    w.shortAscii('{"entityId":');
+    w.shortAscii(entityId);
+    const entityIdEnd = w.pos - text;
+    w.shortAscii(',"cells":{');
+    const fragStarts = this.fragStart;
+    const fragEnds = this.fragEnd;
+    let family: KnownFamily | undefined;
+    for (let k = 0; k < n; k++) {
+      const i = order[k]!;
+      const fam = this.cellFamily[i]!;
+      if (fam !== family) {
+        if (family !== undefined) w.shortAscii(']},');
+        w.byte(QUOTE);
+        w.range(fam.name, 0, fam.name.length);
+        w.shortAscii('":{');
+        family = fam;
+      } else w.shortAscii('],');
+      // The qualifier with its quotes, as the line has it.
+      w.range(b, this.qualifierStart[i]! - 1, this.qualifierEnd[i]! + 1);
+      w.shortAscii(':[');
+      fragStarts[k] = w.pos - text;
+      w.shortAscii('{"timestamp":');
+      w.decimal(this.timestamps[i]!);
+      w.shortAscii(',"value":');
+      w.range(b, this.valueStart[i]!, this.valueEnd[i]!);
+      w.shortAscii(',"writer_schema":');
+      w.decimal(this.cellPlain[i]!.schemaId);
+      w.byte(CLOSE_BRACE);
+      fragEnds[k] = w.pos - text;
+    }
+    w.shortAscii(']}}}\r\n');
+    const textBytes = w.pos - text;
+    w.room(n * COLUMN_BYTES);
+    const out = w.buf;
+    let pos = w.pos;
+    family = undefined;
+    for (let k = 0; k < n; k++, pos += COLUMN_BYTES) {
+      const i = order[k]!;
+      const fam = this.cellFamily[i]!;
+      const ts = this.timestamps[i]!;
+      const hi = Math.floor(ts / 0x1_0000_0000);
+      out.writeUInt32LE(fragStarts[k]!, pos);
+      out.writeUInt32LE(fragEnds[k]!, pos + 4);
+      out.writeUInt16LE(fam !== family ? fam.quoted : 0, pos + 8);
+      out.writeUInt16LE(this.qualifierEnd[i]! - this.qualifierStart[i]! + 2, pos + 10);
+      out.writeUInt32LE(this.cellPlain[i]!.schemaId, pos + 12);
+      out.writeUInt32LE(hi, pos + 16);
+      out.writeUInt32LE(ts - hi * 0x1_0000_0000, pos + 20);
+      family = fam;
+    }
+    w.pos = pos;
+    writeCompactHeader(out, n, textBytes, 0, entityIdEnd, oldest, newest, base);
+    packer.endRow(w);
+    return n;
+  }
+
+  /**
+   * Sorts the cells into stored order (family name, then qualifier bytes: names here are ASCII,
+   * so that is code point order too) into `order`; false when two cells name one column.
+   */
+  private sortCells(n: number): boolean {
+    const order = this.order;
+    for (let k = 0; k < n; k++) {
+      const i = k;
+      let j = k - 1;
+      while (j >= 0) {
+        const cmp = this.compareCells(order[j]!, i);
+        if (cmp === 0) return false;
+        if (cmp < 0) break;
+        order[j + 1] = order[j]!;
+        j--;
+      }
+      order[j + 1] = i;
+    }
+    return true;
+  }
+
+  private compareCells(x: number, y: number): number {
+    const fx = this.cellFamily[x]!.family;
+    const fy = this.cellFamily[y]!.family;
+    if (fx !== fy) return fx < fy ? -1 : 1;
+    const b = this.b;
+    const ax = this.qualifierStart[x]!;
+    const ay = this.qualifierStart[y]!;
+    const lx = this.qualifierEnd[x]! - ax;
+    const ly = this.qualifierEnd[y]! - ay;
+    const common = Math.min(lx, ly);
+    for (let k = 0; k < common; k++) {
+      const d = b[ax + k]! - b[ay + k]!;
+      if (d !== 0) return d;
+    }
+    return lx - ly;
+  }
+
+  /** `{family: {qualifier: [cell]}, ...}` from `p`; the position after it, or -1. */
+  private cells(p: number): number {
+    const b = this.b;
+    if (b[p] !== OPEN_BRACE) return -1;
+    p = this.ws(p + 1);
+    if (b[p] === CLOSE_BRACE) return -1; // no cells: the general path writes nothing for it
+    for (;;) {
+      const nameEnd = this.name(p);
+      if (nameEnd < 0) return -1;
+      const fam = this.family(p + 1, nameEnd);
+      if (fam === undefined || fam.seenInRow === this.row) return -1;
+      fam.seenInRow = this.row;
+      p = this.colon(nameEnd + 1);
+      if (p < 0 || b[p] !== OPEN_BRACE) return -1;
+      p = this.ws(p + 1);
+      if (b[p] === CLOSE_BRACE) return -1;
+      for (;;) {
+        const qualifierEnd = this.name(p);
+        if (qualifierEnd < 0) return -1;
+        const column = this.column(fam, p + 1, qualifierEnd);
+        const plain = column?.plain;
+        if (plain == null || this.count === MAX_CELLS) return -1;
+        const i = this.count++;
+        this.cellFamily[i] = fam;
+        this.cellPlain[i] = plain;
+        this.cellQualifier[i] = column!.qualifier;
+        this.qualifierStart[i] = p + 1;
+        this.qualifierEnd[i] = qualifierEnd;
+        p = this.colon(qualifierEnd + 1);
+        if (p < 0 || b[p] !== OPEN_BRACKET) return -1;
+        p = this.cell(this.ws(p + 1), i, plain);
+        if (p < 0) return -1;
+        p = this.ws(p);
+        if (b[p] !== CLOSE_BRACKET) return -1; // more than one cell in a column: the general path orders them
+        p = this.ws(p + 1);
+        if (b[p] === CLOSE_BRACE) break;
+        if (b[p] !== COMMA) return -1;
+        p = this.ws(p + 1);
+      }
+      p = this.ws(p + 1);
+      if (b[p] === CLOSE_BRACE) return p + 1;
+      if (b[p] !== COMMA) return -1;
+      p = this.ws(p + 1);
+    }
+  }
+
+  /** `{"value": v, "timestamp": t}` (either order, timestamp optional) at `p` into cell `i`; the position after it, or -1. */
+  private cell(p: number, i: number, plain: PlainColumn): number {
+    const b = this.b;
+    if (b[p] !== OPEN_BRACE) return -1;
+    p = this.ws(p + 1);
+    this.valueStart[i] = -1;
+    this.timestamps[i] = -1;
+    for (;;) {
+      if (b[p] !== QUOTE) return -1;
+      if (this.isKey(p, VALUE)) {
+        if (this.valueStart[i]! >= 0) return -1;
+        p = this.colon(p + VALUE.length + 2);
+        if (p < 0) return -1;
+        const valueEnd = this.value(p, plain);
+        if (valueEnd < 0) return -1;
+        this.valueStart[i] = p;
+        this.valueEnd[i] = valueEnd;
+        p = valueEnd;
+      } else if (this.isKey(p, TIMESTAMP)) {
+        if (this.timestamps[i]! >= 0) return -1;
+        p = this.colon(p + TIMESTAMP.length + 2);
+        if (p < 0) return -1;
+        const digitsEnd = this.integerEnd(p);
+        // Negative (-1 skips the cell), longer, or not an integer: the general path decides.
+        if (digitsEnd < 0 || b[p] === MINUS) return -1;
+        this.timestamps[i] = this.digitsValue(p, digitsEnd);
+        p = digitsEnd;
+      } else return -1;
+      p = this.ws(p);
+      if (b[p] === CLOSE_BRACE) return this.valueStart[i]! >= 0 ? p + 1 : -1;
+      if (b[p] !== COMMA) return -1;
+      p = this.ws(p + 1);
+    }
+  }
+
+  /** A value of the column's kind at `p`, in the canonical form the codec prints; the position after it, or -1. */
+  private value(p: number, plain: PlainColumn): number {
+    const b = this.b;
+    switch (plain.kind) {
+      case 'string': {
+        if (b[p] !== QUOTE) return -1;
+        const end = this.name(p);
+        return end < 0 ? -1 : end + 1;
+      }
+      case 'boolean':
+        if (this.matches(p, TRUE)) return p + TRUE.length;
+        return this.matches(p, FALSE) ? p + FALSE.length : -1;
+      case 'long':
+        return this.integerEnd(p);
+      case 'int': {
+        const end = this.integerEnd(p);
+        if (end < 0) return -1;
+        const v = b[p] === MINUS ? -this.digitsValue(p + 1, end) : this.digitsValue(p, end);
+        return v >= -2147483648 && v <= 2147483647 ? end : -1;
+      }
+      case 'double':
+        return this.doubleEnd(p);
+    }
+  }
+
+  /**
+   * The end of a JSON integer of at most 15 digits in canonical form (no leading zero, not -0)
+   * not followed by a fraction or exponent; -1 otherwise.
+   */
+  private integerEnd(p: number): number {
+    const b = this.b;
+    const negative = b[p] === MINUS;
+    const first = negative ? p + 1 : p;
+    let q = first;
+    while (q < this.end && b[q]! >= ZERO && b[q]! <= NINE) q++;
+    const digits = q - first;
+    if (digits === 0 || digits > MAX_DIGITS) return -1;
+    if (b[first] === ZERO && (digits > 1 || negative)) return -1;
+    const next = b[q];
+    if (next === DOT || next === 0x65 || next === 0x45) return -1;
+    return q;
+  }
+
+  /**
+   * The end of a JSON number at `p` whose text is the one a double prints as (String(Number(text)));
+   * -1 otherwise. Integers of up to 15 digits are canonical as written (checked by integerEnd).
+   */
+  private doubleEnd(p: number): number {
+    const simple = this.integerEnd(p);
+    if (simple >= 0) return simple;
+    const b = this.b;
+    let q = p;
+    if (b[q] === MINUS) q++;
+    const intStart = q;
+    while (q < this.end && b[q]! >= ZERO && b[q]! <= NINE) q++;
+    if (q === intStart || (b[intStart] === ZERO && q - intStart > 1)) return -1;
+    if (b[q] === DOT) {
+      const fracStart = ++q;
+      while (q < this.end && b[q]! >= ZERO && b[q]! <= NINE) q++;
+      if (q === fracStart) return -1;
+    }
+    if (b[q] === 0x65 || b[q] === 0x45) {
+      q++;
+      if (b[q] === 0x2b || b[q] === MINUS) q++;
+      const expStart = q;
+      while (q < this.end && b[q]! >= ZERO && b[q]! <= NINE) q++;
+      if (q === expStart) return -1;
+    }
+    const text = b.toString('latin1', p, q);
+    return String(Number(text)) === text ? q : -1;
+  }
+
+  /** The value of the decimal digits b[p, end) (at most 15: exact). */
+  private digitsValue(p: number, end: number): number {
+    const b = this.b;
+    let v = 0;
+    for (let q = p; q < end; q++) v = v * 10 + (b[q]! - ZERO);
+    return v;
+  }
+
+  /**
+   * A string of printable ASCII without escapes at `p` (a name or a string value): the position
+   * of its closing quote, or -1. Its JSON text is then exactly what JSON.stringify writes for it.
+   */
+  private name(p: number): number {
+    const b = this.b;
+    if (b[p] !== QUOTE) return -1;
+    for (let q = p + 1; q < this.end; q++) {
+      const c = b[q]!;
+      if (c === QUOTE) return q;
+      if (c < SPACE || c > TILDE || c === BACKSLASH) return -1;
+    }
+    return -1;
+  }
+
+  /** Whether the string at `p` is `"<key>"`. */
+  private isKey(p: number, key: Uint8Array): boolean {
+    return this.matches(p + 1, key) && this.b[p + 1 + key.length] === QUOTE;
+  }
+
+  private matches(p: number, bytes: Uint8Array): boolean {
+    const b = this.b;
+    if (p + bytes.length > this.end) return false;
+    for (let k = 0; k < bytes.length; k++) if (b[p + k] !== bytes[k]) return false;
+    return true;
+  }
+
+  /** After a key's closing quote at p - 1: whitespace, a colon, whitespace; the position of the value, or -1. */
+  private colon(p: number): number {
+    p = this.ws(p);
+    return this.b[p] === COLON ? this.ws(p + 1) : -1;
+  }
+
+  private ws(p: number): number {
+    const b = this.b;
+    while (p < this.end) {
+      const c = b[p];
+      if (c !== SPACE && c !== TAB && c !== LF && c !== CR) break;
+      p++;
+    }
+    return p;
+  }
+
+  /**
+   * The end of the JSON array at `p`, found by its brackets outside strings (parseExactJson checks
+   * the rest); -1 at a byte above 0x7f or a control character in a string.
+   */
+  private skipArray(p: number): number {
+    const b = this.b;
+    let depth = 0;
+    for (let q = p; q < this.end; q++) {
+      const c = b[q]!;
+      if (c >= 0x80) return -1;
+      if (c === QUOTE) {
+        for (q++; q < this.end; q++) {
+          const s = b[q]!;
+          if (s === BACKSLASH) q++;
+          else if (s === QUOTE) break;
+          else if (s < SPACE || s >= 0x80) return -1;
+        }
+      } else if (c === OPEN_BRACKET) depth++;
+      else if (c === CLOSE_BRACKET && --depth === 0) return q + 1;
+    }
+    return -1;
+  }
+
+  /** The family named by b[start, end), known to the layout; undefined when it is not. */
+  private family(start: number, end: number): KnownFamily | undefined {
+    const b = this.b;
+    for (const f of this.families) if (sameBytes(f.name, b, start, end)) return f;
+    const family = b.toString('latin1', start, end);
+    const layout = this.layout.families.get(family);
+    if (layout === undefined) return undefined;
+    const known: KnownFamily = {
+      name: Buffer.from(family, 'latin1'),
+      family,
+      layout,
+      quoted: end - start + 2,
+      columns: [],
+      map: undefined,
+      seenInRow: 0,
+    };
+    this.families.push(known);
+    return known;
+  }
+
+  /** How cells of the column b[start, end) of `fam` are written (null: by the general path). */
+  private column(fam: KnownFamily, start: number, end: number): KnownColumn | null {
+    if (fam.layout.mapSchema !== undefined) {
+      if (fam.map === undefined) {
+        const plain = plainColumnOf(this.layout, fam.family, '', this.schemas);
+        if (plain === undefined) return null; // a cold cache: asked again at the next row
+        fam.map = { name: EMPTY, qualifier: undefined, plain };
+      }
+      return fam.map;
+    }
+    const b = this.b;
+    for (const c of fam.columns) if (sameBytes(c.name, b, start, end)) return c;
+    const qualifier = b.toString('latin1', start, end);
+    const plain = plainColumnOf(this.layout, fam.family, qualifier, this.schemas);
+    if (plain === undefined) return null; // a cold cache: asked again at the next row (the general path fills it meanwhile)
+    const known: KnownColumn = { name: Buffer.from(qualifier, 'latin1'), qualifier, plain };
+    if (fam.columns.length < MAX_KNOWN_COLUMNS) fam.columns.push(known);
+    return known;
+  }
+}
+
+function sameBytes(name: Uint8Array, b: Uint8Array, start: number, end: number): boolean {
+  if (name.length !== end - start) return false;
+  for (let k = 0; k < name.length; k++) if (name[k] !== b[start + k]) return false;
+  return true;
+}
