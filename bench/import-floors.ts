@@ -4,17 +4,18 @@
  * PostgreSQL (whose `\copy FROM` reads tab-separated text into heap pages, work of another kind).
  *
  * (a) The write floor: the imported table's own entries (one compact row a row), written again into
- *     a fresh data directory by LmdbStore.writePrepared exactly as `rowgate import` writes them:
- *     batches of the import's size in input order (the salted keys scatter each batch over the
- *     table; here a seeded shuffle stands for the file's order), each sorted by key, two commits in
- *     flight, each synced. Nothing is parsed or encoded: the rows are already bytes.
+ *     a fresh data directory by LmdbStore.writeParts exactly as `rowgate import` writes them:
+ *     batches of the import's size in input order (a seeded shuffle stands for the file's order:
+ *     the salted keys scatter it over the table), each of parts of PART_ROWS rows sorted on their
+ *     own and merged as they are written, two commits in flight, each synced. Nothing is parsed or
+ *     encoded: the rows are already bytes.
  * (b) The parse floor: every line of the input decoded (UTF-8, fatal) and given to JSON.parse on one
  *     thread, nothing else: the least a JSON input costs before any row is validated or encoded.
  * (c) The ordered-write floor: the same entries as (a), into a fresh table, but in key order across
  *     the whole table and appended (lmdb-js `append`, LMDB's MDB_APPEND: each leaf page filled and
- *     written once), in transactions of the import's batch size, two in flight, each synced. What
- *     the write could cost if an import sorted all its rows before writing them (bench/README.md,
- *     what bounds the import); rowgate's import does not write this way.
+ *     written once), in transactions of the import's batch size, two in flight, each synced, by
+ *     lmdb-js alone: what (a) costs without the store's merge of the parts and its checks. A
+ *     file of one batch (the bench's) is written this way by the import too.
  *
  * Each runs in a process of its own (`node import-floors.js write DATA INTO` or `parse FILE`, one
  * JSON figure on stdout), as every baseline does: run inside the bench process, the write floor
@@ -28,7 +29,7 @@ import { lmdbEnvOptions } from '../lib/store/lmdb/env-options.js';
 import { LmdbStore } from '../lib/store/lmdb/lmdb-store.js';
 import { BatchPacker, type PreparedBatch } from '../lib/store/lmdb/prepared-batch.js';
 import { ByteWriter } from '../lib/byte-writer.js';
-import { DEFAULT_IMPORT_BATCH } from '../tools/commands/import.js';
+import { DEFAULT_IMPORT_BATCH, PART_ROWS } from '../tools/commands/import.js';
 import { BENCH_INSTANCE, BENCH_LAYOUT, BENCH_TABLE } from './dataset.js';
 
 export interface FloorFigure {
@@ -43,12 +44,12 @@ export async function writeFloor(data: string, into: string): Promise<FloorFigur
   // Built before the clock starts, and held as a few large buffers: the rows as a million small
   // Buffer objects made the timed writes pay for marking them (major GC was a fifth of a profile).
   const batches = preparedBatches(tableEntries(data));
-  const rows = batches.reduce((n, b) => n + b.rows, 0);
+  const rows = batches.reduce((n, parts) => n + parts.reduce((m, p) => m + p.rows, 0), 0);
   const store = await storeWithTable(into);
   try {
     return await timedWrites(
       rows,
-      batches.map((batch) => () => store.writePrepared(BENCH_INSTANCE, BENCH_TABLE, batch)),
+      batches.map((parts) => () => store.writeParts(BENCH_INSTANCE, BENCH_TABLE, parts)),
     );
   } finally {
     await store.close();
@@ -158,20 +159,23 @@ function tableEntries(data: string): Entries {
   }
 }
 
-/** The entries in the import's batches, packed and sorted by the import's own BatchPacker: a seeded shuffle stands for the file's order. */
-function preparedBatches(entries: Entries): PreparedBatch[] {
+/** The entries in the import's batches of parts, each part packed and sorted by the import's own BatchPacker: a seeded shuffle stands for the file's order. */
+function preparedBatches(entries: Entries): PreparedBatch[][] {
   const count = entries.ends.length / 2;
   const order = Array.from({ length: count }, (_, i) => i);
   shuffle(order, 0x5eed);
-  const layout = parseLayout(BENCH_LAYOUT);
-  const batches: PreparedBatch[] = [];
+  const packer = new BatchPacker(parseLayout(BENCH_LAYOUT), Infinity);
+  const batches: PreparedBatch[][] = [];
   for (let b = 0; b < count; b += DEFAULT_IMPORT_BATCH) {
-    const packer = new BatchPacker(layout, Infinity);
-    for (const i of order.slice(b, b + DEFAULT_IMPORT_BATCH)) {
-      const { key, value } = entryAt(entries, i);
-      packer.addEncoded(key, value);
+    const parts: PreparedBatch[] = [];
+    for (let p = b; p < Math.min(count, b + DEFAULT_IMPORT_BATCH); p += PART_ROWS) {
+      for (const i of order.slice(p, Math.min(p + PART_ROWS, b + DEFAULT_IMPORT_BATCH))) {
+        const { key, value } = entryAt(entries, i);
+        packer.addEncoded(key, value);
+      }
+      parts.push(packer.finish());
     }
-    batches.push(packer.finish());
+    batches.push(parts);
   }
   return batches;
 }

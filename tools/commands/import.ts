@@ -18,7 +18,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Command } from 'commander';
 import { isRowgateError } from '../../lib/errors.js';
-import type { SchemaTable } from '../../lib/model/types.js';
+import type { RowWrite, SchemaTable } from '../../lib/model/types.js';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import type { Store } from '../../lib/store/store.js';
 import { CliError } from '../support/cli-error.js';
@@ -29,16 +29,15 @@ import { byteLines } from '../support/byte-lines.js';
 import type { FromImportWorker, ImportWorkerData, LinesBatch, ToImportWorker } from './import-worker.js';
 
 /**
- * Rows per atomic write. Salted keys scatter a batch over the whole B-tree, so a batch dirties
- * (and its commit writes) about one 4 KiB page a row until batches approach the table's page
- * count: bigger batches write less (bench/README.md, scenario 3's write floor, writes the same
- * rows as bytes in batches of this size). Same
- * machine and file, once rows were packed as they were parsed: 14.1 s with 50,000 (peak RssAnon
- * 0.8 GB), 11.3 s with 100,000 (1.0 GB), 9.0 s with 200,000 (1.3 GB), 12.8 s with all of them in
- * one (nothing written until the end). Earlier, with parsing twice as costly, 50,000 was best.
- * `--batch` trades memory for speed.
+ * Rows per atomic write. A batch is parsed in parts of PART_ROWS on every thread and written in one
+ * transaction in key order across all its parts: into an empty table (or above its keys) its rows
+ * are appended, each leaf page filled and written once. Batches after the first scatter over the
+ * rows already written (salted keys), so each commit copies most of the table's leaf pages again:
+ * bigger batches write less. 1,000,000 rows x 5 cells, same machine and file: 5.5-6.2 s, peak
+ * RssAnon 1.4 GB, a 562 MB data file with batches of 1,000,000; 7.8 s, 2.6 GB and 1.3 GB with
+ * 200,000 (the default before batches were parsed in parts). `--batch` trades memory for speed.
  */
-export const DEFAULT_IMPORT_BATCH = 200_000;
+export const DEFAULT_IMPORT_BATCH = 1_000_000;
 
 interface ImportFlags extends StoreFlags {
   readonly instance: string;
@@ -90,9 +89,16 @@ const MAX_PARSE_THREADS = 4;
 // Under the test runner this module is TypeScript source; the workers inherit its loader flags.
 const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './import-worker.ts' : './import-worker.js', import.meta.url);
 
-/** A batch of input lines handed to a parsing thread, and its answer once it came. */
-interface Parsing {
-  readonly index: number;
+/**
+ * Lines a parsing thread takes at a time. A larger batch is parsed in parts on every thread, and
+ * its parts' sorted rows merged into one key order as it is written (LmdbStore.writeParts). Parts
+ * of 100,000: on 2 threads the last part keeps one of them busy alone for at most 0.4 s (4 us a
+ * row), and merging 10 runs costs the writing thread about 0.2 us a row.
+ */
+export const PART_ROWS = 100_000;
+
+/** Input lines handed to a parsing thread as a part of a batch, and its answer once it came. */
+interface Part {
   readonly firstLine: number;
   readonly lastLine: number;
   readonly answer: Promise<FromImportWorker>;
@@ -153,50 +159,61 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
     if (batch.alone) await settle();
   };
 
-  /** Batches handed to the parsing threads, in input order; written in that order as they come back. */
-  const parsing: Parsing[] = [];
-  /** Writes the oldest parsed batch (or stops the import at its bad line). */
+  /** Batches whose lines were all handed to the parsing threads, in input order; written in that order. */
+  const batches: Part[][] = [];
+  /** The parts of the batch being read. */
+  let openBatch: Part[] = [];
+  let openRows = 0;
+  /** Answers of parts not in yet, oldest first: no more than the threads can hold are handed out. */
+  const unanswered: Promise<FromImportWorker>[] = [];
+
+  /** Writes the oldest batch once all its parts are parsed (or stops the import at its first bad line). */
   const writeOldest = async (): Promise<void> => {
-    const p = parsing.shift()!;
-    const m = await p.answer;
-    if (m.type === 'prepared') {
-      const batch = m.batch;
-      await startWrite({
-        firstLine: p.firstLine,
-        lastLine: p.lastLine,
-        rows: batch.rows,
-        cells: m.cells,
-        write: () => lmdb!.writePrepared(flags.instance, flags.table, batch),
-        alone: false,
-      });
-    } else if (m.type === 'batch') {
-      // Buffers arrive from a worker as plain Uint8Arrays: views, no copy.
-      for (const row of m.rows as { rowKey: Uint8Array }[]) row.rowKey = Buffer.from(row.rowKey.buffer, row.rowKey.byteOffset, row.rowKey.byteLength);
-      const rows = m.rows;
-      await startWrite({
-        firstLine: p.firstLine,
-        lastLine: p.lastLine,
-        rows: rows.length,
-        cells: m.cells,
-        write: () => store.write(flags.instance, flags.table, rows),
-        alone: true,
-      });
-    } else if (m.type === 'bad-line') {
-      await settle();
-      throw new CliError(`line ${m.line}: ${m.message}\n${stoppedText(p.firstLine, committedRows, committedCells)}`);
-    } else {
-      await settle();
-      throw new Error(m.type === 'failed' ? m.message : `unexpected message ${m.type}`);
+    const parts = batches.shift()!;
+    const answers = await Promise.all(parts.map((p) => p.answer));
+    const firstLine = parts[0]!.firstLine;
+    const lastLine = parts[parts.length - 1]!.lastLine;
+    let rows = 0;
+    let cells = 0;
+    for (const m of answers) {
+      if (m.type === 'prepared') rows += m.batch.rows;
+      else if (m.type === 'batch') rows += m.rows.length;
+      else if (m.type === 'bad-line') {
+        await settle();
+        throw new CliError(`line ${m.line}: ${m.message}\n${stoppedText(firstLine, committedRows, committedCells)}`);
+      } else {
+        await settle();
+        throw new Error(m.type === 'failed' ? m.message : `unexpected message ${m.type}`);
+      }
+      cells += m.cells;
     }
+    const written = answers.map((m) => (m.type === 'prepared' ? m.batch : (m as Extract<FromImportWorker, { type: 'batch' }>).rows));
+    for (const part of written) {
+      // Buffers arrive from a worker as plain Uint8Arrays: views, no copy.
+      if (Array.isArray(part))
+        for (const row of part as { rowKey: Uint8Array }[]) row.rowKey = Buffer.from(row.rowKey.buffer, row.rowKey.byteOffset, row.rowKey.byteLength);
+    }
+    const packed = answers.every((m) => m.type === 'prepared');
+    await startWrite({
+      firstLine,
+      lastLine,
+      rows,
+      cells,
+      write:
+        lmdb !== undefined
+          ? () => lmdb.writeParts(flags.instance, flags.table, written)
+          : () => store.write(flags.instance, flags.table, written.flat() as RowWrite[]),
+      alone: !packed,
+    });
   };
 
   let lineNo = 0;
   let index = 0;
   let lines: Buffer[] = [];
   let lineNumbers: number[] = [];
-  /** Hands the lines gathered to a parsing thread, once fewer batches than it can hold wait. */
+  /** Hands the lines gathered to a parsing thread as a part of the open batch, once one can take it. */
   const handOver = async (): Promise<void> => {
-    while (parsing.length >= threads * (1 + QUEUED_PER_THREAD) + WRITES_AHEAD) await writeOldest();
+    while (unanswered.length >= threads * (1 + QUEUED_PER_THREAD)) await unanswered.shift();
     const starts = new Int32Array(lines.length + 1);
     let size = 0;
     for (let i = 0; i < lines.length; i++) {
@@ -207,15 +224,24 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
     // One buffer of its own, handed over without a copy.
     const bytes = new Uint8Array(size);
     for (let i = 0; i < lines.length; i++) bytes.set(lines[i]!, starts[i]);
-    parsing.push({
-      index,
-      firstLine: lineNumbers[0]!,
-      lastLine: lineNo,
-      answer: parsers.parse({ type: 'lines', index, bytes, starts, lines: Int32Array.from(lineNumbers) }),
-    });
+    const answer = parsers.parse({ type: 'lines', index, bytes, starts, lines: Int32Array.from(lineNumbers) });
+    // The bar moves as parts are parsed, also while a large batch is not written yet.
+    void answer.then(() =>
+      progress.update(bytesRead(), { rows: committedRows, cells: committedCells, rate: rateText(committedCells, (performance.now() - started) / 1000) }),
+    );
+    unanswered.push(answer);
+    openBatch.push({ firstLine: lineNumbers[0]!, lastLine: lineNo, answer });
+    openRows += lines.length;
     index++;
     lines = [];
     lineNumbers = [];
+  };
+  /** Ends the open batch; the one before it is handed to the writer first (at most one batch waits for its parts). */
+  const closeBatch = async (): Promise<void> => {
+    batches.push(openBatch);
+    openBatch = [];
+    openRows = 0;
+    while (batches.length > 1) await writeOldest();
   };
 
   try {
@@ -226,10 +252,12 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
       if (isBlank(bytes)) continue;
       lines.push(bytes);
       lineNumbers.push(lineNo);
-      if (lines.length >= flags.batch) await handOver();
+      if (lines.length >= Math.min(PART_ROWS, flags.batch - openRows)) await handOver();
+      if (openRows >= flags.batch) await closeBatch();
     }
     if (lines.length > 0) await handOver();
-    while (parsing.length > 0) await writeOldest();
+    if (openBatch.length > 0) await closeBatch();
+    while (batches.length > 0) await writeOldest();
     await settle();
   } catch (e) {
     await Promise.all(inFlight);

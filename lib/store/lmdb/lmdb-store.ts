@@ -41,7 +41,7 @@ import { installSchemaTable, LmdbSchemaTable } from './lmdb-schema-table.js';
 import { RowWriter, type WritableTable } from './row-writer.js';
 import { cursorBatches, rowKeyOf, ScanCursor, type Entry, type RowVisitor } from './scan-cursor.js';
 import { asyncTransaction, guardedWrite, ignoreOrphanedCommitFailures, quietLmdbCommitErrors } from './write-failures.js';
-import { preparedRows, type PreparedBatch } from './prepared-batch.js';
+import { mergedRows, preparedRows, type PreparedBatch } from './prepared-batch.js';
 /** Rows per batch handed to a scan's consumer: big enough to amortize one promise per batch. */
 const SCAN_BATCH_ROWS = 256;
 /** Rendered bytes per fast-path chunk: large socket writes, still small against a slow client. */
@@ -433,18 +433,55 @@ export class LmdbStore implements Store {
     await guardedWrite(this.path, 'writing rows', () => asyncTransaction(t.db, apply, true));
   }
 
+  /** Writes a batch packed by packRows (prepared-batch.ts: rows encoded on another thread, sorted by key), atomically, as write() would write its rows. */
+  writePrepared(instance: string, table: string, batch: PreparedBatch): Promise<void> {
+    return this.writeParts(instance, table, [batch]);
+  }
+
   /**
-   * Writes a batch packed by packRows (prepared-batch.ts: rows encoded on another thread, sorted by
-   * key), atomically, as write() would write its rows.
+   * Writes the parts of one import batch in one transaction, as write() would write their rows one
+   * after another: parts packed by packRows (sorted runs) and parts of rows the packed format does
+   * not carry (RowWrite, counter increments). When every part is packed, their rows are merged into
+   * one key order (mergedRows: a row's lines keep their input order) and appended at the table's
+   * end while its keys stay above the table's (an import into an empty table), else written as
+   * any other row. Otherwise the parts are written in order, and an increment that
+   * overflows or a row the store refuses rolls the whole batch back.
    */
-  async writePrepared(instance: string, table: string, batch: PreparedBatch): Promise<void> {
+  async writeParts(instance: string, table: string, parts: readonly (PreparedBatch | readonly RowWrite[])[]): Promise<void> {
     const t = this.openTable(instance, table);
+    const runs = parts.filter((p): p is PreparedBatch => !Array.isArray(p));
+    if (runs.length === parts.length) {
+      const apply = (): void => {
+        let appending = true;
+        let previous: Buffer | undefined;
+        for (const { prefix, encoded } of mergedRows(runs)) {
+          if (appending) {
+            const appended = t.writer.appendEncoded(prefix, encoded);
+            if (appended === 'appended') {
+              previous = prefix;
+              continue;
+            }
+            // A key below the table's last one ends appending for this write: every later put
+            // would first be refused. A second line of the row just appended does not.
+            if (appended === 'below' && (previous === undefined || !previous.equals(prefix))) appending = false;
+          }
+          t.writer.writeEncoded(prefix, encoded, Date.now());
+          previous = prefix;
+        }
+      };
+      // Nothing in apply throws (the rows were validated and encoded whole): an asynchronous
+      // transaction, as write() uses without increments.
+      await guardedWrite(this.path, 'writing rows', () => asyncTransaction(t.db, apply));
+      return;
+    }
+    for (const part of parts) if (Array.isArray(part)) for (const row of part as readonly RowWrite[]) this.checkRow(t, row);
     const apply = (): void => {
-      for (const { prefix, encoded } of preparedRows(batch)) t.writer.writeEncoded(prefix, encoded, Date.now());
+      for (const part of parts) {
+        if (Array.isArray(part)) for (const row of part as readonly RowWrite[]) t.writer.write(row, Date.now());
+        else for (const { prefix, encoded } of preparedRows(part as PreparedBatch)) t.writer.writeEncoded(prefix, encoded, Date.now());
+      }
     };
-    // Nothing in apply throws (the batch was validated and encoded whole): an asynchronous
-    // transaction, as write() uses without increments.
-    await guardedWrite(this.path, 'writing rows', () => asyncTransaction(t.db, apply));
+    await guardedWrite(this.path, 'writing rows', () => asyncTransaction(t.db, apply, true));
   }
 
   async delete(instance: string, table: string, deletes: readonly RowDelete[]): Promise<void> {

@@ -178,3 +178,86 @@ export function* preparedRows(batch: PreparedBatch): Generator<{ prefix: Buffer;
     yield { prefix, encoded };
   }
 }
+
+/** A sorted run being merged: the row at `pos` of its bytes. */
+interface RunCursor {
+  readonly bytes: Buffer;
+  /** The run's place among the runs: rows of one key come out in run order (input order). */
+  readonly run: number;
+  pos: number;
+  prefixLength: number;
+  /** The prefix's first six bytes as a number (-1 when shorter), as BatchPacker's sort compares them. */
+  head: number;
+}
+
+/**
+ * The rows of several packed batches (each sorted, stably, by BatchPacker.finish) in one key
+ * order: a k-way merge on a binary heap. Rows of one key keep their input order: a run's before
+ * a later run's, and within a run as packed. Views of the batches' bytes.
+ */
+export function* mergedRows(runs: readonly PreparedBatch[]): Generator<{ prefix: Buffer; encoded: Buffer }> {
+  const heap: RunCursor[] = [];
+  for (let run = 0; run < runs.length; run++) {
+    const bytes = Buffer.from(runs[run]!.bytes.buffer, runs[run]!.bytes.byteOffset, runs[run]!.bytes.byteLength);
+    const cursor: RunCursor = { bytes, run, pos: 0, prefixLength: 0, head: -1 };
+    if (bytes.length > 0) {
+      readHead(cursor);
+      heap.push(cursor);
+      siftUp(heap, heap.length - 1);
+    }
+  }
+  while (heap.length > 0) {
+    const top = heap[0]!;
+    const { bytes, pos, prefixLength } = top;
+    const prefixEnd = pos + 2 + prefixLength;
+    const length = bytes.readUInt32LE(prefixEnd);
+    const next = prefixEnd + 4 + length;
+    yield { prefix: bytes.subarray(pos + 2, prefixEnd), encoded: bytes.subarray(prefixEnd + 4, next) };
+    if (next < bytes.length) {
+      top.pos = next;
+      readHead(top);
+    } else {
+      heap[0] = heap[heap.length - 1]!;
+      heap.pop();
+    }
+    if (heap.length > 0) siftDown(heap, 0);
+  }
+}
+
+function readHead(c: RunCursor): void {
+  c.prefixLength = c.bytes.readUInt16LE(c.pos);
+  c.head = c.prefixLength >= 6 ? c.bytes.readUIntBE(c.pos + 2, 6) : -1;
+}
+
+/** Whether `a`'s row comes before `b`'s: key bytes, then run. */
+function before(a: RunCursor, b: RunCursor): boolean {
+  if (a.head >= 0 && b.head >= 0 && a.head !== b.head) return a.head < b.head;
+  const from = a.head >= 0 && b.head >= 0 ? 6 : 0;
+  const cmp = a.bytes.compare(b.bytes, b.pos + 2 + from, b.pos + 2 + b.prefixLength, a.pos + 2 + from, a.pos + 2 + a.prefixLength);
+  return cmp !== 0 ? cmp < 0 : a.run < b.run;
+}
+
+function siftUp(heap: RunCursor[], i: number): void {
+  const c = heap[i]!;
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (!before(c, heap[parent]!)) break;
+    heap[i] = heap[parent]!;
+    i = parent;
+  }
+  heap[i] = c;
+}
+
+function siftDown(heap: RunCursor[], i: number): void {
+  const c = heap[i]!;
+  const n = heap.length;
+  for (;;) {
+    let child = 2 * i + 1;
+    if (child >= n) break;
+    if (child + 1 < n && before(heap[child + 1]!, heap[child]!)) child++;
+    if (!before(heap[child]!, c)) break;
+    heap[i] = heap[child]!;
+    i = child;
+  }
+  heap[i] = c;
+}

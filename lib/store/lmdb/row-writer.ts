@@ -76,6 +76,20 @@ export class RowWriter {
     );
   }
 
+  /**
+   * writeEncoded for a row whose key may be above every key of the table (rows written in key
+   * order into an empty or lower table): put at the table's end with LMDB's MDB_APPEND, which
+   * fills each leaf page and never copies one twice (1,000,000 bench rows: 0.9-1.9 s and a 562 MB
+   * file, against 3.3-5.5 s and 1.6 GB put in batches sorted each on its own). 'appended'; or
+   * 'below', nothing written, when the table holds a key at or above it; or 'not-compact' (a row
+   * to spill, a table that may hold legacy rows): then writeEncoded must write it.
+   */
+  appendEncoded(prefix: Buffer, encoded: Buffer): 'appended' | 'below' | 'not-compact' {
+    if (!this.t.compactOnly || encoded.readUInt16LE(2) === 0 || encoded.length > MAX_COMPACT_ROW_BYTES) return 'not-compact';
+    // lmdb-js answers false when MDB_APPEND refuses the key (its types say void).
+    return (this.t.db.putSync(prefix, encoded, { append: true }) as unknown as boolean) ? 'appended' : 'below';
+  }
+
   /** Applies one delete (row, family or column; every version or those at or before a timestamp). */
   delete(d: RowDelete): void {
     const prefix = rowPrefix(d.rowKey);
