@@ -19,6 +19,7 @@ import type { RowWrite, SchemaEntry, SchemaTable } from '../../lib/model/types.j
 import { decodeUtf8 } from '../../lib/model/utf8-pieces.js';
 import { BatchPacker, type PreparedBatch } from '../../lib/store/lmdb/prepared-batch.js';
 import { PlainLineEncoder } from '../../lib/store/lmdb/plain-line.js';
+import type { LinesPart } from '../support/line-cutter.js';
 
 export interface ImportWorkerData {
   readonly layout: Record<string, unknown>;
@@ -27,13 +28,10 @@ export interface ImportWorkerData {
   readonly prepare: boolean;
 }
 
-/** Main -> worker: a batch of lines to parse. Row i is `bytes[starts[i], starts[i + 1])`, from input line `lines[i]`. */
-export interface LinesBatch {
+/** Main -> worker: a batch of lines to parse. Row i is `bytes[starts[i], ends[i])`, from input line `lines[i]`. */
+export interface LinesBatch extends LinesPart {
   readonly type: 'lines';
   readonly index: number;
-  readonly bytes: Uint8Array;
-  readonly starts: Int32Array;
-  readonly lines: Int32Array;
 }
 
 /** Worker -> main. Every message but `schema` answers the batch `index`. */
@@ -119,7 +117,7 @@ async function parseLines(m: LinesBatch, take: (row: RowWrite) => boolean, packe
   let cells = 0;
   for (let i = 0; i < m.lines.length; i++) {
     if (packer !== undefined) {
-      const plain = plainLines.add(bytes, m.starts[i]!, m.starts[i + 1]!, Date.now(), packer);
+      const plain = plainLines.add(bytes, m.starts[i]!, m.ends[i]!, Date.now(), packer);
       if (plain > 0) {
         cells += plain;
         continue;
@@ -128,7 +126,7 @@ async function parseLines(m: LinesBatch, take: (row: RowWrite) => boolean, packe
     let row: RowWrite;
     try {
       // The row as a POST body's row is read: UTF-8 or refused, then the same parser.
-      const item = parseExactJson(decodeUtf8(bytes.subarray(m.starts[i], m.starts[i + 1]), 'the row'), 'the row');
+      const item = parseExactJson(decodeUtf8(bytes.subarray(m.starts[i], m.ends[i]), 'the row'), 'the row');
       // Synchronous once the caches are warm: no promise per row or cell.
       ({ row } = encodeRowInputCached(item, ctx) ?? (await encodeRowInput(item, ctx)));
     } catch (e) {

@@ -25,7 +25,7 @@ import { CliError } from '../support/cli-error.js';
 import { rateText, startProgress } from '../support/progress.js';
 import { positiveInteger } from '../support/read-options.js';
 import { withStore, withStoreOptions, type StoreFlags } from '../support/store-options.js';
-import { byteLines } from '../support/byte-lines.js';
+import { LineCutter } from '../support/line-cutter.js';
 import type { FromImportWorker, ImportWorkerData, LinesBatch, ToImportWorker } from './import-worker.js';
 
 /**
@@ -207,34 +207,33 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
     });
   };
 
-  let lineNo = 0;
+  const cutter = new LineCutter();
   let index = 0;
-  let lines: Buffer[] = [];
-  let lineNumbers: number[] = [];
-  /** Hands the lines gathered to a parsing thread as a part of the open batch, once one can take it. */
-  const handOver = async (): Promise<void> => {
+  /** Hands the first `n` lines held to a parsing thread as a part of the open batch, once one can take it. */
+  const handOver = async (n: number): Promise<void> => {
     while (unanswered.length >= threads * (1 + QUEUED_PER_THREAD)) await unanswered.shift();
-    const starts = new Int32Array(lines.length + 1);
-    let size = 0;
-    for (let i = 0; i < lines.length; i++) {
-      starts[i] = size;
-      size += lines[i]!.length;
-    }
-    starts[lines.length] = size;
-    // One buffer of its own, handed over without a copy.
-    const bytes = new Uint8Array(size);
-    for (let i = 0; i < lines.length; i++) bytes.set(lines[i]!, starts[i]);
-    const answer = parsers.parse({ type: 'lines', index, bytes, starts, lines: Int32Array.from(lineNumbers) });
+    const part = cutter.take(n);
+    // Read before the part's buffers are handed over (transferred: empty here afterwards).
+    const firstLine = part.lines[0]!;
+    const lastLine = part.lines[n - 1]!;
+    const answer = parsers.parse({ type: 'lines', index, ...part });
     // The bar moves as parts are parsed, also while a large batch is not written yet.
     void answer.then(() =>
       progress.update(bytesRead(), { rows: committedRows, cells: committedCells, rate: rateText(committedCells, (performance.now() - started) / 1000) }),
     );
     unanswered.push(answer);
-    openBatch.push({ firstLine: lineNumbers[0]!, lastLine: lineNo, answer });
-    openRows += lines.length;
+    openBatch.push({ firstLine, lastLine, answer });
+    openRows += n;
     index++;
-    lines = [];
-    lineNumbers = [];
+  };
+  /** Hands over parts while a whole one is held (all that is held at the end of the input). */
+  const handOverHeld = async (atEnd: boolean): Promise<void> => {
+    for (;;) {
+      const size = Math.min(PART_ROWS, flags.batch - openRows);
+      if (cutter.held < size && !(atEnd && cutter.held > 0)) return;
+      await handOver(Math.min(size, cutter.held));
+      if (openRows >= flags.batch) await closeBatch();
+    }
   };
   /** Ends the open batch; the one before it is handed to the writer first (at most one batch waits for its parts). */
   const closeBatch = async (): Promise<void> => {
@@ -245,17 +244,12 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
   };
 
   try {
-    for await (const raw of byteLines(stream as AsyncIterable<Buffer>)) {
-      lineNo++;
-      // A byte order mark some editors put at the start of a file is not part of the first row.
-      const bytes = lineNo === 1 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? raw.subarray(3) : raw;
-      if (isBlank(bytes)) continue;
-      lines.push(bytes);
-      lineNumbers.push(lineNo);
-      if (lines.length >= Math.min(PART_ROWS, flags.batch - openRows)) await handOver();
-      if (openRows >= flags.batch) await closeBatch();
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      cutter.push(chunk);
+      await handOverHeld(false);
     }
-    if (lines.length > 0) await handOver();
+    cutter.end();
+    await handOverHeld(true);
     if (openBatch.length > 0) await closeBatch();
     while (batches.length > 0) await writeOldest();
     await settle();
@@ -309,7 +303,7 @@ class Parsers {
     for (const w of this.workers) if (w.pending.size < least.pending.size) least = w;
     return new Promise((resolve) => {
       least.pending.set(batch.index, resolve);
-      least.worker.postMessage(batch, [batch.bytes.buffer as ArrayBuffer, batch.starts.buffer as ArrayBuffer, batch.lines.buffer as ArrayBuffer]);
+      least.worker.postMessage(batch, [batch.bytes.buffer, batch.starts.buffer, batch.ends.buffer, batch.lines.buffer] as ArrayBuffer[]);
     });
   }
 
@@ -331,14 +325,6 @@ function answerSchema(worker: Worker, schemas: SchemaTable, m: Extract<FromImpor
         message: e instanceof Error ? e.message : String(e),
       } satisfies ToImportWorker),
   );
-}
-
-function isBlank(line: Uint8Array): boolean {
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i];
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
-  }
-  return true;
 }
 
 /** What was committed when an import stops before `firstLine` (the first line of the batch not written). */
