@@ -252,3 +252,25 @@ t.test('a row key over the store limit is left to the general path', async (t) =
   t.equal(plainPath(line, new PlainLineEncoder(s.layout, s.schemas, 8), s), undefined, 'over 8 bytes: left');
   t.not(plainPath(line, new PlainLineEncoder(s.layout, s.schemas, 64), s), undefined, 'within 64 bytes: taken');
 });
+
+t.test('a double is taken as written only when it is the text the codec prints for it', async (t) => {
+  const s = await setup(t);
+  const encoder = new PlainLineEncoder(s.layout, s.schemas, Infinity);
+  const digits = (n: number, zeros: number): string => Array.from({ length: n }, () => (random() < zeros ? 0 : Math.floor(random() * 10))).join('');
+  let taken = 0;
+  let checked = 0;
+  for (let n = 0; n < 4000; n++) {
+    const integer = random() < 0.4 ? '0' : `${1 + Math.floor(random() * 9)}${digits(Math.floor(random() * 15), 0.2)}`;
+    const fraction = digits(1 + Math.floor(random() * 17), 0.3);
+    const text = `${random() < 0.2 ? '-' : ''}${integer}.${fraction}${random() < 0.05 ? 'e-3' : ''}`;
+    const line = Buffer.from(`{"entityId":["d",${n}],"cells":{"d":{"x":[{"value":${text},"timestamp":5}]}}}`);
+    const general = await generalPath(line, s);
+    const plain = plainPath(line, encoder, s);
+    checked++;
+    if (plain === undefined) continue;
+    taken++;
+    if (!plain.equals(general.bytes!)) t.fail(`${text} taken as written, but the codec prints ${String(Number(text))}`);
+  }
+  t.equal(checked, 4000);
+  t.ok(taken > 1000, `${taken} of 4000 random decimals taken, each as the codec prints it`);
+});

@@ -62,6 +62,8 @@ const FALSE = ascii('false');
 
 interface KnownColumn {
   readonly name: Uint8Array;
+  /** `,"writer_schema":<id>}`: how each of its cells' fragment ends. */
+  readonly tail: Uint8Array;
   /** undefined: any qualifier of a map family (read from the line when needed). */
   readonly qualifier: string | undefined;
   /** null: cells of this column take the general path. */
@@ -69,6 +71,10 @@ interface KnownColumn {
 }
 
 const EMPTY = new Uint8Array(0);
+/** What a cell's fragment (compact-row.ts) has around its timestamp and value. */
+const FRAGMENT_OPEN = ascii('[{"timestamp":');
+const VALUE_OPEN = ascii(',"value":');
+const fragmentTail = (plain: PlainColumn): Uint8Array => ascii(`,"writer_schema":${plain.schemaId}}`);
 /** Columns of a group family remembered (by their bytes); others are looked up in the layout each time. */
 const MAX_KNOWN_COLUMNS = 1024;
 
@@ -101,6 +107,11 @@ export class PlainLineEncoder {
   private readonly valueEnd = new Int32Array(MAX_CELLS);
   private readonly cellQualifier: (string | undefined)[] = [];
   private readonly timestamps = new Float64Array(MAX_CELLS);
+  /** Where a timestamp given is in the line (-1: none given). */
+  private readonly timestampStart = new Int32Array(MAX_CELLS);
+  private readonly timestampEnd = new Int32Array(MAX_CELLS);
+  /** `,"writer_schema":<id>}`, the end of each cell's fragment. */
+  private readonly cellTail: Uint8Array[] = [];
   private readonly order = new Int32Array(MAX_CELLS);
   // Where each cell's fragment starts and ends in the text, by stored position.
   private readonly fragStart = new Int32Array(MAX_CELLS);
@@ -216,15 +227,16 @@ export class PlainLineEncoder {
       } else w.shortAscii('],');
       // The qualifier with its quotes, as the line has it.
       w.range(b, this.qualifierStart[i]! - 1, this.qualifierEnd[i]! + 1);
-      w.shortAscii(':[');
-      fragStarts[k] = w.pos - text;
-      w.shortAscii('{"timestamp":');
-      w.decimal(this.timestamps[i]!);
-      w.shortAscii(',"value":');
+      w.byte(COLON);
+      fragStarts[k] = w.pos + 1 - text;
+      w.range(FRAGMENT_OPEN, 0, FRAGMENT_OPEN.length);
+      // A timestamp given is canonical (integerEnd): its digits as the line has them.
+      if (this.timestampStart[i]! >= 0) w.range(b, this.timestampStart[i]!, this.timestampEnd[i]!);
+      else w.decimal(now);
+      w.range(VALUE_OPEN, 0, VALUE_OPEN.length);
       w.range(b, this.valueStart[i]!, this.valueEnd[i]!);
-      w.shortAscii(',"writer_schema":');
-      w.decimal(this.cellPlain[i]!.schemaId);
-      w.byte(CLOSE_BRACE);
+      const tail = this.cellTail[i]!;
+      w.range(tail, 0, tail.length);
       fragEnds[k] = w.pos - text;
     }
     w.shortAscii(']}}}\r\n');
@@ -317,6 +329,7 @@ export class PlainLineEncoder {
         this.cellFamily[i] = fam;
         this.cellPlain[i] = plain;
         this.cellQualifier[i] = column!.qualifier;
+        this.cellTail[i] = column!.tail;
         this.qualifierStart[i] = p + 1;
         this.qualifierEnd[i] = qualifierEnd;
         p = this.colon(qualifierEnd + 1);
@@ -344,6 +357,7 @@ export class PlainLineEncoder {
     p = this.ws(p + 1);
     this.valueStart[i] = -1;
     this.timestamps[i] = -1;
+    this.timestampStart[i] = -1;
     for (;;) {
       if (b[p] !== QUOTE) return -1;
       if (this.isKey(p, VALUE)) {
@@ -363,6 +377,8 @@ export class PlainLineEncoder {
         // Negative (-1 skips the cell), longer, or not an integer: the general path decides.
         if (digitsEnd < 0 || b[p] === MINUS) return -1;
         this.timestamps[i] = this.digitsValue(p, digitsEnd);
+        this.timestampStart[i] = p;
+        this.timestampEnd[i] = digitsEnd;
         p = digitsEnd;
       } else return -1;
       p = this.ws(p);
@@ -428,8 +444,10 @@ export class PlainLineEncoder {
     const intStart = q;
     while (q < this.end && b[q]! >= ZERO && b[q]! <= NINE) q++;
     if (q === intStart || (b[intStart] === ZERO && q - intStart > 1)) return -1;
+    const intDigits = q - intStart;
+    let fracStart = q;
     if (b[q] === DOT) {
-      const fracStart = ++q;
+      fracStart = ++q;
       while (q < this.end && b[q]! >= ZERO && b[q]! <= NINE) q++;
       if (q === fracStart) return -1;
     }
@@ -439,6 +457,14 @@ export class PlainLineEncoder {
       const expStart = q;
       while (q < this.end && b[q]! >= ZERO && b[q]! <= NINE) q++;
       if (q === expStart) return -1;
+    } else if (q > fracStart && b[q - 1] !== ZERO) {
+      // A decimal of at most 15 significant digits, no trailing zero, at least 1e-6: the double
+      // nearest it prints back as that text (15 digits always survive a double; a shorter text
+      // would be another decimal of 15 digits or fewer naming the same double). No string made.
+      let leadingZeros = 0;
+      if (intDigits === 1 && b[intStart] === ZERO) while (b[fracStart + leadingZeros] === ZERO) leadingZeros++;
+      const significant = leadingZeros > 0 || (intDigits === 1 && b[intStart] === ZERO) ? q - fracStart - leadingZeros : intDigits + q - fracStart;
+      if (significant <= MAX_DIGITS && leadingZeros < 6) return q;
     }
     const text = b.toString('latin1', p, q);
     return String(Number(text)) === text ? q : -1;
@@ -544,7 +570,7 @@ export class PlainLineEncoder {
       if (fam.map === undefined) {
         const plain = plainColumnOf(this.layout, fam.family, '', this.schemas);
         if (plain === undefined) return null; // a cold cache: asked again at the next row
-        fam.map = { name: EMPTY, qualifier: undefined, plain };
+        fam.map = { name: EMPTY, tail: plain === null ? EMPTY : fragmentTail(plain), qualifier: undefined, plain };
       }
       return fam.map;
     }
@@ -553,7 +579,7 @@ export class PlainLineEncoder {
     const qualifier = b.toString('latin1', start, end);
     const plain = plainColumnOf(this.layout, fam.family, qualifier, this.schemas);
     if (plain === undefined) return null; // a cold cache: asked again at the next row (the general path fills it meanwhile)
-    const known: KnownColumn = { name: Buffer.from(qualifier, 'latin1'), qualifier, plain };
+    const known: KnownColumn = { name: Buffer.from(qualifier, 'latin1'), tail: plain === null ? EMPTY : fragmentTail(plain), qualifier, plain };
     if (fam.columns.length < MAX_KNOWN_COLUMNS) fam.columns.push(known);
     return known;
   }

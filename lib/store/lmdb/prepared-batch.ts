@@ -124,14 +124,20 @@ export class BatchPacker {
       }
       return la - lb;
     };
-    const order = starts.map((_, i) => i);
-    order.sort((a, b) => {
+    const compare = (a: number, b: number): number => {
       const ha = heads[a]!;
       const hb = heads[b]!;
       if (ha < 0 || hb < 0) return compareAt(a, b, 0);
       // Equal heads: their six bytes need no second look.
       return ha !== hb ? ha - hb : compareAt(a, b, 6);
-    });
+    };
+    const order = sortedByHeads(heads) ?? starts.map((_, i) => i).sort(compare);
+    // Rows whose heads' first 36 bits are equal came out in input order: put them in key order.
+    for (let from = 0, to = 1; to <= order.length; to++) {
+      if (to < order.length && top36(heads[order[to]!]!) === top36(heads[order[from]!]!)) continue;
+      if (to - from > 1) order.splice(from, to - from, ...order.slice(from, to).sort(compare));
+      from = to;
+    }
     // A buffer of its own (not a slice of Node's pool), so the batch can be transferred.
     const own = new Uint8Array(end);
     let out = 0;
@@ -155,6 +161,35 @@ export class BatchPacker {
     this.heads = [];
     this.out.pos = 0;
   }
+}
+
+/** Rows a float sort can number: the row index takes the 17 low bits of a key (36 + 17 = 53). */
+const FLOAT_SORT_ROWS = 1 << 17;
+
+function top36(head: number): number {
+  return Math.floor(head / 4096);
+}
+
+/**
+ * The rows' order by the first 36 bits of their heads (rows of equal bits in input order), from a
+ * native sort of numbers: each row's 36 bits and index as one exact double. A comparator sort of
+ * the 100,000 rows of an import part cost 0.5 us a row of a parsing thread, this about a tenth;
+ * salted keys seldom share 36 bits (two bytes of salt, then the key's own). undefined when a head
+ * is missing (a prefix under 6 bytes) or the rows are too many to number.
+ */
+function sortedByHeads(heads: readonly number[]): number[] | undefined {
+  const n = heads.length;
+  if (n > FLOAT_SORT_ROWS) return undefined;
+  const keys = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const head = heads[i]!;
+    if (head < 0) return undefined;
+    keys[i] = top36(head) * FLOAT_SORT_ROWS + i;
+  }
+  keys.sort();
+  const order = new Array<number>(n);
+  for (let k = 0; k < n; k++) order[k] = keys[k]! % FLOAT_SORT_ROWS;
+  return order;
 }
 
 /** The rows packed, sorted by key, or undefined when one of them must go through Store.write. */
