@@ -29,20 +29,28 @@ import { LineCutter } from '../support/line-cutter.js';
 import type { FromImportWorker, ImportWorkerData, LinesBatch, ToImportWorker } from './import-worker.js';
 
 /**
- * Rows per atomic write. A batch is parsed in parts of PART_ROWS on every thread and written in one
- * transaction in key order across all its parts: into an empty table (or above its keys) its rows
- * are appended, each leaf page filled and written once. Batches after the first scatter over the
- * rows already written (salted keys), so each commit copies most of the table's leaf pages again:
- * bigger batches write less. 1,000,000 rows x 5 cells, same machine and file: 5.5-6.2 s, peak
- * RssAnon 1.4 GB, a 562 MB data file with batches of 1,000,000; 7.8 s, 2.6 GB and 1.3 GB with
- * 200,000 (the default before batches were parsed in parts). `--batch` trades memory for speed.
+ * Rows per atomic write, by default. A batch is parsed in parts of PART_ROWS on every thread and
+ * written in one transaction in key order across all its parts: into an empty table (or above its
+ * keys) its rows are appended, each leaf page filled and written once. A later batch scatters over
+ * the rows already written (salted keys) and copies most of the table's leaf pages again, so bigger
+ * batches write less; but the last batch's write follows all parsing, so a batch too large only
+ * makes that wait longer. Same machine, 1,000,000 rows each: the bench's rows (290 MB of NDJSON)
+ * took 5.3 s in one batch, 6.6 s in batches of 500,000, 7.3 s of 200,000; the demo rows (860 MB)
+ * 18.7 s, 13.8 s and 16.4 s. Hence also DEFAULT_BATCH_BYTES. `--batch` trades memory for speed.
  */
 export const DEFAULT_IMPORT_BATCH = 1_000_000;
+/**
+ * Without `--batch`, a batch also ends once its lines reach this many bytes (at a part's end): the
+ * bench's 290 MB stay one batch, the demo's 860 MB are cut in two, the fastest of the sizes above
+ * for each; and a batch's memory (its lines, then its packed rows, then LMDB's dirty pages) stays
+ * bounded whatever the rows' size.
+ */
+export const DEFAULT_BATCH_BYTES = 448 * 1024 * 1024;
 
 interface ImportFlags extends StoreFlags {
   readonly instance: string;
   readonly table: string;
-  readonly batch: number;
+  readonly batch?: number;
   readonly threads?: number;
 }
 
@@ -50,7 +58,11 @@ export function registerImport(program: Command): void {
   withStoreOptions(program.command('import').description('import rows from NDJSON (one row a line, in the POST shape); each batch is written atomically'))
     .requiredOption('--instance <name>', 'instance')
     .requiredOption('--table <name>', 'table')
-    .option('--batch <rows>', 'rows per atomic store write', positiveInteger, DEFAULT_IMPORT_BATCH)
+    .option(
+      '--batch <rows>',
+      `rows per atomic store write (default: ${DEFAULT_IMPORT_BATCH}, or fewer once their lines reach ${DEFAULT_BATCH_BYTES / 1024 / 1024} MiB)`,
+      positiveInteger,
+    )
     .option('--threads <n>', `threads parsing lines (default: the machine's cores, at most ${MAX_PARSE_THREADS})`, positiveInteger)
     .argument('<file>', 'NDJSON file, or - for standard input')
     .action(async (file: string, flags: ImportFlags) => {
@@ -208,6 +220,9 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
   };
 
   const cutter = new LineCutter();
+  const batchRows = flags.batch ?? DEFAULT_IMPORT_BATCH;
+  const batchBytes = flags.batch === undefined ? DEFAULT_BATCH_BYTES : Infinity;
+  let openBytes = 0;
   let index = 0;
   /** Hands the first `n` lines held to a parsing thread as a part of the open batch, once one can take it. */
   const handOver = async (n: number): Promise<void> => {
@@ -216,6 +231,7 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
     // Read before the part's buffers are handed over (transferred: empty here afterwards).
     const firstLine = part.lines[0]!;
     const lastLine = part.lines[n - 1]!;
+    const partBytes = part.bytes.byteLength;
     const answer = parsers.parse({ type: 'lines', index, ...part });
     // The bar moves as parts are parsed, also while a large batch is not written yet.
     void answer.then(() =>
@@ -224,15 +240,16 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
     unanswered.push(answer);
     openBatch.push({ firstLine, lastLine, answer });
     openRows += n;
+    openBytes += partBytes;
     index++;
   };
   /** Hands over parts while a whole one is held (all that is held at the end of the input). */
   const handOverHeld = async (atEnd: boolean): Promise<void> => {
     for (;;) {
-      const size = Math.min(PART_ROWS, flags.batch - openRows);
+      const size = Math.min(PART_ROWS, batchRows - openRows);
       if (cutter.held < size && !(atEnd && cutter.held > 0)) return;
       await handOver(Math.min(size, cutter.held));
-      if (openRows >= flags.batch) await closeBatch();
+      if (openRows >= batchRows || openBytes >= batchBytes) await closeBatch();
     }
   };
   /** Ends the open batch; the one before it is handed to the writer first (at most one batch waits for its parts). */
@@ -240,6 +257,7 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
     batches.push(openBatch);
     openBatch = [];
     openRows = 0;
+    openBytes = 0;
     while (batches.length > 1) await writeOldest();
   };
 
