@@ -72,22 +72,23 @@ const schemas: SchemaTable = {
 
 const ctx: RowInputContext = { layout: parseLayout(data.layout), schemas, maxRowKeyBytes: data.maxRowKeyBytes };
 
+/** The batches' packer, made at the first batch (its size) and reused: finish and clear empty it. */
+let packer: BatchPacker | undefined;
+/** The batch being parsed (batches are parsed one after another). */
+let parsing: Promise<void> = Promise.resolve();
+
 /**
  * Parses, validates and hands back one batch (or its first bad line). Rows are packed as they are
  * parsed (BatchPacker: a row's objects die young); a row the packed format does not carry (a
  * counter increment, a key over the store's limit) sends the whole batch the other way: it is
  * parsed again from its lines and handed back as RowWrite objects, for Store.write.
  */
-/** The batches' packer, made at the first batch (its size) and reused: finish and clear empty it. */
-let packer: BatchPacker | undefined;
-/** The batch being parsed (batches are parsed one after another). */
-let parsing: Promise<void> = Promise.resolve();
-
 async function parseBatch(m: LinesBatch): Promise<void> {
   if (data.prepare) {
     packer ??= new BatchPacker(ctx.layout, data.maxRowKeyBytes ?? Infinity, m.bytes.byteLength * 2);
+    // Empty, whatever an earlier batch that stopped left in it.
+    packer.clear();
     const cells = await parseLines(m, (row) => packer!.add(row), packer);
-    if (cells < 0) packer.clear();
     if (cells === BAD_LINE) return;
     if (cells !== UNPACKABLE) {
       const prepared = packer.finish();

@@ -6,9 +6,10 @@
  *
  * Every row of a batch is validated and encoded before the batch is written. A bad line stops the
  * import: the batches before it are committed (the message says up to which line), nothing of the
- * batch holding the bad line is written. This thread reads the input and cuts it into batches of
- * lines; parsing threads (import-worker.ts, --threads) decode, parse, validate and encode them in
- * parallel; this thread writes the batches back in input order: two batch writes may be
+ * batch holding the bad line is written. This thread reads the input and cuts each batch into
+ * parts of lines (line-cutter.ts); parsing threads (import-worker.ts, --threads) decode, parse,
+ * validate and encode the parts in parallel; this thread writes each batch, all its parts
+ * together (LmdbStore.writeParts merges them into key order), in input order: two batch writes may be
  * outstanding (for the embedded store's prepared batches, which nothing but the environment can
  * make fail; batches that go through Store.write are written alone). A batch whose write fails
  * stops the import; the message names its lines, and any later batch that was written meanwhile.
@@ -46,6 +47,12 @@ export const DEFAULT_IMPORT_BATCH = 1_000_000;
  * bounded whatever the rows' size.
  */
 export const DEFAULT_BATCH_BYTES = 448 * 1024 * 1024;
+/**
+ * The default batch of stores that take rows as objects (Bigtable): each batch is one Store.write
+ * of RowWrite objects (about 440 bytes a row in memory, its mutations as much again), and nothing
+ * is merged or appended there, so a bigger batch only holds more memory.
+ */
+export const DEFAULT_OBJECT_BATCH = 200_000;
 
 interface ImportFlags extends StoreFlags {
   readonly instance: string;
@@ -60,7 +67,7 @@ export function registerImport(program: Command): void {
     .requiredOption('--table <name>', 'table')
     .option(
       '--batch <rows>',
-      `rows per atomic store write (default: ${DEFAULT_IMPORT_BATCH}, or fewer once their lines reach ${DEFAULT_BATCH_BYTES / 1024 / 1024} MiB)`,
+      `rows per atomic store write (default: ${DEFAULT_IMPORT_BATCH} on the embedded store, or fewer once their lines reach ${DEFAULT_BATCH_BYTES / 1024 / 1024} MiB; ${DEFAULT_OBJECT_BATCH} on Bigtable)`,
       positiveInteger,
     )
     .option('--threads <n>', `threads parsing lines (default: the machine's cores, at most ${MAX_PARSE_THREADS})`, positiveInteger)
@@ -220,8 +227,8 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
   };
 
   const cutter = new LineCutter();
-  const batchRows = flags.batch ?? DEFAULT_IMPORT_BATCH;
-  const batchBytes = flags.batch === undefined ? DEFAULT_BATCH_BYTES : Infinity;
+  const batchRows = flags.batch ?? (lmdb !== undefined ? DEFAULT_IMPORT_BATCH : DEFAULT_OBJECT_BATCH);
+  const batchBytes = flags.batch === undefined && lmdb !== undefined ? DEFAULT_BATCH_BYTES : Infinity;
   let openBytes = 0;
   let index = 0;
   /** Hands the first `n` lines held to a parsing thread as a part of the open batch, once one can take it. */
