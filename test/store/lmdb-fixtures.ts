@@ -21,6 +21,18 @@ export async function openSampleStore(
   options: Omit<LmdbStoreOptions, 'path'> = {},
   instance = 'i',
 ): Promise<{ store: LmdbStore; layout: TableLayout }> {
+  const layout = parseLayout(SAMPLE_LAYOUT);
+  const { store } = await openStoreWithTable(t, layout, options, instance);
+  return { store, layout };
+}
+
+/** A store in a temporary directory (removed at teardown) with `instance` and a table of `layout`; its directory. */
+export async function openStoreWithTable(
+  t: Test,
+  layout: TableLayout,
+  options: Omit<LmdbStoreOptions, 'path'> = {},
+  instance = 'i',
+): Promise<{ store: LmdbStore; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'rowgate-lmdb-'));
   const store = new LmdbStore({ noSync: true, ...options, path: dir });
   t.teardown(async () => {
@@ -28,9 +40,8 @@ export async function openSampleStore(
     rmSync(dir, { recursive: true, force: true });
   });
   await store.createInstance(instance);
-  const layout = parseLayout(SAMPLE_LAYOUT);
   await store.createTable(instance, layout);
-  return { store, layout };
+  return { store, dir };
 }
 
 /** The scan's rows serialized one by one (the reference), each followed by CR LF. */

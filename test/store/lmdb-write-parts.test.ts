@@ -5,17 +5,15 @@
  * append, the table ends as writing every row with write() in input order leaves it; and into an
  * empty table the rows were really appended (LMDB's leaf pages come out full).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { open } from 'lmdb';
 import t, { type Test } from 'tap';
 import { parseLayout } from '../../lib/model/layout.js';
 import type { RowWrite } from '../../lib/model/types.js';
 import { decodeCompactRow } from '../../lib/store/lmdb/compact-row.js';
-import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
+import type { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { mergedRows, packRows, type PreparedBatch } from '../../lib/store/lmdb/prepared-batch.js';
 import { RAW_LAYOUT } from './conformance.js';
+import { openStoreWithTable } from './lmdb-fixtures.js';
 
 const layout = parseLayout(RAW_LAYOUT);
 
@@ -34,17 +32,7 @@ function row(k: number, line: number): RowWrite {
   };
 }
 
-async function openStore(t: Test): Promise<{ store: LmdbStore; dir: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'rowgate-parts-'));
-  const store = new LmdbStore({ path: dir, noSync: true, scanThreads: 0 });
-  t.teardown(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  await store.createInstance('i');
-  await store.createTable('i', layout);
-  return { store, dir };
-}
+const openStore = (t: Test): Promise<{ store: LmdbStore; dir: string }> => openStoreWithTable(t, layout, { scanThreads: 0 });
 
 /** Every entry of the table, as hex key = hex value (the whole stored state, compared byte for byte). */
 function entries(dir: string): string[] {

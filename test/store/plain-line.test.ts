@@ -5,9 +5,6 @@
  * general path. Checked over thousands of generated lines of every column kind and form, and
  * hand-written lines at each edge the general path treats differently.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { isRowgateError } from '../../lib/errors.js';
 import { parseExactJson } from '../../lib/model/exact-json.js';
@@ -15,9 +12,9 @@ import { parseLayout } from '../../lib/model/layout.js';
 import { encodeRowInput } from '../../lib/model/row-input.js';
 import type { SchemaTable, TableLayout } from '../../lib/model/types.js';
 import { decodeUtf8 } from '../../lib/model/utf8-pieces.js';
-import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { PlainLineEncoder } from '../../lib/store/lmdb/plain-line.js';
 import { BatchPacker } from '../../lib/store/lmdb/prepared-batch.js';
+import { openStoreWithTable } from './lmdb-fixtures.js';
 
 const NOW = 1_700_000_000_123;
 const DAY = 86_400;
@@ -75,14 +72,7 @@ interface Setup {
 }
 
 async function setup(t: Test): Promise<Setup> {
-  const dir = mkdtempSync(join(tmpdir(), 'rowgate-plain-'));
-  const store = new LmdbStore({ path: dir, noSync: true, scanThreads: 0 });
-  t.teardown(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  await store.createInstance('i');
-  await store.createTable('i', parseLayout(LAYOUT));
+  const { store } = await openStoreWithTable(t, parseLayout(LAYOUT), { scanThreads: 0 });
   return { layout: await store.getLayout('i', 'plain'), schemas: await store.schemaTable('i') };
 }
 

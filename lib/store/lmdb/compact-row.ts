@@ -59,9 +59,10 @@ export const SPILLED_VALUE: Buffer = Buffer.from([TAG_SPILLED]);
 const enc = (s: string): Buffer => Buffer.from(s, 'latin1');
 export const ENTITY_ID_OPEN = enc('{"entityId":');
 export const CELLS_OPEN = enc(',"cells":{');
-const FRAG_TIMESTAMP = '{"timestamp":';
-const FRAG_VALUE = ',"value":';
-const FRAG_SCHEMA = ',"writer_schema":';
+/** A newest version's fragment: FRAG_TIMESTAMP <ts> FRAG_VALUE <json> FRAG_SCHEMA <id> `}`. */
+export const FRAG_TIMESTAMP = '{"timestamp":';
+export const FRAG_VALUE = ',"value":';
+export const FRAG_SCHEMA = ',"writer_schema":';
 
 /** Where a fragment's value starts: after `{"timestamp":<ts>,"value":`. */
 export function valueStartOf(fragStart: number, timestamp: Timestamp): number {

@@ -26,7 +26,7 @@ import type { FamilyLayout, SchemaTable, TableLayout } from '../../model/types.j
 import { expiryOf } from '../cell-picker.js';
 import { entityIdText } from '../store.js';
 import { cellKeyFits, rowPrefix } from './cell-key.js';
-import { COLUMN_BYTES, HEADER_BYTES, writeCompactHeader } from './compact-row.js';
+import { CELLS_OPEN, COLUMN_BYTES, ENTITY_ID_OPEN, FRAG_SCHEMA, FRAG_TIMESTAMP, FRAG_VALUE, HEADER_BYTES, writeCompactHeader } from './compact-row.js';
 import type { BatchPacker } from './prepared-batch.js';
 
 const TAB = 0x09;
@@ -74,9 +74,9 @@ interface KnownColumn {
 
 const EMPTY = new Uint8Array(0);
 /** What a cell's fragment (compact-row.ts) has around its timestamp and value. */
-const FRAGMENT_OPEN = ascii('[{"timestamp":');
-const VALUE_OPEN = ascii(',"value":');
-const fragmentTail = (plain: PlainColumn): Uint8Array => ascii(`,"writer_schema":${plain.schemaId}}`);
+const FRAGMENT_OPEN = ascii(`[${FRAG_TIMESTAMP}`);
+const VALUE_OPEN = ascii(FRAG_VALUE);
+const fragmentTail = (plain: PlainColumn): Uint8Array => ascii(`${FRAG_SCHEMA}${plain.schemaId}}`);
 /** Columns of a group family remembered (by their bytes); others are looked up in the layout each time. */
 const MAX_KNOWN_COLUMNS = 1024;
 
@@ -99,21 +99,18 @@ export class PlainLineEncoder {
   private readonly entityIdJson: (rowKey: Buffer) => string;
   private row = 0;
 
-  // The line's cells, by index: family, column, where its qualifier and value are in the line, timestamp (-1: none).
+  // The line's cells, by index: family, column (a plain one), where its qualifier and value are in the line, timestamp (-1: none).
   private count = 0;
   private readonly cellFamily: KnownFamily[] = [];
-  private readonly cellPlain: PlainColumn[] = [];
+  private readonly cellColumn: KnownColumn[] = [];
   private readonly qualifierStart = new Int32Array(MAX_CELLS);
   private readonly qualifierEnd = new Int32Array(MAX_CELLS);
   private readonly valueStart = new Int32Array(MAX_CELLS);
   private readonly valueEnd = new Int32Array(MAX_CELLS);
-  private readonly cellQualifier: (string | undefined)[] = [];
   private readonly timestamps = new Float64Array(MAX_CELLS);
   /** Where a timestamp given is in the line (-1: none given). */
   private readonly timestampStart = new Int32Array(MAX_CELLS);
   private readonly timestampEnd = new Int32Array(MAX_CELLS);
-  /** `,"writer_schema":<id>}`, the end of each cell's fragment. */
-  private readonly cellTail: Uint8Array[] = [];
   private readonly order = new Int32Array(MAX_CELLS);
   // Where each cell's fragment starts and ends in the text, by stored position.
   private readonly fragStart = new Int32Array(MAX_CELLS);
@@ -196,7 +193,7 @@ export class PlainLineEncoder {
       if (ts < 0) ts = this.timestamps[i] = now;
       // A cell already past its family's TTL is dropped by the general path's trim.
       if (ts < expiryOf(fam.layout.ttlSeconds, now)) return 0;
-      const qualifier = this.cellQualifier[i] ?? b.toString('latin1', this.qualifierStart[i]!, this.qualifierEnd[i]!);
+      const qualifier = this.cellColumn[i]!.qualifier ?? b.toString('latin1', this.qualifierStart[i]!, this.qualifierEnd[i]!);
       if (!cellKeyFits(rowKey, fam.family, qualifier)) return 0;
       if (ts < oldest) oldest = ts;
       if (ts > newest) newest = ts;
@@ -210,10 +207,10 @@ export class PlainLineEncoder {
     const text = base + HEADER_BYTES;
     w.room(HEADER_BYTES);
     w.pos = text;
-    w.shortAscii('{"entityId":');
+    w.range(ENTITY_ID_OPEN, 0, ENTITY_ID_OPEN.length);
     w.shortAscii(entityId);
     const entityIdEnd = w.pos - text;
-    w.shortAscii(',"cells":{');
+    w.range(CELLS_OPEN, 0, CELLS_OPEN.length);
     const fragStarts = this.fragStart;
     const fragEnds = this.fragEnd;
     let family: KnownFamily | undefined;
@@ -237,7 +234,7 @@ export class PlainLineEncoder {
       else w.decimal(now);
       w.range(VALUE_OPEN, 0, VALUE_OPEN.length);
       w.range(b, this.valueStart[i]!, this.valueEnd[i]!);
-      const tail = this.cellTail[i]!;
+      const tail = this.cellColumn[i]!.tail;
       w.range(tail, 0, tail.length);
       fragEnds[k] = w.pos - text;
     }
@@ -256,7 +253,7 @@ export class PlainLineEncoder {
       out.writeUInt32LE(fragEnds[k]!, pos + 4);
       out.writeUInt16LE(fam !== family ? fam.quoted : 0, pos + 8);
       out.writeUInt16LE(this.qualifierEnd[i]! - this.qualifierStart[i]! + 2, pos + 10);
-      out.writeUInt32LE(this.cellPlain[i]!.schemaId, pos + 12);
+      out.writeUInt32LE(this.cellColumn[i]!.plain!.schemaId, pos + 12);
       out.writeUInt32LE(hi, pos + 16);
       out.writeUInt32LE(ts - hi * 0x1_0000_0000, pos + 20);
       family = fam;
@@ -329,9 +326,7 @@ export class PlainLineEncoder {
         if (plain == null || this.count === MAX_CELLS) return -1;
         const i = this.count++;
         this.cellFamily[i] = fam;
-        this.cellPlain[i] = plain;
-        this.cellQualifier[i] = column!.qualifier;
-        this.cellTail[i] = column!.tail;
+        this.cellColumn[i] = column!;
         this.qualifierStart[i] = p + 1;
         this.qualifierEnd[i] = qualifierEnd;
         p = this.colon(qualifierEnd + 1);

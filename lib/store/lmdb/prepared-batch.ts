@@ -44,6 +44,8 @@ export class BatchPacker {
   private starts: number[] = [];
   /** Each row prefix's first six bytes as a number (-1 when shorter): most comparisons stop there. */
   private heads: number[] = [];
+  /** Where the row beginRow started keeps its compact row's length. */
+  private lengthAt = 0;
   private readonly entityIdJson: (rowKey: Buffer) => string;
 
   constructor(
@@ -89,15 +91,15 @@ export class BatchPacker {
     out.pos = out.buf.writeUInt16LE(prefix.length, start);
     out.bytes(prefix);
     this.starts.push(start);
-    this.heads.push(prefix.length >= 6 ? out.buf.readUIntBE(start + 2, 6) : -1);
+    this.heads.push(headAt(out.buf, start, prefix.length));
+    this.lengthAt = out.pos;
     out.pos += 4; // the compact row's length, known at endRow
     return out;
   }
 
   /** Closes the row beginRow started: its compact row ends at the writer's position. */
   endRow(out: ByteWriter): void {
-    const lengthAt = this.starts[this.starts.length - 1]! + 2 + out.buf.readUInt16LE(this.starts[this.starts.length - 1]!);
-    out.buf.writeUInt32LE(out.pos - lengthAt - 4, lengthAt);
+    out.buf.writeUInt32LE(out.pos - this.lengthAt - 4, this.lengthAt);
   }
 
   /** The rows added, sorted by key (stable: two lines of one row keep their order), in a buffer of their own; the packer is empty again. */
@@ -166,6 +168,11 @@ export class BatchPacker {
   }
 }
 
+/** The first six bytes of the `prefixLength`-byte prefix of the row record at `at` as a number, -1 when the prefix is shorter. */
+function headAt(buf: Buffer, at: number, prefixLength: number): number {
+  return prefixLength >= 6 ? buf.readUIntBE(at + 2, 6) : -1;
+}
+
 /** Rows a float sort can number: the row index takes the 17 low bits of a key (36 + 17 = 53). */
 const FLOAT_SORT_ROWS = 1 << 17;
 
@@ -202,19 +209,9 @@ export function packRows(rows: readonly RowWrite[], layout: TableLayout, maxRowK
   return packer.finish();
 }
 
-/** The rows of a packed batch, in packed (key) order: views of the batch's bytes. */
-export function* preparedRows(batch: PreparedBatch): Generator<{ prefix: Buffer; encoded: Buffer }> {
-  const b = Buffer.from(batch.bytes.buffer, batch.bytes.byteOffset, batch.bytes.byteLength);
-  let pos = 0;
-  while (pos < b.length) {
-    const prefixLength = b.readUInt16LE(pos);
-    const prefix = b.subarray(pos + 2, pos + 2 + prefixLength);
-    pos += 2 + prefixLength;
-    const length = b.readUInt32LE(pos);
-    const encoded = b.subarray(pos + 4, pos + 4 + length);
-    pos += 4 + length;
-    yield { prefix, encoded };
-  }
+/** The rows of a packed batch, in packed (key) order: views of the batch's bytes (a merge of one run). */
+export function preparedRows(batch: PreparedBatch): Generator<{ prefix: Buffer; encoded: Buffer }> {
+  return mergedRows([batch]);
 }
 
 /** A sorted run being merged: the row at `pos` of its bytes. */
@@ -264,7 +261,7 @@ export function* mergedRows(runs: readonly PreparedBatch[]): Generator<{ prefix:
 
 function readHead(c: RunCursor): void {
   c.prefixLength = c.bytes.readUInt16LE(c.pos);
-  c.head = c.prefixLength >= 6 ? c.bytes.readUIntBE(c.pos + 2, 6) : -1;
+  c.head = headAt(c.bytes, c.pos, c.prefixLength);
 }
 
 /** Whether `a`'s row comes before `b`'s: key bytes, then run. */

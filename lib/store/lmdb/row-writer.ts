@@ -64,8 +64,7 @@ export class RowWriter {
    * put; an existing one is merged.
    */
   writeEncoded(prefix: Buffer, encoded: Buffer, now: number): void {
-    const columns = encoded.readUInt16LE(2);
-    if (this.t.compactOnly && columns > 0 && encoded.length <= MAX_COMPACT_ROW_BYTES && this.t.db.putSync(prefix, encoded, { noOverwrite: true })) return;
+    if (this.storedWhole(encoded) && this.t.db.putSync(prefix, encoded, { noOverwrite: true })) return;
     const incoming = decodeCompactRow(encoded);
     this.change(
       prefix,
@@ -85,9 +84,14 @@ export class RowWriter {
    * to spill, a table that may hold legacy rows): then writeEncoded must write it.
    */
   appendEncoded(prefix: Buffer, encoded: Buffer): 'appended' | 'below' | 'not-compact' {
-    if (!this.t.compactOnly || encoded.readUInt16LE(2) === 0 || encoded.length > MAX_COMPACT_ROW_BYTES) return 'not-compact';
+    if (!this.storedWhole(encoded)) return 'not-compact';
     // lmdb-js answers false when MDB_APPEND refuses the key (its types say void).
     return (this.t.db.putSync(prefix, encoded, { append: true }) as unknown as boolean) ? 'appended' : 'below';
+  }
+
+  /** Whether a new row of this encoding is its one entry as it is: a compactOnly table, some columns, within MAX_COMPACT_ROW_BYTES. */
+  private storedWhole(encoded: Buffer): boolean {
+    return this.t.compactOnly && encoded.readUInt16LE(2) > 0 && encoded.length <= MAX_COMPACT_ROW_BYTES;
   }
 
   /** Applies one delete (row, family or column; every version or those at or before a timestamp). */
