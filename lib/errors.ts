@@ -133,7 +133,7 @@ export const ERRORS = {
   RG_ERR_STORE_UNAVAILABLE: {
     status: 503,
     exceptionName: 'ServiceUnavailableException',
-    when: 'the store cannot be reached or timed out (retry later)',
+    when: 'the store cannot be reached or timed out, or was closed under a running scan as the gateway stops (retry later)',
     retryAfterSeconds: RETRY_AFTER_SECONDS,
   },
   // Not retryable: the store refuses the gateway's own credentials, a deployment fault to fix, not wait out.

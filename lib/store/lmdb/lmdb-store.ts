@@ -39,7 +39,7 @@ import { decodeCell } from '../cell-value.js';
 import { decodeCompactRow, isCompact } from './compact-row.js';
 import { installSchemaTable, LmdbSchemaTable } from './lmdb-schema-table.js';
 import { RowWriter, type WritableTable } from './row-writer.js';
-import { cursorBatches, rowKeyOf, ScanCursor, type Entry, type RowVisitor } from './scan-cursor.js';
+import { cursorBatches, rowKeyOf, ScanCursor, type AbandonableScan, type Entry, type RowVisitor } from './scan-cursor.js';
 import { asyncTransaction, guardedWrite, ignoreOrphanedCommitFailures, quietLmdbCommitErrors } from './write-failures.js';
 import { mergedRows, preparedRows, type PreparedBatch } from './prepared-batch.js';
 /** Rows per batch handed to a scan's consumer: big enough to amortize one promise per batch. */
@@ -115,7 +115,9 @@ export class LmdbStore implements Store {
   private readonly meta: Database;
   private readonly tables = new TableCache<OpenTable>();
   private readonly schemaTables = new Map<string, LmdbSchemaTable>();
-  private scansOpen = 0;
+  /** Scans not finished yet: close() ends them, and so closes their LMDB cursors, before it closes the environment. */
+  private readonly scans = new Set<AbandonableScan>();
+  private closed = false;
   private readonly pool: ScanPool | undefined;
   /** Thresholds of parallel scans; tunable at run time (tests vary the part size on one pool). */
   readonly parallelScan: { minBytes: number; partBytes: number };
@@ -133,7 +135,7 @@ export class LmdbStore implements Store {
   }
 
   get openScans(): number {
-    return this.scansOpen;
+    return this.scans.size;
   }
 
   /** The threads that render large scans (undefined with scanThreads 0 or 1); for metrics and tests. */
@@ -361,8 +363,7 @@ export class LmdbStore implements Store {
     const parts = Math.min(MAX_PARTS, Math.max(this.pool.threads * 4, Math.ceil(storedBytes / this.parallelScan.partBytes)));
     const ranges = splitRange(t.db, start, end, parts);
     if (ranges.length < 2) return undefined;
-    this.scansOpen++;
-    return this.pool.scan({
+    const scan = this.pool.scan({
       dbName: t.dbName,
       layoutJson: JSON.stringify(t.layout.desc),
       read: request.read,
@@ -370,20 +371,19 @@ export class LmdbStore implements Store {
       now: Date.now(),
       ranges,
       chunkBytes: PARALLEL_CHUNK_BYTES,
-      onFinish: () => {
-        this.scansOpen--;
-      },
+      onFinish: () => this.scans.delete(scan),
     });
+    this.scans.add(scan);
+    return scan;
   }
 
   /** A cursor over the scan's key range, counted in openScans until it finishes. */
   private openCursor(t: OpenTable, request: ScanRequest): ScanCursor {
     const { start, end } = scanBounds(request);
     const entries = t.db.getRange({ start, end })[Symbol.iterator]();
-    this.scansOpen++;
-    return new ScanCursor(entries, request.limit, request.filter, () => {
-      this.scansOpen--;
-    });
+    const cursor = new ScanCursor(entries, request.limit, request.filter, () => this.scans.delete(cursor));
+    this.scans.add(cursor);
+    return cursor;
   }
 
   async splits(instance: string, table: string, parts: number): Promise<KeySplit[]> {
@@ -546,7 +546,15 @@ export class LmdbStore implements Store {
     return { rows, converted };
   }
 
+  /**
+   * Ends the scans still open (a reader coming back gets RG_ERR_STORE_UNAVAILABLE, and nothing
+   * touches their cursors after the environment closes), then the scan threads and the environment.
+   */
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const stopped = rgError('RG_ERR_STORE_UNAVAILABLE', 'the store was closed while this scan ran (the gateway is stopping); retry the request');
+    for (const scan of [...this.scans]) scan.abandon(stopped);
     await this.pool?.close();
     await this.env.close();
   }
@@ -595,6 +603,7 @@ export class LmdbStore implements Store {
 
   /** The open table, from cache; tables are never dropped, so a cached entry stays valid. */
   private openTable(instance: string, table: string): OpenTable {
+    if (this.closed) throw rgError('RG_ERR_STORE_UNAVAILABLE', `the store is closed (the gateway is stopping): table ${table} cannot be read or written`);
     const cached = this.tables.get(instance, table);
     if (cached) return cached;
     this.requireInstance(instance);

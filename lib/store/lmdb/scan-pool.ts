@@ -14,6 +14,7 @@ import { Worker } from 'node:worker_threads';
 import type { ReadSpec } from '../../model/types.js';
 import type { ChunkScan, RenderedChunk, RowRenderSpec } from '../store.js';
 import type { KeyRange } from './range-split.js';
+import type { AbandonableScan } from './scan-cursor.js';
 import type { PartJob, PartMessage, SpareBuffer } from './scan-protocol.js';
 
 /** Parts rendered ahead of the one being sent, per thread: 2 keeps every thread busy while one part is sent. */
@@ -60,7 +61,7 @@ export class ScanPool {
     readonly threads: number,
   ) {}
 
-  scan(request: PoolScanRequest): ChunkScan {
+  scan(request: PoolScanRequest): ChunkScan & AbandonableScan {
     return new PoolScan(this, request);
   }
 
@@ -154,12 +155,14 @@ interface PartState {
   error?: string;
 }
 
-class PoolScan implements ChunkScan {
+class PoolScan implements ChunkScan, AbandonableScan {
   private readonly parts: PartState[];
   private readonly cancel = new SharedArrayBuffer(4);
   private sending = 0;
   private submitted = 0;
   private finished = false;
+  /** Why the scan was ended before its reader finished it (abandon); its next read throws it. */
+  private failure: Error | undefined;
   private wake: (() => void) | undefined;
 
   constructor(
@@ -175,6 +178,7 @@ class PoolScan implements ChunkScan {
 
   async next(): Promise<IteratorResult<RenderedChunk>> {
     for (;;) {
+      if (this.failure !== undefined) throw this.failure;
       if (this.finished) return { done: true, value: undefined };
       this.submitAhead();
       const part = this.parts[this.sending];
@@ -200,6 +204,13 @@ class PoolScan implements ChunkScan {
   async return(): Promise<IteratorResult<RenderedChunk>> {
     this.finish();
     return { done: true, value: undefined };
+  }
+
+  /** Ends the scan (its workers stop at their next check) and fails a reader waiting or coming back with `reason`. */
+  abandon(reason: Error): void {
+    if (this.finished) return;
+    this.failure = reason;
+    this.finish();
   }
 
   private submitAhead(): void {
