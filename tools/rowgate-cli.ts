@@ -4,6 +4,7 @@
  * failure of `serve` before it accepts connections). Errors print as one message, without a
  * stack trace, except for unforeseen ones (bugs).
  */
+import cluster from 'node:cluster';
 import { Command, CommanderError } from 'commander';
 import { isRowgateError } from '../lib/errors.js';
 import { REST_VERSION } from '../lib/version.js';
@@ -69,5 +70,11 @@ export async function main(argv: readonly string[]): Promise<number> {
 }
 
 main(process.argv).then((code) => {
-  if (code !== 0) process.exitCode = code;
+  if (code === 0) return;
+  process.exitCode = code;
+  // A cluster worker's IPC channel keeps its event loop alive: a `serve --workers` worker that could
+  // not start (its store unreachable) printed why and then waited, and so did the primary, which
+  // stops the server when a worker exits before listening: for ever. Its message is written
+  // (stderr is synchronous on a pipe or a file): exit.
+  if (cluster.isWorker) process.exit(code);
 });

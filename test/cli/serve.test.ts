@@ -183,6 +183,26 @@ t.test('startup errors print the message and exit 2, without a stack trace', asy
   t.match(usage.stderr, /unknown option '--bogus'/);
 });
 
+t.test(
+  'regression: serve --workers 2 whose workers cannot open the store exits 2 with their message (the workers and the primary waited for ever)',
+  async (t) => {
+    // The primary does not open a Bigtable store; each worker does, and finds nothing listening on
+    // port 1. One process exited 2 at once; with workers, each printed the error and stayed up (its
+    // IPC channel to the primary kept it alive), and the primary waited for them to listen or exit.
+    const dir = tempDir(t);
+    const config = writeFile(dir, 'bigtable.yaml', 'port: 0\nhost: 127.0.0.1\nstore: {kind: bigtable, projectId: p, instanceId: i}\n');
+    const child = startCli(['serve', '--config', config, '--workers', '2'], { env: { BIGTABLE_EMULATOR_HOST: '127.0.0.1:1' } });
+    let stderr = '';
+    child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
+    const hang = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    t.teardown(() => clearTimeout(hang));
+    const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+    t.same({ code, signal }, { code: 2, signal: null }, 'serve exited 2 by itself');
+    t.match(stderr, /rowgate serve: opening Bigtable instance projects\/p\/instances\/i: Bigtable is unavailable/, "a worker's message");
+    t.match(stderr, /rowgate: worker \d+ exited \(2\) before listening/, "the primary's");
+  },
+);
+
 t.test('request log lines written just before SIGTERM are in the log when serve exits; each names the X-Request-Id its response carried', async (t) => {
   const dir = tempDir(t);
   const served = await serveCli(t, ['--data', join(dir, 'data'), '--port', '0', '--host', '127.0.0.1', '--log-level', 'info']);
