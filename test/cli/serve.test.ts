@@ -5,7 +5,7 @@
  */
 import { once } from 'node:events';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -177,6 +177,13 @@ t.test('startup errors print the message and exit 2, without a stack trace', asy
     [],
     'the port is checked first: no demo data directory (or staging directory) left behind',
   );
+
+  // Not an LMDB data directory: lmdb-js crashed the process (SIGSEGV, exit 139) on it.
+  mkdirSync(join(dir, 'notlmdb'));
+  writeFileSync(join(dir, 'notlmdb', 'data.mdb'), 'not a database\n'.repeat(1000));
+  const notLmdb = await runCli(['serve', '--data', join(dir, 'notlmdb'), '--port', '0']);
+  t.same({ code: notLmdb.code, signal: notLmdb.signal }, { code: 2, signal: null });
+  t.match(notLmdb.stderr, /^rowgate serve: the data directory .*notlmdb cannot be opened: data\.mdb is not an LMDB data file/);
 
   const usage = await runCli(['serve', '--bogus']);
   t.equal(usage.code, 2);

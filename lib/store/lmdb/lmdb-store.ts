@@ -27,6 +27,7 @@ import {
   type Store,
 } from '../store.js';
 import { ChunkRenderer, renderChunk } from './chunk-render.js';
+import { checkDataDirectory } from './data-dir-check.js';
 import { lmdbEnvOptions } from './env-options.js';
 import { splitRange } from './range-split.js';
 import { tableSplits } from './table-splits.js';
@@ -127,6 +128,7 @@ export class LmdbStore implements Store {
     ignoreOrphanedCommitFailures();
     quietLmdbCommitErrors();
     this.path = options.path;
+    checkDataDirectory(options.path);
     this.env = open(lmdbEnvOptions(options.path, options.noSync ?? false));
     const threads = options.scanThreads ?? Math.min(availableParallelism(), MAX_DEFAULT_SCAN_THREADS);
     this.pool = threads >= 2 ? new ScanPool(options.path, threads) : undefined;
