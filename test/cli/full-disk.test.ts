@@ -7,7 +7,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { USERS_LAYOUT_JSON } from '../../lib/model/demo-layouts.js';
@@ -127,3 +127,35 @@ t.test('import on a full disk: its usual error and the resumable summary, commit
     'exactly the lines before the summary line are in the table',
   );
 });
+
+t.test(
+  'regression: a new data directory on a full disk is refused with RG_ERR_STORE_FULL (lmdb-js died of SIGBUS making its lock file); an existing one still opens',
+  { skip: CANNOT_MOUNT },
+  async (t) => {
+    const disk = smallDisk(t, 4);
+    const work = tempDir(t);
+    const layout = writeFile(work, 'users.json', USERS_LAYOUT_JSON);
+    const existing = join(disk, 'existing');
+    t.equal((await runCli(['create-table', '--data', existing, '--instance', 'it', '--layout', layout])).code, 0, 'a directory made while there was room');
+    ballast(disk, 0);
+
+    const created = await runCli(['create-table', '--data', join(disk, 'new'), '--instance', 'it', '--layout', layout]);
+    t.same({ code: created.code, signal: created.signal }, { code: 1, signal: null }, 'create-table into a new directory exits 1 (was SIGBUS, exit 135)');
+    t.match(
+      created.stderr,
+      /^rowgate create-table: the data directory .*new cannot be opened: a new data directory needs 65536 bytes free on its device, and \d+ are\n$/,
+    );
+
+    const served = await runCli(['serve', '--data', join(disk, 'seeded'), '--port', '0']);
+    t.same({ code: served.code, signal: served.signal }, { code: 2, signal: null }, 'serve seeding a new directory exits 2 (was SIGBUS)');
+    t.match(served.stderr, /a new data directory needs 65536 bytes free/);
+    t.same(
+      readdirSync(disk).filter((name) => name.startsWith('rowgate-seeding-')),
+      [],
+      'no staging directory left behind',
+    );
+
+    const listed = await runCli(['ls', '--data', existing]);
+    t.same({ code: listed.code, stdout: listed.stdout }, { code: 0, stdout: 'it\n' }, 'the existing directory is read on the full disk');
+  },
+);

@@ -336,7 +336,14 @@ async function seedDemoIfNew(config: Config, log: Logger): Promise<void> {
   removeStaleStaging(dirname(target));
   rmSync(staging, { recursive: true, force: true });
   const started = Date.now();
-  const store = await openStore({ kind: 'lmdb', path: staging });
+  let store: Store;
+  try {
+    store = await openStore({ kind: 'lmdb', path: staging });
+  } catch (e) {
+    // Refused before anything was written (a full disk): no staging directory left behind.
+    rmSync(staging, { recursive: true, force: true });
+    throw e;
+  }
   let seeded;
   try {
     seeded = await createDemoData(store);

@@ -4,8 +4,14 @@
  * a data.mdb that is not an LMDB file or is of another format version, or a data.mdb or lock.mdb
  * that is a directory: `rowgate serve --data DIR` over such a directory died without a word. What
  * can be told beforehand is refused here with RG_ERR_BAD_CONFIG naming the file (the CLI exits 2).
+ *
+ * A new environment on a full disk crashed too: LMDB sizes a new lock.mdb with ftruncate and
+ * writes it through a shared map, and the first touch of a page the disk has no room for is
+ * SIGBUS (serve seeding a new directory, or create-table, on a full 4 MB tmpfs: exit 135). A new
+ * lock.mdb is written here instead, so that no room is an ENOSPC, and a new environment needs
+ * NEW_ENVIRONMENT_BYTES free: both RG_ERR_STORE_FULL.
  */
-import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, readSync, rmSync, statfsSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { rgError } from '../../errors.js';
 
@@ -18,6 +24,14 @@ const MDB_MAGIC = 0xbeefc0de;
 const VERSION_AT = 28;
 /** MDB_DATA_VERSION of the LMDB inside lmdb-js. */
 const MDB_DATA_VERSION = 2;
+/** The lock.mdb LMDB makes for lmdb-js's 126 readers (sizeof MDB_txninfo + 125 x 64-byte MDB_reader, as measured). */
+const LOCK_FILE_BYTES = 8272;
+/**
+ * Free room a new environment asks for: LMDB writes its two meta pages (8 KiB) when it opens one,
+ * and a failed write there is an mdb_env_open failure (the crash above); the first transactions'
+ * pages fail as any full-disk write does (RG_ERR_STORE_FULL).
+ */
+const NEW_ENVIRONMENT_BYTES = 64 * 1024;
 
 export function checkDataDirectory(path: string): void {
   const refuse = (why: string): never => {
@@ -41,6 +55,39 @@ export function checkDataDirectory(path: string): void {
     // An empty data.mdb is set up as a new one, as a missing one is.
     if (name === 'data.mdb' && stat.size > 0) checkMetaPage(file, refuse);
   }
+  const data = statSync(join(path, 'data.mdb'), { throwIfNoEntry: false });
+  if (data === undefined || data.size === 0) {
+    const { bavail, bsize } = statfsSync(path);
+    const free = bavail * bsize;
+    if (free < NEW_ENVIRONMENT_BYTES) refuseFull(path, `a new data directory needs ${NEW_ENVIRONMENT_BYTES} bytes free on its device, and ${free} are`);
+  }
+  writeNewLockFile(path);
+}
+
+const refuseFull = (path: string, why: string): never => {
+  throw rgError('RG_ERR_STORE_FULL', `the data directory ${path} cannot be opened: ${why}`);
+};
+
+/** Writes a missing lock.mdb as LMDB would size it, its bytes really allocated (LMDB takes it as it finds it). */
+function writeNewLockFile(path: string): void {
+  const file = join(path, 'lock.mdb');
+  let fd: number;
+  try {
+    fd = openSync(file, 'wx');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return; // another process made it meanwhile
+    throw e;
+  }
+  try {
+    writeSync(fd, Buffer.alloc(LOCK_FILE_BYTES));
+  } catch (e) {
+    closeSync(fd);
+    rmSync(file, { force: true });
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT') refuseFull(path, `no room on its device for lock.mdb (${code})`);
+    throw e;
+  }
+  closeSync(fd);
 }
 
 function checkMetaPage(file: string, refuse: (why: string) => never): void {
