@@ -10,11 +10,9 @@
  */
 import { request, type ClientRequest } from 'node:http';
 import t, { type Test } from 'tap';
-import { encodeRowKey } from '../../lib/model/row-key.js';
-import type { RowWrite } from '../../lib/model/types.js';
 import type { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { countPulledRows } from './instrument.js';
-import { startGateway, startGatewayOver, type Harness } from './harness.js';
+import { startGateway, startGatewayOver, type Harness, writeFillerRows } from './harness.js';
 
 const ROWS = 1_000_000;
 
@@ -72,18 +70,7 @@ async function pausedThenDisconnected(t: Test, h: Harness, counter: { pulled: nu
 t.test('a paused client keeps the server from reading ahead; a disconnect closes the scan', async (t) => {
   const h = await startGateway();
   t.teardown(() => h.close());
-  const value = JSON.stringify('x'.repeat(200));
-  const layout = await h.store.getLayout('default', 'sample_table');
-  for (let start = 0; start < ROWS; start += 50_000) {
-    const batch: RowWrite[] = [];
-    for (let i = start; i < start + 50_000; i++) {
-      batch.push({
-        rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]),
-        cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: value }],
-      });
-    }
-    await h.store.write('default', 'sample_table', batch);
-  }
+  await writeFillerRows(h.store, ROWS, 200, { char: 'x' });
   const counter = countPulledRows(h.store);
   await t.test('revision 3', (t) => pausedThenDisconnected(t, h, counter, 3));
   await t.test('revision 1 (a second gateway over the same rows)', async (t) => {

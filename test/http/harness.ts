@@ -10,6 +10,8 @@ import { pino } from 'pino';
 import { buildConfig, type Config } from '../../lib/config.js';
 import { createGateway, type Gateway } from '../../lib/http/server.js';
 import { parseLayout } from '../../lib/model/layout.js';
+import { encodeRowKey } from '../../lib/model/row-key.js';
+import type { RowWrite } from '../../lib/model/types.js';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import type { Store } from '../../lib/store/store.js';
 
@@ -155,4 +157,24 @@ export async function startGatewayOver(store: Store, file: Record<string, unknow
   const gateway = createGateway(config, store, pino({ level: 'silent' }));
   const address = await gateway.listen();
   return { base: `http://127.0.0.1:${address.port}`, store, gateway, close: () => gateway.close() };
+}
+
+/**
+ * Writes `count` rows of sample_table (ids `first` ..), each one cell strings:q holding `chars`
+ * copies of `char`: filler for scans larger than the socket buffers. 50,000 rows a transaction.
+ */
+export async function writeFillerRows(store: Store, count: number, chars: number, options: { first?: number; char?: string } = {}): Promise<void> {
+  const first = options.first ?? 0;
+  const layout = await store.getLayout('default', 'sample_table');
+  const json = JSON.stringify((options.char ?? 'v').repeat(chars));
+  for (let start = first; start < first + count; start += 50_000) {
+    const rows: RowWrite[] = [];
+    for (let i = start; i < Math.min(start + 50_000, first + count); i++) {
+      rows.push({
+        rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]),
+        cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json }],
+      });
+    }
+    await store.write('default', 'sample_table', rows);
+  }
 }

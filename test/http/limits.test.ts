@@ -12,9 +12,7 @@ import t from 'tap';
 import { checkingIntervalMs } from '../../lib/http/server.js';
 import { dropWhenStalled } from '../../lib/http/stall.js';
 import { buildConfig } from '../../lib/config.js';
-import { encodeRowKey } from '../../lib/model/row-key.js';
-import type { RowWrite } from '../../lib/model/types.js';
-import { json, raw, rowsOf, startGateway, type Harness } from './harness.js';
+import { json, raw, rowsOf, startGateway, type Harness, writeFillerRows } from './harness.js';
 
 const TABLE = '/v1/instances/default/tables/sample_table';
 
@@ -37,16 +35,7 @@ function closedAfter(socket: Socket, started: number): Promise<{ ms: number; rec
  * hold (a few MB each), so a scan of them must wait for its reader.
  */
 async function fillSampleTable(h: Harness): Promise<void> {
-  const layout = await h.store.getLayout('default', 'sample_table');
-  const value = JSON.stringify('v'.repeat(2000));
-  const rows: RowWrite[] = [];
-  for (let i = 0; i < 20_000; i++) {
-    rows.push({
-      rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]),
-      cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: value }],
-    });
-  }
-  await h.store.write('default', 'sample_table', rows);
+  await writeFillerRows(h.store, 20_000, 2000);
 }
 
 t.test('node checks the timeouts often enough for them to act', async (t) => {

@@ -8,9 +8,7 @@ import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import t from 'tap';
-import { encodeRowKey } from '../../lib/model/row-key.js';
-import type { RowWrite } from '../../lib/model/types.js';
-import { raw, startGateway } from './harness.js';
+import { raw, startGateway, writeFillerRows } from './harness.js';
 
 const ROWS = '/v1/instances/default/tables/sample_table/rows';
 
@@ -192,13 +190,7 @@ t.test('a parser error while a streamed response is under way never writes into 
   const h = await startGateway();
   t.teardown(() => h.close());
   // ~20 MB of rows: more than the socket buffers hold, so the scan is still under way while its client pauses.
-  const layout = await h.store.getLayout('default', 'sample_table');
-  const value = JSON.stringify('x'.repeat(2000));
-  const rows: RowWrite[] = Array.from({ length: 10_000 }, (_, i) => ({
-    rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]),
-    cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: value }],
-  }));
-  await h.store.write('default', 'sample_table', rows);
+  await writeFillerRows(h.store, 10_000, 2000, { char: 'x' });
   const url = new URL(h.base);
   const socket = connect(Number(url.port), url.hostname);
   await once(socket, 'connect');

@@ -17,10 +17,8 @@ import { buildConfig } from '../../lib/config.js';
 import { sha256Hex } from '../../lib/http/auth.js';
 import { createGateway, type Gateway } from '../../lib/http/server.js';
 import { parseLayout } from '../../lib/model/layout.js';
-import { encodeRowKey } from '../../lib/model/row-key.js';
-import type { RowWrite } from '../../lib/model/types.js';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
-import { json, raw, rowsOf, SAMPLE_LAYOUT } from './harness.js';
+import { json, raw, rowsOf, SAMPLE_LAYOUT, writeFillerRows } from './harness.js';
 
 const ROWS_ROUTE = '/v1/instances/:instance/tables/:table/rows';
 const ROWS = '/v1/instances/default/tables/sample_table/rows';
@@ -170,16 +168,7 @@ t.test('a client error logs its status on the matched route template', async (t)
 t.test('a client that disconnects mid-scan is logged as aborted, with the rows sent so far', async (t) => {
   // ~20 MB of row JSON: far more than the socket buffers hold, so the response cannot finish early.
   const TOTAL = 20_000;
-  const layout = await store.getLayout('default', 'sample_table');
-  const value = JSON.stringify('x'.repeat(1000));
-  const batch: RowWrite[] = [];
-  for (let i = 1000; i < 1000 + TOTAL; i++) {
-    batch.push({
-      rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]),
-      cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: value }],
-    });
-  }
-  await store.write('default', 'sample_table', batch);
+  await writeFillerRows(store, TOTAL, 1000, { first: 1000, char: 'x' });
   const before = requestLines().length;
   const url = new URL(base);
   const started = performance.now();

@@ -6,9 +6,7 @@ import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { once } from 'node:events';
 import t from 'tap';
-import { encodeRowKey } from '../../lib/model/row-key.js';
-import type { RowWrite } from '../../lib/model/types.js';
-import { startGateway } from './harness.js';
+import { startGateway, writeFillerRows } from './harness.js';
 
 const ROWS = '/v1/instances/default/tables/sample_table/rows';
 
@@ -32,16 +30,7 @@ t.test('regression: close() returns soon after the running scan ends, though its
   t.teardown(async () => {
     if (!closed) await h.close();
   });
-  const layout = await h.store.getLayout('default', 'sample_table');
-  const value = JSON.stringify('v'.repeat(1000));
-  const rows: RowWrite[] = [];
-  for (let i = 0; i < 20_000; i++) {
-    rows.push({
-      rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]),
-      cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: value }],
-    });
-  }
-  await h.store.write('default', 'sample_table', rows);
+  await writeFillerRows(h.store, 20_000, 1000);
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   t.teardown(() => agent.destroy());
   t.equal((await get(h.base, `${ROWS}?limit=1`, agent)).status, 200, 'a first request leaves a kept-alive connection');
@@ -89,16 +78,7 @@ t.test(
     // pins the fix itself (close() ends every open scan) in every run.
     for (let round = 0; round < 6; round++) {
       const h = await startGateway({ limits: { shutdownGraceMs: 10_000 } });
-      const layout = await h.store.getLayout('default', 'sample_table');
-      const value = JSON.stringify('v'.repeat(2000));
-      const rows: RowWrite[] = [];
-      for (let i = 0; i < 8000; i++) {
-        rows.push({
-          rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]),
-          cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: value }],
-        });
-      }
-      await h.store.write('default', 'sample_table', rows);
+      await writeFillerRows(h.store, 8000, 2000);
       const url = new URL(h.base);
       const socket = connect(Number(url.port), url.hostname);
       await once(socket, 'connect');

@@ -9,11 +9,9 @@
  */
 import { request } from 'node:http';
 import t, { type Test } from 'tap';
-import { encodeRowKey } from '../../lib/model/row-key.js';
-import type { RowWrite } from '../../lib/model/types.js';
 import type { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import type { Store } from '../../lib/store/store.js';
-import { raw, rowsOf, startGateway, type Harness } from './harness.js';
+import { raw, rowsOf, startGateway, type Harness, writeFillerRows } from './harness.js';
 
 const ROWS = '/v1/instances/default/tables/sample_table/rows';
 /** ~1.2 MB of row JSON: more than two 256 KiB fast-path chunks and more than two 256-row batches. */
@@ -21,16 +19,7 @@ const ROW_COUNT = 4_000;
 const FAIL_AT_NEXT = 3;
 
 async function fill(h: Harness): Promise<void> {
-  const layout = await h.store.getLayout('default', 'sample_table');
-  const value = JSON.stringify('v'.repeat(250));
-  const batch: RowWrite[] = [];
-  for (let i = 0; i < ROW_COUNT; i++) {
-    batch.push({
-      rowKey: encodeRowKey(layout.keyFormat, [BigInt(i)]),
-      cells: [{ kind: 'value', family: 'strings', qualifier: 'q', timestamp: 1, schemaId: 0, json: value }],
-    });
-  }
-  await h.store.write('default', 'sample_table', batch);
+  await writeFillerRows(h.store, ROW_COUNT, 250);
 }
 
 interface Injection {
