@@ -8,7 +8,7 @@
 import type { AvroType } from './avro-types.js';
 import { isInt64 } from './int64.js';
 import type { JsonValue } from './types.js';
-import { stringifyExactJson } from './exact-json.js';
+import { jsonForMessage } from './exact-json.js';
 
 /** A value that does not match its schema; `path` leads from the top value to the bad part. */
 export class AvroValueMismatch extends Error {
@@ -29,7 +29,7 @@ export class AvroValueMismatch extends Error {
 }
 
 function snippet(v: JsonValue): string {
-  const text = stringifyExactJson(v);
+  const text = jsonForMessage(v);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 

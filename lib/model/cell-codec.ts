@@ -8,7 +8,7 @@
 import { rgError, isRowgateError } from '../errors.js';
 import type { CellSchemaSpec, EncodedCell, JsonValue, SchemaTable, TableLayout, Timestamp } from './types.js';
 import { MAX_TIMESTAMP, timestampFromJson } from './timestamp.js';
-import { stringifyExactJson } from './exact-json.js';
+import { jsonForMessage, stringifyExactJson } from './exact-json.js';
 import { avroResolver, avroTypeOf, type AvroType } from './avro-types.js';
 import { isInt64 } from './int64.js';
 import { AvroValueMismatch, avroFromJson, avroToJson } from './avro-json.js';
@@ -168,7 +168,7 @@ function parseTimestamp(ts: JsonValue | undefined, column: string): Timestamp | 
   if (timestamp !== undefined) return timestamp;
   throw rgError(
     'RG_ERR_BAD_TIMESTAMP',
-    `timestamp of column ${column} must be an integer of milliseconds from 0 to ${MAX_TIMESTAMP}, got ${shorten(stringifyExactJson(ts))}`,
+    `timestamp of column ${column} must be an integer of milliseconds from 0 to ${MAX_TIMESTAMP}, got ${shorten(jsonForMessage(ts))}`,
   );
 }
 
@@ -184,19 +184,16 @@ function encodeCounter(family: string, qualifier: string, value: JsonValue, ts: 
     const keys = Object.keys(value);
     const delta = keys.length === 1 && keys[0] === 'incr' ? int64Of(value.incr) : undefined;
     if (delta === undefined) {
-      throw rgError(
-        'RG_ERR_BAD_COUNTER',
-        `counter increment of column ${column} must be {"incr": <64-bit integer>}, got ${shorten(stringifyExactJson(value))}`,
-      );
+      throw rgError('RG_ERR_BAD_COUNTER', `counter increment of column ${column} must be {"incr": <64-bit integer>}, got ${shorten(jsonForMessage(value))}`);
     }
     if (ts !== undefined && ts !== null) {
-      throw rgError('RG_ERR_BAD_COUNTER', `counter increment of column ${column} cannot carry a timestamp (got ${shorten(stringifyExactJson(ts))})`);
+      throw rgError('RG_ERR_BAD_COUNTER', `counter increment of column ${column} cannot carry a timestamp (got ${shorten(jsonForMessage(ts))})`);
     }
     return { kind: 'counter-increment', family, qualifier, delta };
   }
   const set = int64Of(value);
   if (set === undefined) {
-    throw rgError('RG_ERR_BAD_COUNTER', `counter value of column ${column} must be a 64-bit integer or {"incr": n}, got ${shorten(stringifyExactJson(value))}`);
+    throw rgError('RG_ERR_BAD_COUNTER', `counter value of column ${column} must be a 64-bit integer or {"incr": n}, got ${shorten(jsonForMessage(value))}`);
   }
   const timestamp = parseTimestamp(ts, column);
   return timestamp === undefined ? { kind: 'counter-set', family, qualifier, value: set } : { kind: 'counter-set', family, qualifier, timestamp, value: set };

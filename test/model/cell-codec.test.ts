@@ -132,6 +132,19 @@ t.test('float and double store the shortest exact text; non-numbers and float ov
   await t.rejects(encode('info:score', 'NaN'), { code: 'RG_ERR_BAD_VALUE', message: /expected double, got "NaN"/ });
 });
 
+t.test("regression: a number beyond a double's range is named in the message, not printed as null", async (t) => {
+  const body = parseExactJson('{"v": 1e400, "w": -1e999}', 'body') as Record<string, JsonValue>;
+  await t.rejects(encode('info:score', body.v!), {
+    code: 'RG_ERR_BAD_VALUE',
+    message: `value of column info:score does not match its writer schema "double": expected double, got a number beyond a double's range (Infinity)`,
+  });
+  await t.rejects(encode('info:big', body.w!), { code: 'RG_ERR_BAD_VALUE', message: /expected long, got a number beyond a double's range \(-Infinity\)$/ });
+  await t.rejects(encode('info:name', 'x', { timestamp: body.v! }), {
+    code: 'RG_ERR_BAD_TIMESTAMP',
+    message: /got a number beyond a double's range \(Infinity\)$/,
+  });
+});
+
 t.test('boolean and null schemas', async (t) => {
   t.same(await stored('info:flag', false), ['false', 6]);
   t.same(await stored('info:nothing', null), ['null', 7]);
