@@ -275,19 +275,18 @@ class ExactParser {
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
+ * A value as an error message quotes it: its compact JSON, except a number beyond a double's
+ * range (1e400, which JSON readers take as Infinity; a JSON number is never NaN), which JSON would
+ * print as null: "expected double, got null" named the wrong value.
+ */
+export function jsonForMessage(value: JsonValue): string {
+  return value === Infinity || value === -Infinity ? `a number beyond a double's range (${value})` : stringifyExactJson(value);
+}
+
+/**
  * Compact JSON with bigints printed exactly. Strings are escaped by JSON.stringify (so CR and LF
  * are always escaped); non-finite numbers print as null, as JSON.stringify does.
  */
-/**
- * A value as an error message quotes it: its compact JSON, except a number beyond a double's
- * range (1e400, which JSON readers take as Infinity), which JSON would print as null: "expected
- * double, got null" named the wrong value.
- */
-export function jsonForMessage(value: JsonValue): string {
-  if (typeof value === 'number' && !Number.isFinite(value)) return Number.isNaN(value) ? 'NaN' : `a number beyond a double's range (${value})`;
-  return stringifyExactJson(value);
-}
-
 export function stringifyExactJson(value: JsonValue): string {
   try {
     return JSON.stringify(value);

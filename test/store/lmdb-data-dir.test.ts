@@ -1,16 +1,12 @@
 // A data directory lmdb-js cannot open is refused before it tries (lmdb-js 3.5.6 crashed the
 // process with SIGSEGV on every one of these): RG_ERR_BAD_CONFIG naming the file and the reason.
 import t, { type Test } from 'tap';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
+import { tempDir } from '../cli/helpers.js';
 
-function freshDir(t: Test): string {
-  const dir = mkdtempSync(join(tmpdir(), 'rowgate-datadir-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+const freshDir = (t: Test): string => tempDir(t, 'rowgate-datadir-');
 
 /** The first 64 bytes of the data.mdb of a store written and closed here. */
 async function realHead(t: Test): Promise<Buffer> {
@@ -18,11 +14,7 @@ async function realHead(t: Test): Promise<Buffer> {
   const store = new LmdbStore({ path: dir, scanThreads: 0, noSync: true });
   await store.createInstance('i');
   await store.close();
-  const head = Buffer.alloc(64);
-  const fd = openSync(join(dir, 'data.mdb'), 'r');
-  readSync(fd, head, 0, 64, 0);
-  closeSync(fd);
-  return head;
+  return readFileSync(join(dir, 'data.mdb')).subarray(0, 64);
 }
 
 const cases: { name: string; setUp: (dir: string, head: Buffer) => void; message: RegExp }[] = [

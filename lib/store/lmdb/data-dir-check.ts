@@ -34,14 +34,14 @@ const LOCK_FILE_BYTES = 8272;
 const NEW_ENVIRONMENT_BYTES = 64 * 1024;
 
 export function checkDataDirectory(path: string): void {
-  const refuse = (why: string): never => {
-    throw rgError('RG_ERR_BAD_CONFIG', `the data directory ${path} cannot be opened: ${why}`);
-  };
+  const refuse = (why: string): never => refused(path, 'RG_ERR_BAD_CONFIG', why);
   try {
     accessSync(path, constants.R_OK | constants.W_OK | constants.X_OK);
   } catch (e) {
     refuse(`it is not readable and writable by this process (${(e as NodeJS.ErrnoException).code})`);
   }
+  /** data.mdb's size; 0 when it is missing (LMDB sets up an empty one as a new one too). */
+  let dataBytes = 0;
   for (const name of ['data.mdb', 'lock.mdb']) {
     const file = join(path, name);
     const stat = statSync(file, { throwIfNoEntry: false });
@@ -52,21 +52,21 @@ export function checkDataDirectory(path: string): void {
     } catch (e) {
       refuse(`${name} is not readable and writable by this process (${(e as NodeJS.ErrnoException).code})`);
     }
-    // An empty data.mdb is set up as a new one, as a missing one is.
-    if (name === 'data.mdb' && stat.size > 0) checkMetaPage(file, refuse);
+    if (name === 'data.mdb') dataBytes = stat.size;
   }
-  const data = statSync(join(path, 'data.mdb'), { throwIfNoEntry: false });
-  if (data === undefined || data.size === 0) {
+  if (dataBytes > 0) checkMetaPage(join(path, 'data.mdb'), refuse);
+  else {
     const { bavail, bsize } = statfsSync(path);
     const free = bavail * bsize;
-    if (free < NEW_ENVIRONMENT_BYTES) refuseFull(path, `a new data directory needs ${NEW_ENVIRONMENT_BYTES} bytes free on its device, and ${free} are`);
+    if (free < NEW_ENVIRONMENT_BYTES)
+      refused(path, 'RG_ERR_STORE_FULL', `a new data directory needs ${NEW_ENVIRONMENT_BYTES} bytes free on its device, and ${free} are`);
   }
   writeNewLockFile(path);
 }
 
-const refuseFull = (path: string, why: string): never => {
-  throw rgError('RG_ERR_STORE_FULL', `the data directory ${path} cannot be opened: ${why}`);
-};
+function refused(path: string, code: 'RG_ERR_BAD_CONFIG' | 'RG_ERR_STORE_FULL', why: string): never {
+  throw rgError(code, `the data directory ${path} cannot be opened: ${why}`);
+}
 
 /** Writes a missing lock.mdb as LMDB would size it, its bytes really allocated (LMDB takes it as it finds it). */
 function writeNewLockFile(path: string): void {
@@ -75,19 +75,19 @@ function writeNewLockFile(path: string): void {
   try {
     fd = openSync(file, 'wx');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return; // another process made it meanwhile
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return; // there already, or another process made it meanwhile
     throw e;
   }
   try {
     writeSync(fd, Buffer.alloc(LOCK_FILE_BYTES));
   } catch (e) {
-    closeSync(fd);
     rmSync(file, { force: true });
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOSPC' || code === 'EDQUOT') refuseFull(path, `no room on its device for lock.mdb (${code})`);
+    if (code === 'ENOSPC' || code === 'EDQUOT') refused(path, 'RG_ERR_STORE_FULL', `no room on its device for lock.mdb (${code})`);
     throw e;
+  } finally {
+    closeSync(fd);
   }
-  closeSync(fd);
 }
 
 function checkMetaPage(file: string, refuse: (why: string) => never): void {
