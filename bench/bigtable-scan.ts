@@ -11,10 +11,10 @@
 import { spawn } from 'node:child_process';
 import { pino } from 'pino';
 import { Bigtable } from '@google-cloud/bigtable';
-import { buildConfig } from '../lib/config.js';
+import { buildConfig } from '../lib/config/config.js';
 import { createGateway } from '../lib/http/server.js';
-import { parseLayout } from '../lib/model/layout.js';
-import { END_OF_TIME } from '../lib/model/read-request.js';
+import { parseLayout } from '../lib/model/layout/layout.js';
+import { END_OF_TIME } from '../lib/model/read/read-request.js';
 import { BigtableStore, bigtableTableId } from '../lib/store/bigtable/bigtable-store.js';
 
 const ROWS = Number(process.argv[2] ?? 50_000);

@@ -2,9 +2,9 @@
  * Scenario 5's Bigtable side: loading the benchmark table into the Cloud Bigtable emulator (started
  * by cbtemulator.ts) and the gateway configuration that serves it.
  */
-import { parseLayout } from '../lib/model/layout.js';
-import { encodeRowKey } from '../lib/model/row-key.js';
-import { SCHEMA_ID } from '../lib/model/schema-table.js';
+import { parseLayout } from '../lib/model/layout/layout.js';
+import { encodeRowKey } from '../lib/model/keys/row-key.js';
+import { SCHEMA_ID } from '../lib/model/avro/schema-table.js';
 import type { EncodedCell, RowWrite } from '../lib/model/types.js';
 import { BigtableStore, bigtableTableId } from '../lib/store/bigtable/bigtable-store.js';
 import { BENCH_INSTANCE, BENCH_LAYOUT, BENCH_TABLE, benchRowCells } from './dataset.js';

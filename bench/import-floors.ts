@@ -24,11 +24,11 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { open } from 'lmdb';
-import { parseLayout } from '../lib/model/layout.js';
+import { parseLayout } from '../lib/model/layout/layout.js';
 import { lmdbEnvOptions } from '../lib/store/lmdb/env-options.js';
 import { LmdbStore } from '../lib/store/lmdb/lmdb-store.js';
 import { BatchPacker, type PreparedBatch } from '../lib/store/lmdb/prepared-batch.js';
-import { ByteWriter } from '../lib/byte-writer.js';
+import { ByteWriter } from '../lib/bytes/byte-writer.js';
 import { DEFAULT_IMPORT_BATCH, PART_ROWS } from '../tools/commands/import.js';
 import { BENCH_INSTANCE, BENCH_LAYOUT, BENCH_TABLE } from './dataset.js';
 

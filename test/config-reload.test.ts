@@ -2,8 +2,8 @@
  * planReload: what a SIGHUP applies (live settings) and what it reports as needing a restart.
  */
 import t from 'tap';
-import { buildConfig } from '../lib/config.js';
-import { planReload } from '../lib/config-reload.js';
+import { buildConfig } from '../lib/config/config.js';
+import { planReload } from '../lib/config/config-reload.js';
 import { sha256Hex } from '../lib/http/auth.js';
 
 const tokens = (name: string) => ({ tokens: [{ name, sha256: sha256Hex(name), scopes: { '*': 'read' } }] });

@@ -7,7 +7,7 @@ import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import t from 'tap';
-import { buildConfig, DEFAULT_LIMITS, loadConfig } from '../lib/config.js';
+import { buildConfig, DEFAULT_LIMITS, loadConfig } from '../lib/config/config.js';
 import { sha256Hex } from '../lib/http/auth.js';
 
 const HASH = sha256Hex('secret');

@@ -12,8 +12,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { AdminConfig } from '../config.js';
-import type { GatewayMetrics } from '../metrics.js';
+import type { AdminConfig } from '../config/config.js';
+import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { Store } from '../store/store.js';
 import { acceptsJson, closeTask, healthcheckReply, PONG, type AdminReply } from './dropwizard.js';
 

@@ -8,10 +8,10 @@
  * qualifiers and map keys sorted, versions newest first, explicit timestamps, and (with
  * `writerSchemas`) the schema id of every cell. Rows still have to be sorted by row key.
  */
-import { parseLayout } from '../model/layout.js';
-import { USERS_LAYOUT_JSON } from '../model/demo-layouts.js';
-import { encodeRowInput } from '../model/row-input.js';
-import { SCHEMA_ID } from '../model/schema-table.js';
+import { parseLayout } from '../model/layout/layout.js';
+import { USERS_LAYOUT_JSON } from '../model/layout/demo-layouts.js';
+import { encodeRowInput } from '../model/cells/row-input.js';
+import { SCHEMA_ID } from '../model/avro/schema-table.js';
 import type { JsonValue, RowWrite } from '../model/types.js';
 import type { Store } from '../store/store.js';
 

@@ -9,9 +9,9 @@
  * /v1/instances) are readable with any valid token; /v1/instances lists only readable instances.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { AuthConfig, Scope } from '../config.js';
+import type { AuthConfig, Scope } from '../config/config.js';
 import { rgError } from '../errors.js';
-import type { AuthFailureReason } from '../metrics.js';
+import type { AuthFailureReason } from '../metrics/metrics.js';
 
 export type Access = 'read' | 'write';
 

@@ -8,9 +8,9 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { rgError } from '../errors.js';
-import { JsonElementSplitter } from '../model/json-elements.js';
+import { JsonElementSplitter } from '../model/json/json-elements.js';
 import type { JsonValue } from '../model/types.js';
-import { Utf8Pieces } from '../model/utf8-pieces.js';
+import { Utf8Pieces } from '../model/json/utf8-pieces.js';
 
 /** The charsets a JSON body may declare: JSON exchanged between systems is UTF-8 (RFC 8259 8.1). */
 const UTF8_LABELS = new Set(['utf-8', 'utf8']);

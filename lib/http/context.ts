@@ -1,7 +1,7 @@
 /** What every handler needs: the configuration, the store, the logger and shared counters. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { rgError } from '../errors.js';
 import type { TableLayout } from '../model/types.js';
 import type { Store } from '../store/store.js';

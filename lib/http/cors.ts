@@ -6,7 +6,7 @@
  * credentials (the configuration refuses it), and an arbitrary Origin is never reflected.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CorsConfig } from '../config.js';
+import type { CorsConfig } from '../config/config.js';
 
 const ALLOW_HEADERS = 'Content-Type,Accept,Accept-Encoding,Authorization,X-Requested-With,Origin';
 const EXPOSE_HEADERS = 'Retry-After,WWW-Authenticate,Content-Encoding';

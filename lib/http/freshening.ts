@@ -8,7 +8,7 @@
  */
 import { rgError } from '../errors.js';
 import type { Query } from './query.js';
-import { INT64_MAX } from '../model/int64.js';
+import { INT64_MAX } from '../model/cells/int64.js';
 
 export const FRESH_PREFIX = 'fresh.';
 

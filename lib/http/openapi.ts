@@ -10,7 +10,7 @@
  * followed by CR LF (DESIGN.md 4). OpenAPI 3.1 has no keyword for such a sequence, so the schema
  * given is the one every framed document satisfies, and the extension `x-rowgate-stream` says so.
  */
-import type { Revision } from '../config.js';
+import type { Revision } from '../config/config.js';
 import { ERRORS } from '../errors.js';
 import { REST_VERSION } from '../version.js';
 import { dialectOf } from '../rows/dialect.js';

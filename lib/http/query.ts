@@ -4,7 +4,7 @@
  * original's Python client never encoded its query values (kijirest-behaviour.md 7.1).
  */
 import { rgError } from '../errors.js';
-import { hexDigit } from '../model/binary-text.js';
+import { hexDigit } from '../model/keys/binary-text.js';
 
 export type Query = ReadonlyMap<string, string>;
 

@@ -4,7 +4,7 @@
  * about 20 us of CPU for a whole point read). The line is the one pino would write for
  * `log.info({reqId, method, route, status, ms, rows, aborted, client, token, instance, table},
  * 'request')`: pino's level, time and bindings first, `msg` last. It goes to the logger's own
- * destination, so its order with pino's lines holds; a LogSink (log-sink.ts) gathers request
+ * destination, so its order with pino's lines holds; a LogSink (logging/log-sink.ts) gathers request
  * lines into large writes.
  *
  * Request ids: a client's `X-Request-Id` is kept when it is 1 to 128 characters of letters,
@@ -13,8 +13,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { pino, type Logger } from 'pino';
-import { ByteWriter } from '../byte-writer.js';
-import { LogSink } from '../log-sink.js';
+import { ByteWriter } from '../bytes/byte-writer.js';
+import { LogSink } from '../logging/log-sink.js';
 import { requestUuid } from './request-uuid.js';
 
 export interface RequestLine {

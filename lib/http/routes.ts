@@ -5,7 +5,7 @@
  * (openapi.ts builds the document from these entries): its summary, the shape of its 200 body, the
  * coded errors it can answer. What differs between revisions is asked of the revision's dialect.
  */
-import type { Revision } from '../config.js';
+import type { Revision } from '../config/config.js';
 import type { ErrorCode } from '../errors.js';
 import { dialectOf, type Dialect } from '../rows/dialect.js';
 import type { Handler } from './context.js';
@@ -71,9 +71,9 @@ const TABLE_ERRORS: readonly ErrorCode[] = ['RG_ERR_INSTANCE_NOT_FOUND', 'RG_ERR
 const PATH_KEY_ERRORS: readonly ErrorCode[] = ['RG_ERR_BAD_ROW_KEY', 'RG_ERR_BAD_ENTITY_ID', 'RG_ERR_ROW_KEY_TOO_LONG'];
 /** Entity ids in a parameter or a body (a wildcard where a complete id is needed included). */
 const KEY_ERRORS: readonly ErrorCode[] = [...PATH_KEY_ERRORS, 'RG_ERR_WILDCARD_NOT_ALLOWED'];
-/** cols, versions and timerange of a read (model/read-request.ts). */
+/** cols, versions and timerange of a read (model/read/read-request.ts). */
 const READ_ERRORS: readonly ErrorCode[] = ['RG_ERR_BAD_COLUMNS', 'RG_ERR_BAD_VERSIONS', 'RG_ERR_BAD_TIMERANGE'];
-/** A cell written: its column, value, writer schema, counter and timestamp (model/cell-codec.ts). */
+/** A cell written: its column, value, writer schema, counter and timestamp (model/cells/cell-codec.ts). */
 const CELL_ERRORS: readonly ErrorCode[] = [
   'RG_ERR_UNKNOWN_COLUMN',
   'RG_ERR_BAD_VALUE',

@@ -9,7 +9,7 @@
  * never sent, says whether there is a next page and where it starts. Trailers go out only on
  * chunked responses (HTTP/1.1); clients that ignore them see exactly the same bytes.
  */
-import type { Revision } from '../config.js';
+import type { Revision } from '../config/config.js';
 import type { RowKeyFormat } from '../model/types.js';
 import { dialectOf } from '../rows/dialect.js';
 import { rowKeyOfDocument } from '../rows/row-format.js';

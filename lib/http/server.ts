@@ -11,9 +11,9 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { rgError, type RowgateError } from '../errors.js';
-import { GatewayMetrics, instrumentStore, UNMATCHED_ROUTE, type AuthFailureReason } from '../metrics.js';
+import { GatewayMetrics, instrumentStore, UNMATCHED_ROUTE, type AuthFailureReason } from '../metrics/metrics.js';
 import type { Store } from '../store/store.js';
 import { accessOf, Authenticator, requireScope, type Principal } from './auth.js';
 import type { AppContext, Handler, RequestInfo } from './context.js';
@@ -39,7 +39,7 @@ export interface Gateway {
   /** Stops accepting, lets running requests finish for `limits.shutdownGraceMs`, then closes the rest. */
   close(): Promise<void>;
   /**
-   * Runs with `next` from now on (config-reload.ts planReload keeps its restart-only settings
+   * Runs with `next` from now on (config/config-reload.ts planReload keeps its restart-only settings
    * those of the running gateway): tokens, read-only, CORS, limits, log level. Requests running
    * finish under the configuration they started with; no connection is closed.
    */
@@ -79,7 +79,7 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
   );
   // Handlers see the store through the proxy that counts store errors.
   const store = instrumentStore(rawStore, metrics);
-  // The revision is a restart-only setting (config-reload.ts): the routes are those of the first configuration.
+  // The revision is a restart-only setting (config/config-reload.ts): the routes are those of the first configuration.
   const revision = config.revision;
   const routes = routesFor(revision);
   let openApiDocument: string | undefined;

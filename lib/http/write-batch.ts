@@ -8,7 +8,7 @@
  * writer schemas: about 3.6x these 63-byte rows) exist at once. The Bigtable store takes every row
  * as objects through Store.write; limits.maxPostCells bounds what that costs.
  */
-import type { RowBatch } from '../model/row-batch.js';
+import type { RowBatch } from '../model/cells/row-batch.js';
 import { LmdbStore } from '../store/lmdb/lmdb-store.js';
 import type { Store } from '../store/store.js';
 

@@ -124,7 +124,7 @@ export interface ColumnSelector {
 
 /**
  * A cell timestamp in ms, 0..2^63-1 exact: a number when it is a safe integer, a bigint only
- * above 2^53-1 (lib/model/timestamp.ts). Read bounds may also be Infinity (no bound).
+ * above 2^53-1 (lib/model/cells/timestamp.ts). Read bounds may also be Infinity (no bound).
  */
 export type Timestamp = number | bigint;
 

@@ -4,10 +4,10 @@
  * Everything else is shared, so one code base serves all three. Part of lib/rows, the
  * request-to-rows layer the HTTP handlers and the command line (tools/support) both use.
  */
-import type { Revision } from '../config.js';
+import type { Revision } from '../config/config.js';
 import { isRowgateError, rgError } from '../errors.js';
-import { fromHex, toHex } from '../model/binary-text.js';
-import { entityIdFromBody, formatShellEntityId, parseEntityIdText, parseShellEntityId, resolveEntityId } from '../model/entity-id.js';
+import { fromHex, toHex } from '../model/keys/binary-text.js';
+import { entityIdFromBody, formatShellEntityId, parseEntityIdText, parseShellEntityId, resolveEntityId } from '../model/keys/entity-id.js';
 import type { EntityIdInput, JsonValue, RowKeyFormat } from '../model/types.js';
 import type { RowRenderSpec } from '../store/store.js';
 
@@ -34,7 +34,7 @@ export interface Dialect {
   readonly jsonEntityIds: boolean;
   /** How rows are rendered: the entity id form and whether cells carry writer_schema. */
   readonly renderSpec: RowRenderSpec;
-  /** What a POSTed row may carry beyond entityId and cells (model/row-input.ts options). */
+  /** What a POSTed row may carry beyond entityId and cells (model/cells/row-input.ts options). */
   readonly rowInput: { readonly writerSchemas: boolean; readonly rowKeyField: boolean };
   /** The POST response's reference to a written row. */
   target(instance: string, table: string, input: EntityIdInput, rowKey: Buffer, format: RowKeyFormat): string;

@@ -3,8 +3,8 @@
  * or an `eids` list (bulkKeys), for GET rows, DELETE and the command line alike.
  */
 import { rgError } from '../errors.js';
-import { resolveEntityId } from '../model/entity-id.js';
-import { parseExactJson } from '../model/exact-json.js';
+import { resolveEntityId } from '../model/keys/entity-id.js';
+import { parseExactJson } from '../model/json/exact-json.js';
 import type { EntityIdInput, TableLayout } from '../model/types.js';
 import type { Dialect } from './dialect.js';
 

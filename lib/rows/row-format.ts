@@ -4,8 +4,8 @@
  * millions of them). Every piece is compact JSON in which CR and LF can only appear escaped, so
  * the CR LF frame terminator never occurs inside a document (DESIGN.md 4, row stream).
  */
-import type { Revision } from '../config.js';
-import { resolveEntityId } from '../model/entity-id.js';
+import type { Revision } from '../config/config.js';
+import { resolveEntityId } from '../model/keys/entity-id.js';
 import type { EntityIdInput, RowKeyFormat, RowOut } from '../model/types.js';
 import { entityIdText, type RowRenderSpec } from '../store/store.js';
 import { dialectOf } from './dialect.js';

@@ -2,7 +2,7 @@
  * The formats rows are served and exported in: `json` (the row stream: compact revision 3 JSON
  * documents, each followed by CR LF; KijiREST's format and the default), `ndjson` (the same
  * documents, each followed by LF) and `avro` (an Avro object container file, schema derived from
- * the layout: lib/model/avro-export.ts). GET rows picks one from the Accept header; clients that
+ * the layout: lib/model/avro/avro-export.ts). GET rows picks one from the Accept header; clients that
  * send application/json, anything matching it, or no Accept get exactly the json bytes.
  *
  * The other formats are stages after the row stream, so the json path has no per-row cost:
@@ -12,9 +12,9 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import avro from 'avsc';
-import type { Revision } from '../config.js';
+import type { Revision } from '../config/config.js';
 import { rgError } from '../errors.js';
-import { avroExportOf } from '../model/avro-export.js';
+import { avroExportOf } from '../model/avro/avro-export.js';
 import type { TableLayout } from '../model/types.js';
 import { entityIdOfDocument } from './row-format.js';
 

@@ -5,7 +5,7 @@
  * are serialized here. Destroying the stream (client gone, error) returns the scan at once.
  */
 import { Readable } from 'node:stream';
-import type { Revision } from '../config.js';
+import type { Revision } from '../config/config.js';
 import type { RowKeyFormat, RowOut } from '../model/types.js';
 import type { ChunkScan, RenderedChunk, RowScan, ScanRequest, Store } from '../store/store.js';
 import { lendBytes } from './lent-bytes.js';

@@ -4,7 +4,7 @@
  * group's TTL, at most `versions` per column and never beyond the group's max_versions.
  * Stores run it before decoding a value, so unselected cells cost only their key.
  */
-import { END_OF_TIME } from '../model/read-request.js';
+import { END_OF_TIME } from '../model/read/read-request.js';
 import { FOREVER, type FamilyLayout, type ReadSpec, type TableLayout, type Timestamp } from '../model/types.js';
 
 interface FamilyPlan {

@@ -9,7 +9,7 @@
  * can increment (bigtable/row-assembler.ts tells counters by the column's layout).
  */
 import type { CellOut, Timestamp } from '../model/types.js';
-import { varintLength, writeVarint } from '../model/varint.js';
+import { varintLength, writeVarint } from '../bytes/varint.js';
 
 const KIND_VALUE = 1;
 const KIND_COUNTER = 2;

@@ -3,7 +3,7 @@
  * that would take it outside that range is refused with RG_ERR_BAD_COUNTER, never wrapped.
  */
 import { rgError, type RowgateError } from '../errors.js';
-import { isInt64 } from '../model/int64.js';
+import { isInt64 } from '../model/cells/int64.js';
 
 /** The error of an increment of `family:qualifier` by `delta` that overflows. */
 export function counterOverflow(family: string, qualifier: string, delta: bigint): RowgateError {

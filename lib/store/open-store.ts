@@ -1,5 +1,5 @@
 /** Opens the store a configuration names. */
-import type { StoreConfig } from '../config.js';
+import type { StoreConfig } from '../config/config.js';
 import { LmdbStore } from './lmdb/lmdb-store.js';
 import type { Store } from './store.js';
 

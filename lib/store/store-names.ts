@@ -3,7 +3,7 @@
  * most MAX_NAME_CHARS.
  */
 import { rgError } from '../errors.js';
-import { MAX_NAME_CHARS } from '../model/layout-names.js';
+import { MAX_NAME_CHARS } from '../model/layout/layout-names.js';
 
 /**
  * Whether `name` can name an instance or a table in a store. Lookups of any other name are "not

@@ -3,7 +3,7 @@
  * Both backends (lmdb = embedded default, bigtable) implement it, and one conformance suite
  * (test/store/conformance.ts) pins its behaviour, so the layers above never know which one runs.
  */
-import { formatEntityIdJson, formatShellEntityId } from '../model/entity-id.js';
+import { formatEntityIdJson, formatShellEntityId } from '../model/keys/entity-id.js';
 import type { ReadSpec, RowKeyFormat, RowOut, RowWrite, SchemaEntry, SchemaTable, TableLayout, Timestamp } from '../model/types.js';
 import type { KeySplit } from './key-splits.js';
 

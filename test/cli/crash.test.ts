@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { open } from 'lmdb';
 import t, { type Test } from 'tap';
-import { USERS_LAYOUT_JSON } from '../../lib/model/demo-layouts.js';
+import { USERS_LAYOUT_JSON } from '../../lib/model/layout/demo-layouts.js';
 import { lmdbEnvOptions } from '../../lib/store/lmdb/env-options.js';
 import { rowForms } from '../store/row-forms.js';
 import { crashRow } from './fixtures/crash-rows.mjs';

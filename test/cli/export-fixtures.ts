@@ -2,8 +2,8 @@
 import { createServer, connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseLayout } from '../../lib/model/layout.js';
-import { encodeRowKey } from '../../lib/model/row-key.js';
+import { parseLayout } from '../../lib/model/layout/layout.js';
+import { encodeRowKey } from '../../lib/model/keys/row-key.js';
 import type { RowWrite } from '../../lib/model/types.js';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { SAMPLE_LAYOUT, startGateway, type Harness } from '../http/harness.js';

@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { USERS_LAYOUT_JSON } from '../../lib/model/demo-layouts.js';
+import { USERS_LAYOUT_JSON } from '../../lib/model/layout/demo-layouts.js';
 import { ballast, CANNOT_MOUNT, smallDisk } from '../support/small-disk.js';
 import { ensureBuilt, runCli, serveCli, tempDir, writeFile } from './helpers.js';
 

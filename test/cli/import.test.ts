@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { demoRow } from '../../lib/demo/demo-data.js';
-import { USERS_LAYOUT_JSON } from '../../lib/model/demo-layouts.js';
+import { USERS_LAYOUT_JSON } from '../../lib/model/layout/demo-layouts.js';
 import { ensureBuilt, runCli, tempDir, writeFile } from './helpers.js';
 
 t.before(ensureBuilt);

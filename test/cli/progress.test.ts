@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { demoRow } from '../../lib/demo/demo-data.js';
-import { USERS_LAYOUT_JSON } from '../../lib/model/demo-layouts.js';
+import { USERS_LAYOUT_JSON } from '../../lib/model/layout/demo-layouts.js';
 import { CLI, ensureBuilt, runCli, tempDir, writeFile } from './helpers.js';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { startGateway } from '../http/harness.js';

@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { demoRow } from '../../lib/demo/demo-data.js';
-import { USERS_LAYOUT_JSON } from '../../lib/model/demo-layouts.js';
-import { entityIdFromBody, resolveEntityId } from '../../lib/model/entity-id.js';
-import { parseLayout } from '../../lib/model/layout.js';
+import { USERS_LAYOUT_JSON } from '../../lib/model/layout/demo-layouts.js';
+import { entityIdFromBody, resolveEntityId } from '../../lib/model/keys/entity-id.js';
+import { parseLayout } from '../../lib/model/layout/layout.js';
 import type { JsonValue } from '../../lib/model/types.js';
 import { ensureBuilt, runCli, tempDir, writeFile } from './helpers.js';
 

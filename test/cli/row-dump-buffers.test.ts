@@ -10,7 +10,7 @@ import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import t from 'tap';
-import { parseReadSpec } from '../../lib/model/read-request.js';
+import { parseReadSpec } from '../../lib/model/read/read-request.js';
 import { ROW_TERMINATOR } from '../../lib/rows/row-format.js';
 import type { ScanRequest } from '../../lib/store/store.js';
 import { Output } from '../../tools/support/output.js';

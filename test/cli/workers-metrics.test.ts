@@ -1,6 +1,6 @@
 /**
  * With `serve --workers 2`, /metrics answers for the whole server whichever worker takes the
- * scrape: every worker's counters summed (lib/metrics-cluster.ts).
+ * scrape: every worker's counters summed (lib/metrics/metrics-cluster.ts).
  */
 import { join } from 'node:path';
 import t from 'tap';

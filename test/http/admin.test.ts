@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import { createAdminServer } from '../../lib/admin/admin-server.js';
-import { buildConfig, type AdminConfig } from '../../lib/config.js';
+import { buildConfig, type AdminConfig } from '../../lib/config/config.js';
 import { createGateway } from '../../lib/http/server.js';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import type { ChunkScan, Store } from '../../lib/store/store.js';

@@ -4,12 +4,12 @@
  * every revision come from its route table (routesFor), so no route can be left out.
  */
 import t from 'tap';
-import type { Revision } from '../../lib/config.js';
+import type { Revision } from '../../lib/config/config.js';
 import { accessOf, sha256Hex } from '../../lib/http/auth.js';
 import { routesFor } from '../../lib/http/routes.js';
-import { toHex } from '../../lib/model/binary-text.js';
-import { parseLayout } from '../../lib/model/layout.js';
-import { encodeRowKey } from '../../lib/model/row-key.js';
+import { toHex } from '../../lib/model/keys/binary-text.js';
+import { parseLayout } from '../../lib/model/layout/layout.js';
+import { encodeRowKey } from '../../lib/model/keys/row-key.js';
 import { json, raw, SAMPLE_LAYOUT, startGateway } from './harness.js';
 
 const TOKENS = {

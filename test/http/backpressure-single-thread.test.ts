@@ -8,7 +8,7 @@
  */
 import { request, type ClientRequest } from 'node:http';
 import t, { type Test } from 'tap';
-import { encodeRowKey } from '../../lib/model/row-key.js';
+import { encodeRowKey } from '../../lib/model/keys/row-key.js';
 import type { RowWrite } from '../../lib/model/types.js';
 import type { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { startGateway, type Harness } from './harness.js';

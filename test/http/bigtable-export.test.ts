@@ -7,8 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
-import { parseLayout } from '../../lib/model/layout.js';
-import { encodeRowKey } from '../../lib/model/row-key.js';
+import { parseLayout } from '../../lib/model/layout/layout.js';
+import { encodeRowKey } from '../../lib/model/keys/row-key.js';
 import type { RowWrite } from '../../lib/model/types.js';
 import { BigtableStore } from '../../lib/store/bigtable/bigtable-store.js';
 import { EMULATOR_MISSING, startEmulator } from '../store/bigtable-emulator.js';

@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Bigtable } from '@google-cloud/bigtable';
 import t from 'tap';
-import { parseLayout } from '../../lib/model/layout.js';
+import { parseLayout } from '../../lib/model/layout/layout.js';
 import { BigtableStore } from '../../lib/store/bigtable/bigtable-store.js';
 import { CLI, ensureBuilt, ROOT, runCli, tempDir, writeFile } from '../cli/helpers.js';
 import { EMULATOR_MISSING, startEmulator, type Emulator } from '../store/bigtable-emulator.js';

@@ -13,9 +13,9 @@
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import t from 'tap';
-import { parseLayout } from '../../lib/model/layout.js';
-import { END_OF_TIME } from '../../lib/model/read-request.js';
-import { encodeRowKey } from '../../lib/model/row-key.js';
+import { parseLayout } from '../../lib/model/layout/layout.js';
+import { END_OF_TIME } from '../../lib/model/read/read-request.js';
+import { encodeRowKey } from '../../lib/model/keys/row-key.js';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import type { Store } from '../../lib/store/store.js';
 import { ensureBuilt, runCli, tempDir, writeFile, type CliResult } from '../cli/helpers.js';

@@ -13,7 +13,7 @@
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
 import { createAdminServer } from '../../lib/admin/admin-server.js';
-import { parseLayout } from '../../lib/model/layout.js';
+import { parseLayout } from '../../lib/model/layout/layout.js';
 import { json, raw, startGateway, startGatewayOver, type Harness } from './harness.js';
 
 const STRING = { storage: 'UID', type: 'INLINE', value: '"string"' };

@@ -5,8 +5,8 @@
  * revision 1's parsing of bodies. (Every body takes one path: body-paths-agree.test.ts.)
  */
 import t from 'tap';
-import type { Revision } from '../../lib/config.js';
-import { encodeRowKey } from '../../lib/model/row-key.js';
+import type { Revision } from '../../lib/config/config.js';
+import { encodeRowKey } from '../../lib/model/keys/row-key.js';
 import { json, raw, rowsOf, startGateway } from './harness.js';
 import { FORMS, type Forms } from './suites/forms.js';
 

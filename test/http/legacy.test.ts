@@ -1,6 +1,6 @@
 /** What only revisions 1 and 2 have: the entityId endpoint, revision 1's single-row GET and PUT, and their row forms. */
 import t from 'tap';
-import { parseLayout } from '../../lib/model/layout.js';
+import { parseLayout } from '../../lib/model/layout/layout.js';
 import { json, raw, RAW_TABLE_LAYOUT, rowsOf, startGateway, type Harness } from './harness.js';
 
 const TABLES = '/v1/instances/default/tables';

@@ -11,7 +11,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import t from 'tap';
 import { checkingIntervalMs } from '../../lib/http/server.js';
 import { dropWhenStalled } from '../../lib/http/stall.js';
-import { buildConfig } from '../../lib/config.js';
+import { buildConfig } from '../../lib/config/config.js';
 import { json, raw, rowsOf, startGateway, type Harness, writeFillerRows } from './harness.js';
 
 const TABLE = '/v1/instances/default/tables/sample_table';

@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import type { Revision } from '../../lib/config.js';
+import type { Revision } from '../../lib/config/config.js';
 import { routesFor } from '../../lib/http/routes.js';
 import { INFO_PATHS, json, raw, rowsOf, startGateway, type RawResponse } from './harness.js';
 

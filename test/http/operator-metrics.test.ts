@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { sha256Hex } from '../../lib/http/auth.js';
-import { MAX_TABLES } from '../../lib/metrics.js';
+import { MAX_TABLES } from '../../lib/metrics/metrics.js';
 import { json, raw, startGateway } from './harness.js';
 
 const TABLE = '/v1/instances/default/tables/sample_table';

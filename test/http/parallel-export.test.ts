@@ -4,10 +4,10 @@
 import { get } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import t from 'tap';
-import { encodeRowKey } from '../../lib/model/row-key.js';
+import { encodeRowKey } from '../../lib/model/keys/row-key.js';
 import type { RowWrite } from '../../lib/model/types.js';
 import { pino } from 'pino';
-import { buildConfig } from '../../lib/config.js';
+import { buildConfig } from '../../lib/config/config.js';
 import { createGateway } from '../../lib/http/server.js';
 import { openSampleStore } from '../store/lmdb-fixtures.js';
 import { raw } from './harness.js';

@@ -7,7 +7,7 @@
  * (revision 1 has no writer_schema on POST; its PUT's schema.<column> is checked the same way).
  */
 import t from 'tap';
-import type { Revision } from '../../lib/config.js';
+import type { Revision } from '../../lib/config/config.js';
 import { json, raw, startGateway } from './harness.js';
 import { FORMS } from './suites/forms.js';
 
@@ -127,7 +127,7 @@ t.test('revision 1: PUT takes a counter\'s schema.<column> only as "long"', asyn
   const h = await startGateway({ revision: 1 });
   t.teardown(() => h.close());
   const layout = await h.store.getLayout('default', 'sample_table');
-  const { encodeRowKey } = await import('../../lib/model/row-key.js');
+  const { encodeRowKey } = await import('../../lib/model/keys/row-key.js');
   const hex = encodeRowKey(layout.keyFormat, [30n]).toString('hex');
   const put = (schema: string) =>
     raw(h.base, 'PUT', `${ROWS}/${hex}?timestamp=5&group_family:counter=7&schema.group_family:counter=${encodeURIComponent(schema)}`);

@@ -5,8 +5,8 @@
  */
 import { Agent, request } from 'node:http';
 import t from 'tap';
-import { buildConfig } from '../../lib/config.js';
-import { planReload } from '../../lib/config-reload.js';
+import { buildConfig } from '../../lib/config/config.js';
+import { planReload } from '../../lib/config/config-reload.js';
 import { startGateway } from './harness.js';
 
 const TABLE = '/v1/instances/default/tables/sample_table';

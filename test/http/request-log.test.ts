@@ -13,10 +13,10 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
-import { buildConfig } from '../../lib/config.js';
+import { buildConfig } from '../../lib/config/config.js';
 import { sha256Hex } from '../../lib/http/auth.js';
 import { createGateway, type Gateway } from '../../lib/http/server.js';
-import { parseLayout } from '../../lib/model/layout.js';
+import { parseLayout } from '../../lib/model/layout/layout.js';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { json, raw, rowsOf, SAMPLE_LAYOUT, writeFillerRows } from './harness.js';
 
@@ -304,7 +304,7 @@ t.test('RequestLog writes the line pino would write, as fields change from one r
 
 t.test('RequestLog encodes the line pino would write straight into a LogSink, as fields change', async (t) => {
   const { RequestLog } = await import('../../lib/http/request-log.js');
-  const { LogSink } = await import('../../lib/log-sink.js');
+  const { LogSink } = await import('../../lib/logging/log-sink.js');
   const { openSync, readFileSync, closeSync } = await import('node:fs');
   const dir = mkdtempSync(join(tmpdir(), 'rowgate-reqlog-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -322,7 +322,7 @@ t.test('RequestLog encodes the line pino would write straight into a LogSink, as
 
 t.test('writeNumber writes what JSON.stringify writes: durations of two decimals, counts, and the rest', async (t) => {
   const { writeNumber } = await import('../../lib/http/request-log.js');
-  const { ByteWriter } = await import('../../lib/byte-writer.js');
+  const { ByteWriter } = await import('../../lib/bytes/byte-writer.js');
   const out = new ByteWriter(8);
   const mismatches: string[] = [];
   const check = (n: number) => {

@@ -5,7 +5,7 @@
  * message names the revision served.
  */
 import t from 'tap';
-import type { Revision } from '../../lib/config.js';
+import type { Revision } from '../../lib/config/config.js';
 import { json, raw, startGateway, type Harness } from './harness.js';
 import { FORMS } from './suites/forms.js';
 

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import t, { type Test } from 'tap';
-import type { Revision } from '../../lib/config.js';
+import type { Revision } from '../../lib/config/config.js';
 import { routesFor } from '../../lib/http/routes.js';
 import { json, raw, startGateway, type RawResponse } from './harness.js';
 

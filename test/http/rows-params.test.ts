@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import t from 'tap';
-import { parseLayout } from '../../lib/model/layout.js';
+import { parseLayout } from '../../lib/model/layout/layout.js';
 import { json, raw, RAW_TABLE_LAYOUT, rowsOf, SAMPLE_LAYOUT, startGateway, type Harness } from './harness.js';
 
 const SAMPLE = '/v1/instances/default/tables/sample_table/rows';

@@ -9,7 +9,7 @@
 import { request } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import t from 'tap';
-import { parseReadSpec } from '../../lib/model/read-request.js';
+import { parseReadSpec } from '../../lib/model/read/read-request.js';
 import type { ScanRequest } from '../../lib/store/store.js';
 import { openSampleStore, sampleRows, serializedScan } from '../store/lmdb-fixtures.js';
 import { startGatewayOver } from './harness.js';

@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import t from 'tap';
 import { sha256Hex } from '../../lib/http/auth.js';
-import { parseLayout } from '../../lib/model/layout.js';
-import { encodeRowKey } from '../../lib/model/row-key.js';
+import { parseLayout } from '../../lib/model/layout/layout.js';
+import { encodeRowKey } from '../../lib/model/keys/row-key.js';
 import type { RowWrite } from '../../lib/model/types.js';
 import { RAW_TABLE_LAYOUT, raw, startGateway, startGatewayOver } from './harness.js';
 import { checkSplitsCover, rangePath, splitsOf } from './suites/splits-check.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import t from 'tap';
-import { buildConfig } from '../../lib/config.js';
+import { buildConfig } from '../../lib/config/config.js';
 import { createGateway } from '../../lib/http/server.js';
 import { sha256Hex } from '../../lib/http/auth.js';
 import { startGateway } from './harness.js';

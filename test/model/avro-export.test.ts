@@ -1,5 +1,5 @@
 /**
- * avroExportOf (lib/model/avro-export.ts) and the Avro stage (lib/rows/row-formats.ts):
+ * avroExportOf (lib/model/avro/avro-export.ts) and the Avro stage (lib/rows/row-formats.ts):
  * - a column whose schema the layout does not carry inline holds the value's JSON text, exactly: a
  *   long beyond 2^53 is its digits, not a quoted string (regression: a JSON.stringify replacer
  *   printed bigints as strings, so 9007199254740993 was exported as "9007199254740993");
@@ -7,10 +7,10 @@
  *   revision 3 parser read revisions 1-2's shell form, `hbase=hex:...`, as escaped text).
  */
 import t from 'tap';
-import { avroExportOf } from '../../lib/model/avro-export.js';
+import { avroExportOf } from '../../lib/model/avro/avro-export.js';
 import avro from 'avsc';
-import { parseLayout } from '../../lib/model/layout.js';
-import type { Revision } from '../../lib/config.js';
+import { parseLayout } from '../../lib/model/layout/layout.js';
+import type { Revision } from '../../lib/config/config.js';
 import { entityIdOfDocument, rowSerializer } from '../../lib/rows/row-format.js';
 import { formatBody } from '../../lib/rows/row-formats.js';
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { fromHex, fromStringBinary, toHex, toStringBinary } from '../../lib/model/binary-text.js';
+import { fromHex, fromStringBinary, toHex, toStringBinary } from '../../lib/model/keys/binary-text.js';
 import { prng, randomBytes } from './key-fixtures.js';
 
 const hex = (h: string) => Buffer.from(h.replace(/ /g, ''), 'hex');

@@ -1,8 +1,8 @@
 import t from 'tap';
-import { COUNTER_SCHEMA_ID, encodeCell, renderCounter, type EncodeCellArgs } from '../../lib/model/cell-codec.js';
-import { avroTypeOf, canonicalSchemaJson, MemorySchemaTable } from '../../lib/model/schema-table.js';
-import { avroFromJson, avroToJson } from '../../lib/model/avro-json.js';
-import { parseExactJson } from '../../lib/model/exact-json.js';
+import { COUNTER_SCHEMA_ID, encodeCell, renderCounter, type EncodeCellArgs } from '../../lib/model/cells/cell-codec.js';
+import { avroTypeOf, canonicalSchemaJson, MemorySchemaTable } from '../../lib/model/avro/schema-table.js';
+import { avroFromJson, avroToJson } from '../../lib/model/avro/avro-json.js';
+import { parseExactJson } from '../../lib/model/json/exact-json.js';
 import type { CellSchemaSpec, EncodedCell, JsonValue } from '../../lib/model/types.js';
 import { avroSchema, classSchema, counter, handLayout, inline, rawBytes } from './helpers/hand-layout.js';
 

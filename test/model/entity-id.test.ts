@@ -7,8 +7,8 @@ import {
   parseEntityIdText,
   parseShellEntityId,
   resolveEntityId,
-} from '../../lib/model/entity-id.js';
-import { decodeRowKey, encodeRowKey } from '../../lib/model/row-key.js';
+} from '../../lib/model/keys/entity-id.js';
+import { decodeRowKey, encodeRowKey } from '../../lib/model/keys/row-key.js';
 import { WILDCARD, type ComponentValue, type EntityIdInput, type RowKeyFormat, type Wildcard } from '../../lib/model/types.js';
 import {
   F3,

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { MAX_JSON_DEPTH, parseExactJson, stringifyExactJson } from '../../lib/model/exact-json.js';
+import { MAX_JSON_DEPTH, parseExactJson, stringifyExactJson } from '../../lib/model/json/exact-json.js';
 import type { JsonValue } from '../../lib/model/types.js';
 
 function badBody(t: Test, text: string, pattern: RegExp) {

@@ -3,8 +3,8 @@
  * the error, that parsing the whole document at once gives (parseExactJson with the same places).
  */
 import t from 'tap';
-import { MAX_JSON_DEPTH, parseExactJson } from '../../lib/model/exact-json.js';
-import { JsonElementSplitter } from '../../lib/model/json-elements.js';
+import { MAX_JSON_DEPTH, parseExactJson } from '../../lib/model/json/exact-json.js';
+import { JsonElementSplitter } from '../../lib/model/json/json-elements.js';
 import type { JsonValue } from '../../lib/model/types.js';
 
 type Outcome = { values: JsonValue[] } | { error: string };

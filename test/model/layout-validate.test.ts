@@ -1,6 +1,6 @@
 import t from 'tap';
 import { isRowgateError } from '../../lib/errors.js';
-import { parseLayout } from '../../lib/model/layout.js';
+import { parseLayout } from '../../lib/model/layout/layout.js';
 
 type Json = any;
 

@@ -1,8 +1,8 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { isRowgateError } from '../../lib/errors.js';
-import { columnSchema, familyOf, parseLayout } from '../../lib/model/layout.js';
-import { DEMO_LAYOUTS, USERS_LAYOUT_JSON } from '../../lib/model/demo-layouts.js';
+import { columnSchema, familyOf, parseLayout } from '../../lib/model/layout/layout.js';
+import { DEMO_LAYOUTS, USERS_LAYOUT_JSON } from '../../lib/model/layout/demo-layouts.js';
 import { FOREVER, type RowKeyFormat, type TableLayout } from '../../lib/model/types.js';
 import { prng, randomString } from './key-fixtures.js';
 

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import t from 'tap';
-import { MD5_SHORT_MAX, md5ShortInto } from '../../lib/model/md5-short.js';
-import { md5Into } from '../../lib/model/row-key.js';
+import { MD5_SHORT_MAX, md5ShortInto } from '../../lib/model/keys/md5-short.js';
+import { md5Into } from '../../lib/model/keys/row-key.js';
 
 const md5 = (data: Uint8Array): Buffer => createHash('md5').update(data).digest();
 

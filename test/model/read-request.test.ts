@@ -10,8 +10,8 @@ import {
   selectedFamilies,
   selectsCell,
   timestampInRange,
-} from '../../lib/model/read-request.js';
-import { parseColumns } from '../../lib/model/columns-param.js';
+} from '../../lib/model/read/read-request.js';
+import { parseColumns } from '../../lib/model/read/columns-param.js';
 import { FOREVER, type ReadSpec } from '../../lib/model/types.js';
 import { handLayout, inline } from './helpers/hand-layout.js';
 

@@ -4,7 +4,7 @@
  * chunks, in slices of any size; released chunks leave the batch empty.
  */
 import t from 'tap';
-import { RowBatch } from '../../lib/model/row-batch.js';
+import { RowBatch } from '../../lib/model/cells/row-batch.js';
 import type { EncodedCell, RowWrite } from '../../lib/model/types.js';
 
 function rowsFor(count: number): RowWrite[] {

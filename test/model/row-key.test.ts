@@ -1,5 +1,5 @@
 import t from 'tap';
-import { compareBytes, decodeRowKey, encodeRowKey } from '../../lib/model/row-key.js';
+import { compareBytes, decodeRowKey, encodeRowKey } from '../../lib/model/keys/row-key.js';
 import type { ComponentType, ComponentValue, RowKeyFormat } from '../../lib/model/types.js';
 import {
   DOCS_TABLE,

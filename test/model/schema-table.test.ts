@@ -1,6 +1,13 @@
 import t from 'tap';
-import { avroTypeOf, canonicalSchemaJson, FIRST_USER_SCHEMA_ID, MemorySchemaTable, PRE_REGISTERED_SCHEMAS, SCHEMA_ID } from '../../lib/model/schema-table.js';
-import { parseExactJson } from '../../lib/model/exact-json.js';
+import {
+  avroTypeOf,
+  canonicalSchemaJson,
+  FIRST_USER_SCHEMA_ID,
+  MemorySchemaTable,
+  PRE_REGISTERED_SCHEMAS,
+  SCHEMA_ID,
+} from '../../lib/model/avro/schema-table.js';
+import { parseExactJson } from '../../lib/model/json/exact-json.js';
 import type { JsonValue } from '../../lib/model/types.js';
 
 t.test('pre-registered schemas are ids 0-7 in Kiji order; first user id is 8', async (t) => {

@@ -6,9 +6,9 @@
  * test (test/store/bigtable.test.ts) runs the same patterns on Bigtable's side.
  */
 import t from 'tap';
-import { encodeRowKey } from '../../lib/model/row-key.js';
+import { encodeRowKey } from '../../lib/model/keys/row-key.js';
 import { WILDCARD, type ComponentValue, type RowKeyFormat, type Wildcard } from '../../lib/model/types.js';
-import { compileWildcard, wildcardRowKeyRegex } from '../../lib/model/wildcard.js';
+import { compileWildcard, wildcardRowKeyRegex } from '../../lib/model/keys/wildcard.js';
 import {
   F3,
   PLAYERS,

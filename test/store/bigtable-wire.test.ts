@@ -7,8 +7,8 @@
  */
 import { createRequire } from 'node:module';
 import t from 'tap';
-import { parseLayout } from '../../lib/model/layout.js';
-import { END_OF_TIME } from '../../lib/model/read-request.js';
+import { parseLayout } from '../../lib/model/layout/layout.js';
+import { END_OF_TIME } from '../../lib/model/read/read-request.js';
 import { FOREVER } from '../../lib/model/types.js';
 import { buildReadFilter } from '../../lib/store/bigtable/read-filter.js';
 import { forEachChunk, newFlatChunk } from '../../lib/store/bigtable/read-rows-wire.js';

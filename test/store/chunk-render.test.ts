@@ -1,8 +1,8 @@
 // The LMDB scan fast path (scanChunks) renders exactly the bytes of scan() + rowSerializer, for
 // every revision, column selection, version limit, time range, counters and escaped qualifiers.
 import t from 'tap';
-import { encodeRowKey } from '../../lib/model/row-key.js';
-import { parseReadSpec } from '../../lib/model/read-request.js';
+import { encodeRowKey } from '../../lib/model/keys/row-key.js';
+import { parseReadSpec } from '../../lib/model/read/read-request.js';
 import type { ScanRequest } from '../../lib/store/store.js';
 import { openSampleStore, renderedScan, sampleRows, serializedScan } from './lmdb-fixtures.js';
 

@@ -6,10 +6,10 @@
  * lib/rows/row-format.ts.
  */
 import t from 'tap';
-import type { Revision } from '../../lib/config.js';
+import type { Revision } from '../../lib/config/config.js';
 import { rowRenderSpec, rowSerializer } from '../../lib/rows/row-format.js';
-import { parseLayout } from '../../lib/model/layout.js';
-import { END_OF_TIME } from '../../lib/model/read-request.js';
+import { parseLayout } from '../../lib/model/layout/layout.js';
+import { END_OF_TIME } from '../../lib/model/read/read-request.js';
 import { FOREVER, type ReadSpec, type TableLayout } from '../../lib/model/types.js';
 import { CellPicker } from '../../lib/store/cell-picker.js';
 import { COUNTER_SCHEMA_ID } from '../../lib/store/cell-value.js';

@@ -4,10 +4,10 @@
  */
 import type { Test } from 'tap';
 import { rowRenderSpec, rowSerializer, ROW_TERMINATOR } from '../../lib/rows/row-format.js';
-import { parseLayout } from '../../lib/model/layout.js';
-import { encodeRowKey } from '../../lib/model/row-key.js';
+import { parseLayout } from '../../lib/model/layout/layout.js';
+import { encodeRowKey } from '../../lib/model/keys/row-key.js';
 import { FOREVER, WILDCARD, type ComponentValue, type EncodedCell, type ReadSpec, type RowOut, type Wildcard } from '../../lib/model/types.js';
-import { compileWildcard } from '../../lib/model/wildcard.js';
+import { compileWildcard } from '../../lib/model/keys/wildcard.js';
 import type { RowKeyFilter, Store } from '../../lib/store/store.js';
 
 export type StoreFactory = () => Promise<Store>;

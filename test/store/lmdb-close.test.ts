@@ -3,7 +3,7 @@
 // refuses later work with the same code.
 import t from 'tap';
 import { rowRenderSpec } from '../../lib/rows/row-format.js';
-import { parseReadSpec } from '../../lib/model/read-request.js';
+import { parseReadSpec } from '../../lib/model/read/read-request.js';
 import type { LmdbStoreOptions } from '../../lib/store/lmdb/lmdb-store.js';
 import type { ScanRequest } from '../../lib/store/store.js';
 import { openSampleStore, sampleRows } from './lmdb-fixtures.js';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import t, { type Test } from 'tap';
-import { parseLayout } from '../../lib/model/layout.js';
+import { parseLayout } from '../../lib/model/layout/layout.js';
 import { FOREVER, type EncodedCell, type ReadSpec } from '../../lib/model/types.js';
 import { prefixEnd } from '../../lib/store/key-range.js';
 import { rowPrefix } from '../../lib/store/lmdb/cell-key.js';

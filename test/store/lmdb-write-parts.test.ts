@@ -7,7 +7,7 @@
  */
 import { open } from 'lmdb';
 import t, { type Test } from 'tap';
-import { parseLayout } from '../../lib/model/layout.js';
+import { parseLayout } from '../../lib/model/layout/layout.js';
 import type { RowWrite } from '../../lib/model/types.js';
 import { decodeCompactRow } from '../../lib/store/lmdb/compact-row.js';
 import type { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RootDatabase } from 'lmdb';
 import t from 'tap';
-import { parseLayout } from '../../lib/model/layout.js';
+import { parseLayout } from '../../lib/model/layout/layout.js';
 import type { RowWrite } from '../../lib/model/types.js';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { RAW_LAYOUT, storeConformance } from './conformance.js';

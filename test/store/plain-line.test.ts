@@ -7,11 +7,11 @@
  */
 import t, { type Test } from 'tap';
 import { isRowgateError } from '../../lib/errors.js';
-import { parseExactJson } from '../../lib/model/exact-json.js';
-import { parseLayout } from '../../lib/model/layout.js';
-import { encodeRowInput } from '../../lib/model/row-input.js';
+import { parseExactJson } from '../../lib/model/json/exact-json.js';
+import { parseLayout } from '../../lib/model/layout/layout.js';
+import { encodeRowInput } from '../../lib/model/cells/row-input.js';
 import type { SchemaTable, TableLayout } from '../../lib/model/types.js';
-import { decodeUtf8 } from '../../lib/model/utf8-pieces.js';
+import { decodeUtf8 } from '../../lib/model/json/utf8-pieces.js';
 import { PlainLineEncoder } from '../../lib/store/lmdb/plain-line.js';
 import { BatchPacker } from '../../lib/store/lmdb/prepared-batch.js';
 import { openStoreWithTable } from './lmdb-fixtures.js';

@@ -5,7 +5,7 @@
  * one row keep their order in the batch.
  */
 import t from 'tap';
-import { parseLayout } from '../../lib/model/layout.js';
+import { parseLayout } from '../../lib/model/layout/layout.js';
 import type { RowWrite } from '../../lib/model/types.js';
 import { packRows, preparedRows } from '../../lib/store/lmdb/prepared-batch.js';
 import { rowPrefix } from '../../lib/store/lmdb/cell-key.js';

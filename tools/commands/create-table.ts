@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { parseLayout } from '../../lib/model/layout.js';
+import { parseLayout } from '../../lib/model/layout/layout.js';
 import { CliError } from '../support/cli-error.js';
 import { withStore, withStoreOptions, type StoreFlags } from '../support/store-options.js';
 

@@ -12,11 +12,11 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { isRowgateError, rgError, type ErrorCode } from '../../lib/errors.js';
-import { parseExactJson } from '../../lib/model/exact-json.js';
-import { parseLayout } from '../../lib/model/layout.js';
-import { encodeRowInput, encodeRowInputCached, type RowInputContext } from '../../lib/model/row-input.js';
+import { parseExactJson } from '../../lib/model/json/exact-json.js';
+import { parseLayout } from '../../lib/model/layout/layout.js';
+import { encodeRowInput, encodeRowInputCached, type RowInputContext } from '../../lib/model/cells/row-input.js';
 import type { RowWrite, SchemaEntry, SchemaTable } from '../../lib/model/types.js';
-import { decodeUtf8 } from '../../lib/model/utf8-pieces.js';
+import { decodeUtf8 } from '../../lib/model/json/utf8-pieces.js';
 import { BatchPacker, type PreparedBatch } from '../../lib/store/lmdb/prepared-batch.js';
 import { PlainLineEncoder } from '../../lib/store/lmdb/plain-line.js';
 import type { LinesPart } from '../support/line-cutter.js';

@@ -14,14 +14,14 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Logger } from 'pino';
-import { loadConfig, type Config, type ConfigFlags } from '../../lib/config.js';
-import { LOG_LEVELS } from '../../lib/config-env.js';
-import { planReload } from '../../lib/config-reload.js';
+import { loadConfig, type Config, type ConfigFlags } from '../../lib/config/config.js';
+import { LOG_LEVELS } from '../../lib/config/config-env.js';
+import { planReload } from '../../lib/config/config-reload.js';
 import { createDemoData, DEMO_INSTANCE, DEMO_TABLE } from '../../lib/demo/demo-data.js';
 import { createAdminServer } from '../../lib/admin/admin-server.js';
 import { createGateway } from '../../lib/http/server.js';
-import { createLogger } from '../../lib/logger.js';
-import { joinClusterMetrics, serveClusterMetrics } from '../../lib/metrics-cluster.js';
+import { createLogger } from '../../lib/logging/logger.js';
+import { joinClusterMetrics, serveClusterMetrics } from '../../lib/metrics/metrics-cluster.js';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { openStore } from '../../lib/store/open-store.js';
 import type { Store } from '../../lib/store/store.js';
@@ -194,7 +194,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   let gateway;
   let address;
   // The admin listener (/healthz, /readyz, /metrics); with --workers each worker serves one on the
-  // shared port, and /metrics sums every worker's (metrics-cluster.ts).
+  // shared port, and /metrics sums every worker's (metrics/metrics-cluster.ts).
   let admin;
   let adminAddress;
   try {

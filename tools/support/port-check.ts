@@ -4,7 +4,7 @@
  * for the listen to fail with EADDRINUSE. Ports 0 (any free port) are not checked.
  */
 import { createServer } from 'node:net';
-import type { Config } from '../../lib/config.js';
+import type { Config } from '../../lib/config/config.js';
 
 function probe(host: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -6,7 +6,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { Command } from 'commander';
-import { parseLayout } from '../../lib/model/layout.js';
+import { parseLayout } from '../../lib/model/layout/layout.js';
 import type { TableLayout } from '../../lib/model/types.js';
 import { CliError, EXIT_USAGE } from './cli-error.js';
 

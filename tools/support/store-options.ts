@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { DEFAULT_DATA_DIR, loadConfig, type Config } from '../../lib/config.js';
+import { DEFAULT_DATA_DIR, loadConfig, type Config } from '../../lib/config/config.js';
 import { openStore } from '../../lib/store/open-store.js';
 import type { Store } from '../../lib/store/store.js';
 import { CliError } from './cli-error.js';

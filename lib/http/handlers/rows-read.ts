@@ -4,11 +4,11 @@
  * HEAD is the same request without the body (node drops it); a scan is then not run at all.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Revision } from '../../config.js';
+import type { Revision } from '../../config/config.js';
 import { pipeline } from 'node:stream';
 import { rgError } from '../../errors.js';
-import { compileWildcard, resolveEntityId } from '../../model/entity-id.js';
-import { parseLimit, parseReadSpec } from '../../model/read-request.js';
+import { compileWildcard, resolveEntityId } from '../../model/keys/entity-id.js';
+import { parseLimit, parseReadSpec } from '../../model/read/read-request.js';
 import { WILDCARD, type ReadSpec, type RowOut, type TableLayout } from '../../model/types.js';
 import type { ScanRequest } from '../../store/store.js';
 import { tableLayout, type AppContext, type Handler, type Params, type RequestInfo } from '../context.js';

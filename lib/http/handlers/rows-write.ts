@@ -5,12 +5,12 @@
  * DELETE rows: rows, families, columns, or versions up to a timestamp.
  */
 import { isRowgateError, rgError, RowgateError } from '../../errors.js';
-import { parseColumns } from '../../model/columns-param.js';
-import { RowBatch } from '../../model/row-batch.js';
-import { encodeRowInput, encodeRowInputCached, type RowInputContext } from '../../model/row-input.js';
-import { resolveEntityId } from '../../model/entity-id.js';
+import { parseColumns } from '../../model/read/columns-param.js';
+import { RowBatch } from '../../model/cells/row-batch.js';
+import { encodeRowInput, encodeRowInputCached, type RowInputContext } from '../../model/cells/row-input.js';
+import { resolveEntityId } from '../../model/keys/entity-id.js';
 import type { EntityIdInput, RowWrite, Timestamp } from '../../model/types.js';
-import { MAX_TIMESTAMP, timestampFromText } from '../../model/timestamp.js';
+import { MAX_TIMESTAMP, timestampFromText } from '../../model/cells/timestamp.js';
 import type { RowDelete } from '../../store/store.js';
 import { checkBodyHead, jsonBodyItems } from '../body.js';
 import { tableLayout, type Handler } from '../context.js';

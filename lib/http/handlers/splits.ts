@@ -6,7 +6,7 @@
  * start_eid/end_eid: `rowkey_hex=<hex>`; revisions 1-2 start_rk/end_rk: plain hex); null is an
  * open end (leave the parameter out).
  */
-import type { Revision } from '../../config.js';
+import type { Revision } from '../../config/config.js';
 import { rgError } from '../../errors.js';
 import { MAX_SPLITS, type KeySplit } from '../../store/key-splits.js';
 import { tableLayout, type Handler } from '../context.js';

@@ -13,7 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { rgError } from '../../errors.js';
-import { FIRST_USER_SCHEMA_ID, PRE_REGISTERED_SCHEMAS } from '../../model/schema-table.js';
+import { FIRST_USER_SCHEMA_ID, PRE_REGISTERED_SCHEMAS } from '../../model/avro/schema-table.js';
 import type { SchemaEntry, SchemaTable } from '../../model/types.js';
 import type { MetaTable } from './meta-table.js';
 

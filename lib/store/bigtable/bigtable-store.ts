@@ -10,7 +10,7 @@
  * - cells are stored at ms x 1000 microseconds; values as `01 varint(schemaId) json` (../cell-value.ts, as LMDB),
  *   counters as plain 8-byte big-endian integers so ReadModifyWrite increments them.
  *
- * Reads push the row set, a wildcard entity id's row-key regex (model/wildcard.ts), families/columns,
+ * Reads push the row set, a wildcard entity id's row-key regex (model/keys/wildcard.ts), families/columns,
  * version limits and the time range down (read-filter.ts) and still run the CellPicker, since GC
  * is lazy. Scans (bigtable-scan.ts) stream with
  * backpressure and cancel the gRPC call when returned; they read ReadRows responses as wire bytes
@@ -21,8 +21,8 @@
  */
 import { createHash } from 'node:crypto';
 import { rgError, type RowgateError } from '../../errors.js';
-import { INT64_MAX, INT64_MIN, isInt64 } from '../../model/int64.js';
-import { parseLayout } from '../../model/layout.js';
+import { INT64_MAX, INT64_MIN, isInt64 } from '../../model/cells/int64.js';
+import { parseLayout } from '../../model/layout/layout.js';
 import { FOREVER, type EncodedCell, type ReadSpec, type RowOut, type RowWrite, type SchemaTable, type TableLayout } from '../../model/types.js';
 import { CellPicker, expiryOf } from '../cell-picker.js';
 import { counterOverflow } from '../counter-rules.js';

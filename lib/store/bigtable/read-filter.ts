@@ -17,9 +17,9 @@
  * and when every family of the table is selected with the same limits, no family selector at all
  * (a plain full scan of the benchmark table sends just cellsPerColumnLimit(1)).
  */
-import { INT64_MAX } from '../../model/int64.js';
-import { END_OF_TIME } from '../../model/read-request.js';
-import { laterOf } from '../../model/timestamp.js';
+import { INT64_MAX } from '../../model/cells/int64.js';
+import { END_OF_TIME } from '../../model/read/read-request.js';
+import { laterOf } from '../../model/cells/timestamp.js';
 import { FOREVER, type FamilyLayout, type ReadSpec, type TableLayout, type Timestamp } from '../../model/types.js';
 import { expiryOf } from '../cell-picker.js';
 

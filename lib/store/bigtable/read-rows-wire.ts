@@ -14,7 +14,7 @@
  *
  * Unknown fields are skipped by wire type, as protobuf requires.
  */
-import { timestampOf } from '../../model/timestamp.js';
+import { timestampOf } from '../../model/cells/timestamp.js';
 import type { Timestamp } from '../../model/types.js';
 
 /** One CellChunk; fields that were absent on the wire are undefined (row key, family, qualifier) or 0/false. */

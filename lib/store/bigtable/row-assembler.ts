@@ -5,7 +5,7 @@
  * and picks and decodes a row's cells as the CellPicker decides. Cells come out sorted by family,
  * qualifier, newest first, whatever order Bigtable returned the families in.
  */
-import { timestampOf } from '../../model/timestamp.js';
+import { timestampOf } from '../../model/cells/timestamp.js';
 import type { CellOut, RowOut, TableLayout, Timestamp } from '../../model/types.js';
 import type { CellPicker } from '../cell-picker.js';
 import { COUNTER_SCHEMA_ID, decodeCell } from '../cell-value.js';

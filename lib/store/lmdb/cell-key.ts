@@ -8,7 +8,7 @@
  * and each column's versions sort newest first. Family names never contain 00 (name pattern).
  */
 
-import { UNSAFE_HIGH_WORD } from '../../model/timestamp.js';
+import { UNSAFE_HIGH_WORD } from '../../model/cells/timestamp.js';
 import type { Timestamp } from '../../model/types.js';
 
 /** LMDB's compiled-in key limit (platform-notes.md 3): no cell key or row prefix is longer. */

@@ -10,7 +10,7 @@
  *     stored quoted names between them are copied.
  *  3. every version: the row is decoded and its cells go through a CellPicker.
  */
-import { END_OF_TIME } from '../../model/read-request.js';
+import { END_OF_TIME } from '../../model/read/read-request.js';
 import type { ReadSpec, TableLayout, Timestamp } from '../../model/types.js';
 import { CellPicker, expiryOf } from '../cell-picker.js';
 import { entityIdText, type RowRenderSpec } from '../store.js';

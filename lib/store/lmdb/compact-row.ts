@@ -29,8 +29,8 @@
  *   then h older versions, by column then newest first:
  *      u16 column index, u32 schema id (bit 31: counter), u32 ts high, u32 ts low, u32 json bytes, json
  */
-import { ByteWriter, digitCount } from '../../byte-writer.js';
-import { doubleAtOrAbove, doubleAtOrBelow, timestampDigits, UNSAFE_HIGH_WORD, writeTimestampLE } from '../../model/timestamp.js';
+import { ByteWriter, digitCount } from '../../bytes/byte-writer.js';
+import { doubleAtOrAbove, doubleAtOrBelow, timestampDigits, UNSAFE_HIGH_WORD, writeTimestampLE } from '../../model/cells/timestamp.js';
 import type { Timestamp } from '../../model/types.js';
 import { COUNTER_SCHEMA_ID } from '../cell-value.js';
 import { RowModel, type StoredColumn, type StoredVersion } from './row-model.js';

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Database } from 'lmdb';
 import type { SchemaEntry, SchemaTable } from '../../model/types.js';
-import { PRE_REGISTERED_SCHEMAS } from '../../model/schema-table.js';
+import { PRE_REGISTERED_SCHEMAS } from '../../model/avro/schema-table.js';
 import { guardedWrite } from './write-failures.js';
 
 type MetaKey = (string | number)[];

@@ -19,9 +19,9 @@
  * resolveEntityId, formatEntityIdJson); test/store/plain-line.test.ts compares the bytes of both
  * paths over many rows.
  */
-import { plainColumnOf, type PlainColumn } from '../../model/cell-codec.js';
-import { entityIdFromBody, resolveEntityId } from '../../model/entity-id.js';
-import { parseExactJson, type JsonTextPlace } from '../../model/exact-json.js';
+import { plainColumnOf, type PlainColumn } from '../../model/cells/cell-codec.js';
+import { entityIdFromBody, resolveEntityId } from '../../model/keys/entity-id.js';
+import { parseExactJson, type JsonTextPlace } from '../../model/json/exact-json.js';
 import type { FamilyLayout, SchemaTable, TableLayout } from '../../model/types.js';
 import { expiryOf } from '../cell-picker.js';
 import { entityIdText } from '../store.js';

@@ -22,7 +22,7 @@
 import type { RowWrite, TableLayout } from '../../model/types.js';
 import { entityIdText } from '../store.js';
 import { cellKeyFits, rowPrefix } from './cell-key.js';
-import { ByteWriter } from '../../byte-writer.js';
+import { ByteWriter } from '../../bytes/byte-writer.js';
 import { encodeCompactRow, MAX_COMPACT_COLUMNS } from './compact-row.js';
 import { RowModel } from './row-model.js';
 

@@ -5,7 +5,7 @@
  * version and TTL trims and deletes of a compact row are applied here, then the row is encoded
  * again in the same write transaction.
  */
-import { laterOf } from '../../model/timestamp.js';
+import { laterOf } from '../../model/cells/timestamp.js';
 import { FOREVER, type CellOut, type EncodedCell, type FamilyLayout, type Timestamp } from '../../model/types.js';
 import type { RowDelete } from '../store.js';
 import { expiryOf } from '../cell-picker.js';

@@ -13,7 +13,7 @@
  * one of the forms, and the transaction commits all of a batch or nothing.
  */
 import type { Database } from 'lmdb';
-import { laterOf } from '../../model/timestamp.js';
+import { laterOf } from '../../model/cells/timestamp.js';
 import { FOREVER, type EncodedCell, type RowWrite, type TableLayout, type Timestamp } from '../../model/types.js';
 import { expiryOf } from '../cell-picker.js';
 import { incrementedCounter } from '../counter-rules.js';

@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { open, type Database } from 'lmdb';
-import { parseLayout } from '../../model/layout.js';
+import { parseLayout } from '../../model/layout/layout.js';
 import type { TableLayout } from '../../model/types.js';
 import { ChunkRenderer } from './chunk-render.js';
 import { lmdbEnvOptions } from './env-options.js';

@@ -2,8 +2,8 @@
  * What python3-avro should read back from an Avro export of the sample table (avro-export.ts's
  * schema), computed from the JSON row stream: one JSON line per record, keys sorted, bytes as hex.
  */
-import { parseLayout } from '../../../lib/model/layout.js';
-import { parseExactJson, stringifyExactJson } from '../../../lib/model/exact-json.js';
+import { parseLayout } from '../../../lib/model/layout/layout.js';
+import { parseExactJson, stringifyExactJson } from '../../../lib/model/json/exact-json.js';
 import type { JsonValue } from '../../../lib/model/types.js';
 import { rowKeyOfDocument } from '../../../lib/rows/row-format.js';
 import { SAMPLE_LAYOUT } from '../harness.js';

@@ -12,7 +12,7 @@
  *   targets are the row resource `rows/<hex>`; revision 2 targets are `rows?eid=<shell form>`,
  *   not URL-encoded, as 0.6.0 wrote them.
  */
-import type { Revision } from '../../../lib/config.js';
+import type { Revision } from '../../../lib/config/config.js';
 
 /** One entity id component; `[]` is a wildcard. */
 export type Component = string | number | bigint | [];

@@ -7,7 +7,7 @@
  * The tests share one gateway and run in order: later ones read rows earlier ones wrote.
  */
 import type { Test } from 'tap';
-import type { Revision } from '../../../lib/config.js';
+import type { Revision } from '../../../lib/config/config.js';
 import type { Store } from '../../../lib/store/store.js';
 import { json, raw, rowsOf, startGateway, type Harness } from '../harness.js';
 import { FORMS, type Components } from './forms.js';
