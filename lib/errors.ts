@@ -42,7 +42,11 @@ export const ERRORS = {
   RG_ERR_BAD_LAYOUT: { status: 400, exceptionName: 'InvalidLayoutException', when: 'a table layout is malformed or invalid' },
   RG_ERR_BAD_COLUMNS: { status: 400, exceptionName: 'IllegalArgumentException', when: 'the cols parameter is malformed or names an unknown family or column' },
   RG_ERR_BAD_VERSIONS: { status: 400, exceptionName: 'IllegalArgumentException', when: 'versions is not a positive integer or "all"' },
-  RG_ERR_BAD_TIMERANGE: { status: 400, exceptionName: 'IllegalArgumentException', when: 'timerange is not min..max with min < max' },
+  RG_ERR_BAD_TIMERANGE: {
+    status: 400,
+    exceptionName: 'IllegalArgumentException',
+    when: 'timerange is not min..max with min < max, or a bound is beyond 2^63-1',
+  },
   RG_ERR_BAD_LIMIT: { status: 400, exceptionName: 'IllegalArgumentException', when: 'limit is not an integer >= -1, or exceeds the configured maximum' },
   RG_ERR_BAD_TIMESTAMP: {
     status: 400,

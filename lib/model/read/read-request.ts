@@ -11,9 +11,9 @@ import { FOREVER, type ReadSpec, type TableLayout, type Timestamp } from '../typ
 export const DEFAULT_LIMIT = 100;
 
 /**
- * The time-range bound meaning "no upper bound": what a max of Kiji's END_OF_TIME (Long.MAX_VALUE,
- * the largest timestamp) or beyond becomes, so that, as in Kiji, a cell at Long.MAX_VALUE is
- * still read. Infinity: every timestamp, number or bigint, compares below it.
+ * The time-range bound meaning "no upper bound": what an empty max becomes, so that a cell at
+ * Long.MAX_VALUE, the largest timestamp, is still read. Infinity: every timestamp, number or
+ * bigint, compares below it. A max that is written out is exclusive like any other, 2^63-1 too.
  */
 export const END_OF_TIME = Infinity;
 
@@ -45,14 +45,13 @@ export function parseVersions(text: string | undefined): number {
 }
 
 /**
- * `timerange`: `min..max`, half-open [min, max); either side may be empty (0, and Kiji's
- * END_OF_TIME Long.MAX_VALUE); both non-negative integers with min < max, compared exactly
- * (as BigInt). The original ignored malformed ranges and failed with a 500 on min >= max; both
- * are a 400 here.
+ * `timerange`: `min..max`, half-open [min, max); either side may be empty (0, and no upper bound);
+ * both integers from 0 to 2^63-1 with min < max, compared exactly (as BigInt). The original ignored
+ * malformed ranges and failed with a 500 on min >= max or a bound beyond a long; all are a 400 here.
  *
- * The bounds are timestamps (lib/model/cells/timestamp.ts: exact, a bigint above 2^53-1), clamped to
- * what a cell can have: a max at or beyond Long.MAX_VALUE is END_OF_TIME (no upper bound), a min
- * beyond it is Infinity (the range is valid but selects no cell).
+ * The bounds are timestamps (lib/model/cells/timestamp.ts: exact, a bigint above 2^53-1). A max
+ * written out is exclusive, 9223372036854775807 included (a cell there is not read); only an empty
+ * max is END_OF_TIME. An empty max counts as 2^63-1 for min < max, as Kiji's END_OF_TIME did.
  */
 export function parseTimerange(text: string | undefined): [Timestamp, Timestamp] {
   if (text === undefined) return [0, END_OF_TIME];
@@ -61,9 +60,14 @@ export function parseTimerange(text: string | undefined): [Timestamp, Timestamp]
     throw rgError('RG_ERR_BAD_TIMERANGE', `timerange must be min..max with non-negative integer bounds (one side may be empty), got ${JSON.stringify(text)}`);
   }
   const min = m[1] === '' ? 0n : BigInt(m[1]!);
-  const max = m[2] === '' ? MAX_TIMESTAMP : BigInt(m[2]!);
-  if (!(min < max)) throw rgError('RG_ERR_BAD_TIMERANGE', `timerange min must be less than max, got ${JSON.stringify(text)}`);
-  return [min > MAX_TIMESTAMP ? Infinity : timestampOf(min), max >= MAX_TIMESTAMP ? END_OF_TIME : timestampOf(max)];
+  const max = m[2] === '' ? undefined : BigInt(m[2]!);
+  for (const bound of [min, max]) {
+    if (bound !== undefined && bound > MAX_TIMESTAMP) {
+      throw rgError('RG_ERR_BAD_TIMERANGE', `timerange bounds must be from 0 to ${MAX_TIMESTAMP}, got ${bound} in ${JSON.stringify(text)}`);
+    }
+  }
+  if (!(min < (max ?? MAX_TIMESTAMP))) throw rgError('RG_ERR_BAD_TIMERANGE', `timerange min must be less than max, got ${JSON.stringify(text)}`);
+  return [timestampOf(min), max === undefined ? END_OF_TIME : timestampOf(max)];
 }
 
 /** `limit`: an integer >= -1 (-1 = all rows), default 100; with `max`, at most max (and not -1). */
