@@ -124,6 +124,37 @@ t.test('each kind of bad line is named with its line number and what is wrong', 
   t.same(await exportedUids(flags), [], 'nothing written by any of them');
 });
 
+t.test('a key repeated in one object is refused naming the key and its position, plain lines too, nothing imported', async (t) => {
+  const { dir, flags } = await freshTable(t);
+  // Lines of the plain shape (string and int columns, one cell each) the parsing threads pack
+  // straight from their bytes once their columns are warm: 40 before each bad line warm them.
+  const plain = (uid: number, cells: string, entityId = `[${uid}]`) => `{"entityId":${entityId},"cells":${cells}}`;
+  const name = (v: string, ts = 5) => `{"value":"${v}","timestamp":${ts}}`;
+  const warm = Array.from({ length: 40 }, (_, i) => plain(i + 1, `{"info":{"name":[${name(`n${i + 1}`)}],"age":[{"value":${i},"timestamp":5}]}}`));
+  const cases: [string, string, string][] = [
+    ['a repeated family', plain(100, `{"info":{"name":[${name('a')}]},"info":{"age":[{"value":1,"timestamp":5}]}}`), 'info'],
+    ['a repeated column', plain(100, `{"info":{"name":[${name('a')}],"name":[${name('b', 6)}]}}`), 'name'],
+    ['a repeated value', plain(100, '{"info":{"name":[{"value":"a","value":"b","timestamp":5}]}}'), 'value'],
+    ['a repeated timestamp', plain(100, '{"info":{"name":[{"value":"a","timestamp":5,"timestamp":6}]}}'), 'timestamp'],
+    ['a repeated cells', `{"entityId":[100],"cells":{"info":{"name":[${name('a')}]}},"cells":{"info":{"name":[${name('b')}]}}}`, 'cells'],
+    ['a repeated entityId', `{"entityId":[100],"entityId":[101],"cells":{"info":{"name":[${name('a')}]}}}`, 'entityId'],
+  ];
+  for (const [what, bad, repeated] of cases) {
+    // The position of the key's second occurrence in the line.
+    const position = bad.indexOf(`"${repeated}"`, bad.indexOf(`"${repeated}"`) + 1);
+    const file = writeFile(dir, 'dup.ndjson', [...warm, bad, plain(200, `{"info":{"name":[${name('after')}]}}`)].join('\n') + '\n');
+    const r = await runCli(['import', ...flags, file]);
+    t.equal(r.code, 1, `${what}: refused (${r.stdout.trim()})`);
+    t.equal(
+      r.stderr.split('\n')[0],
+      `rowgate import: line 41: the row has the key "${repeated}" twice in one object, again at position ${position}: a key may appear only once`,
+      what,
+    );
+    t.match(r.stderr, /nothing was imported\n$/, what);
+  }
+  t.same(await exportedUids(flags), [], 'nothing written by any of them');
+});
+
 t.test('standard input, CR LF, blank lines, counter increments', async (t) => {
   const { flags } = await freshTable(t);
   const input = `${line(1)}\r\n\r\n   \n${line(2)}\r\n{"entityId":[1],"cells":{"logins":{"web":[{"value":{"incr":5}}]}}}\n`;

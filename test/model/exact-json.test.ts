@@ -133,3 +133,28 @@ t.test('random documents round-trip exactly through stringify and parse', async 
     if (t.passing() === false) break;
   }
 });
+
+t.test('a key repeated in one object is refused naming it and its position, on both paths', async (t) => {
+  const twice = (key: string, at: number) =>
+    new RegExp(
+      `^request body has the key ${JSON.stringify(key).replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')} twice in one object, again at position ${at}: a key may appear only once$`,
+    );
+  badBody(t, '{"a":1,"a":2}', twice('a', 7));
+  badBody(t, '{"a":1, "b":{"c":1,"c":{}}}', twice('c', 19));
+  badBody(t, '[{"x":[{"v":1, "v" :2}]}]', twice('v', 15));
+  badBody(t, '{"a":1,"a":2,"n":12345678901234567890}', twice('a', 7)); // the exact path (a bigint) too
+  badBody(t, '{"a":1,"\\u0061":2}', twice('a', 7)); // the same key however it is escaped
+  badBody(t, '{"__proto__":1,"__proto__":2}', twice('__proto__', 15));
+  badBody(t, '{"a":{},"a":[]}', twice('a', 8));
+  // The position counts from where the text sits in a larger document (a row of a body).
+  t.throws(() => parseExactJson('{"a":1,"a":2}', 'request body', { offset: 100, depth: 1 }), { message: /again at position 107:/ });
+  // Keys that only look alike, or colons and quotes inside strings, are not repeats.
+  for (const text of [
+    '{"a":1,"A":2,"a ":3,"b":{"a":4}}',
+    '[{"a":1},{"a":2}]',
+    '{"a":"x:y","b":"\\":","c":["d:", {"e":"\\\\"}], "f\\"":1, "f":2}',
+    '{"1":1,"01":2,"":3}',
+  ]) {
+    t.same(parseExactJson(text, 'x'), JSON.parse(text), text);
+  }
+});

@@ -114,6 +114,13 @@ t.test('errors name the position in the whole document', async (t) => {
   t.match(split(`[${'['.repeat(MAX_JSON_DEPTH)}]`, 7), { error: new RegExp(`nested deeper than ${MAX_JSON_DEPTH} levels at position ${MAX_JSON_DEPTH}$`) });
 });
 
+t.test('a key repeated in one object: the same refusal at every piece size, positioned in the whole document', async (t) => {
+  const text = '[{"entityId":[1],"cells":{}}, {"entityId":[2],"cells":{"info":{"a":[]},"info":{"b":[]}}}]';
+  const expected = 'RG_ERR_BAD_BODY: request body has the key "info" twice in one object, again at position 71: a key may appear only once';
+  t.same(whole(text), { error: expected });
+  for (const size of SIZES) t.same(split(text, size), { error: expected }, `in pieces of ${size}`);
+});
+
 t.test('random documents cut at random places', async (t) => {
   let seed = 7;
   const rnd = (n: number): number => {

@@ -30,6 +30,12 @@ const WHOLE: JsonTextPlace = { offset: 0, depth: 0 };
  * Both build the same values: objects with own properties only (a "__proto__" key is an own
  * property, as JSON.parse makes it, never the prototype).
  *
+ * A key repeated in one object is refused (RG_ERR_BAD_BODY naming the key and its position):
+ * JSON.parse keeps the last silently, so `"info":{...},"info":{...}` dropped the first family's
+ * cells, and a repeated entityId wrote the row under the second. The walk counts the keys
+ * JSON.parse kept and memberCount the members the text has; only when they differ (a key was
+ * repeated) does the hand parser run, which finds the repeat and names it.
+ *
  * This is the one JSON value builder of written rows: request bodies (each row of a body, whole
  * or streamed) and `rowgate import` lines go through it.
  */
@@ -40,8 +46,42 @@ export function parseExactJson(text: string, what: string, place: JsonTextPlace 
   } catch {
     value = undefined;
   }
-  if (value !== undefined && walk(value, place.depth) === WALK_OK) return value;
+  if (value !== undefined) {
+    walkedKeys = 0;
+    if (walk(value, place.depth) === WALK_OK && (walkedKeys === 0 || memberCount(text) === walkedKeys)) return value;
+  }
   return new ExactParser(text, what, place).parseDocument();
+}
+
+/** Keys of the objects the last walk visited (a module variable: no object per walk). */
+let walkedKeys = 0;
+
+/**
+ * The object members of a valid JSON text: its strings followed by a colon. Outside strings a
+ * valid text has no quote, so strings are found by indexOf, each closed by the first quote not
+ * escaped by an odd run of backslashes.
+ */
+function memberCount(t: string): number {
+  let n = 0;
+  let open = t.indexOf('"');
+  while (open >= 0) {
+    let close = t.indexOf('"', open + 1);
+    while (close > 0 && escapedQuote(t, close)) close = t.indexOf('"', close + 1);
+    if (close < 0) return -1; // not valid JSON; JSON.parse accepted it, so never here
+    let i = close + 1;
+    let c = t.charCodeAt(i);
+    while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = t.charCodeAt(++i);
+    if (c === 0x3a /* : */) n++;
+    open = t.indexOf('"', i);
+  }
+  return n;
+}
+
+/** Whether the quote at `q` is preceded by an odd run of backslashes. */
+function escapedQuote(t: string, q: number): boolean {
+  let run = 0;
+  while (t.charCodeAt(q - run - 1) === 0x5c) run++;
+  return run % 2 === 1;
 }
 
 const WALK_OK = 0;
@@ -55,7 +95,10 @@ function walk(v: JsonValue, depth: number): number {
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) if (walk(v[i], depth + 1) !== WALK_OK) return WALK_REPARSE;
   } else {
-    for (const key in v) if (walk(v[key], depth + 1) !== WALK_OK) return WALK_REPARSE;
+    for (const key in v) {
+      walkedKeys++;
+      if (walk(v[key], depth + 1) !== WALK_OK) return WALK_REPARSE;
+    }
   }
   return WALK_OK;
 }
@@ -140,7 +183,14 @@ class ExactParser {
     }
     for (;;) {
       if (this.text[this.pos] !== '"') this.fail('expected a property name');
+      const keyAt = this.pos;
       const key = this.parseString();
+      if (Object.prototype.hasOwnProperty.call(obj, key)) {
+        throw rgError(
+          'RG_ERR_BAD_BODY',
+          `${this.what} has the key ${JSON.stringify(key)} twice in one object, again at position ${this.place.offset + keyAt}: a key may appear only once`,
+        );
+      }
       this.skipWs();
       if (this.text[this.pos] !== ':') this.fail("expected ':'");
       this.pos++;
