@@ -10,6 +10,7 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
+import { socketResponse } from '../deps/internals.js';
 import { rgError, type RowgateError } from '../errors.js';
 import { serialize } from './serializers.js';
 
@@ -86,11 +87,6 @@ function requestMethod(err: ParserError, pending: ServerResponse | undefined): s
   return /^([A-Z]+) /.exec(packet.subarray(0, 16).toString('latin1'))?.[1];
 }
 
-/** The response node has on the socket, if any (socket._httpMessage: node's own default reads it; not typed). */
-function pendingResponse(socket: Duplex): ServerResponse | undefined {
-  return (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
-}
-
 /**
  * Answers a clientError with its coded JSON response, then closes the socket. Written only while
  * the socket is writable and no response on it has begun: writing into a response under way would
@@ -108,7 +104,7 @@ export function answerClientError(err: ParserError, socket: Duplex, limits: Clie
   }
   answered.add(socket);
   const settle = (): void => {
-    const pending = pendingResponse(socket);
+    const pending = socketResponse(socket);
     if (pending !== undefined && pending.req.complete && !socket.destroyed) {
       // Node attaches the next pipelined response, if any, before this one's 'close': checked again then.
       pending.once('close', settle);

@@ -12,8 +12,9 @@
  * the gateway makes one (a random UUID). Either way it is echoed in the response's X-Request-Id.
  */
 import type { IncomingMessage } from 'node:http';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { ByteWriter } from '../bytes/byte-writer.js';
+import { pinoBindings, pinoDestination, pinoTime } from '../deps/internals.js';
 import { LogSink } from '../logging/log-sink.js';
 import { requestUuid } from './request-uuid.js';
 
@@ -49,7 +50,6 @@ function quoted(text: string): string {
 }
 
 type StreamLike = { write(line: string): unknown };
-type PinoInternals = Record<symbol, unknown>;
 
 /** The UTF-8 bytes of a piece of the line, made once: it repeats line after line. */
 const bytesOf = (text: string): Buffer => Buffer.from(text, 'utf8');
@@ -90,12 +90,10 @@ export class RequestLog {
   private tail: Tail = { client: undefined, token: undefined, instance: undefined, table: undefined, bytes: bytesOf(`,"msg":"request"}\n`) };
 
   constructor(private readonly log: Logger) {
-    const internals = log as unknown as PinoInternals;
-    this.stream = internals[pino.symbols.streamSym] as StreamLike;
+    this.stream = pinoDestination(log);
     this.sink = this.stream instanceof LogSink ? this.stream : undefined;
-    const time = internals[pino.symbols.timeSym] as (() => string) | undefined;
-    this.time = time ?? (() => `,"time":${Date.now()}`);
-    this.bindings = (internals[pino.symbols.chindingsSym] as string | undefined) ?? '';
+    this.time = pinoTime(log) ?? (() => `,"time":${Date.now()}`);
+    this.bindings = pinoBindings(log);
   }
 
   /** False when the level hides info lines (it can change while running). */

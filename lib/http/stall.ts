@@ -10,7 +10,7 @@
  * any byte the client takes restarts it.
  */
 import type { ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { socketWriteQueueSize } from '../deps/internals.js';
 
 /**
  * Checks per stall period: the drop lands within 1/20 = 5% after the setting (asked: 1.2x), at
@@ -20,18 +20,6 @@ const CHECKS_PER_PERIOD = 20;
 /** Bounds of the check interval: no busier than 10 ms, no coarser than 1 s (1.7% of the 60 s default). */
 const MIN_CHECK_MS = 10;
 const MAX_CHECK_MS = 1000;
-
-/**
- * libuv's count of bytes still queued on the socket (what the kernel has not taken yet). Not typed
- * by @types/node; node's own socket timeout reads the same field. With it, a client that takes part
- * of one large write counts as reading; without it (absent on some handle), progress is seen at
- * whole writes only, which errs towards keeping a client.
- */
-function queuedBytes(socket: Socket): number | undefined {
-  const handle = (socket as unknown as { _handle?: { writeQueueSize?: unknown } | null })._handle;
-  const size = handle?.writeQueueSize;
-  return typeof size === 'number' ? size : undefined;
-}
 
 /**
  * Destroys `res` once output has been waiting for the client for `ms` without the client taking
@@ -46,8 +34,10 @@ export function dropWhenStalled(res: ServerResponse, ms: number, onStall: () => 
     const socket = res.socket;
     const waiting = socket !== null && (socket.writableLength > 0 || res.writableNeedDrain);
     // What is still to send: it shrinks when the client takes bytes (it grows only by our own
-    // writes, which happen after the client drained some). Any change restarts the clock.
-    const state = waiting ? `${socket.writableLength}/${queuedBytes(socket) ?? ''}` : '';
+    // writes, which happen after the client drained some). Any change restarts the clock. libuv's
+    // queue counts a client that takes part of one large write as reading; where the handle has
+    // no count, progress is seen at whole writes only, which errs towards keeping a client.
+    const state = waiting ? `${socket.writableLength}/${socketWriteQueueSize(socket) ?? ''}` : '';
     const now = performance.now();
     if (!waiting || state !== last) {
       last = state;

@@ -5,7 +5,8 @@
  * in a prom-client Registry like its own metrics (the registry reads them through get()), so
  * /metrics, getMetricsAsJSON and the cluster aggregation (AggregatorRegistry, sum) see them.
  */
-import type { Metric, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { registerMetric } from '../deps/internals.js';
 
 type LabelValues = Record<string, string>;
 
@@ -41,7 +42,7 @@ abstract class PlainMetric<S> {
     this.name = options.name;
     this.help = options.help;
     this.labelNames = options.labelNames;
-    for (const r of options.registers) r.registerMetric(this as unknown as Metric);
+    for (const r of options.registers) registerMetric(r, this);
   }
 
   protected abstract create(): S;

@@ -4,9 +4,9 @@
  * replaces a timestamp of 0 with the current time, drops numeric time-range bounds, and turns
  * binary qualifiers into object keys (platform-notes.md 2).
  */
-import { Bigtable, v2 } from '@google-cloud/bigtable';
-import { createRequire } from 'node:module';
+import { Bigtable } from '@google-cloud/bigtable';
 import type { Readable } from 'node:stream';
+import { bigtableDataStub, grpcMetadata, grpcMethod, type GrpcStub } from '../../deps/internals.js';
 import { GRPC, grpcCode, mapBigtableError, type EntryStatus, type ErrorContext } from './bigtable-errors.js';
 import type { CellChunk } from './row-assembler.js';
 
@@ -37,29 +37,6 @@ export interface ReadRowsRequest {
 
 /** A ReadRows response stream: objects `{chunks}`; `abort()` cancels the gRPC call. */
 export type ReadRowsStream = Readable & { abort(): void };
-
-/**
- * The part of the gapic client's gRPC stub (a @grpc/grpc-js Client) a wire-level ReadRows uses:
- * the same channel, credentials and interceptors as the client's own calls.
- */
-interface GrpcStub {
-  makeServerStreamRequest(
-    path: string,
-    serialize: (value: unknown) => Buffer,
-    deserialize: (bytes: Buffer) => Buffer,
-    argument: unknown,
-    metadata: unknown,
-    options: object,
-  ): Readable & { cancel(): void };
-  constructor: { service: Record<string, { path: string; requestSerialize: (value: unknown) => Buffer }> };
-}
-
-/** grpc-js's Metadata class, from the copy the Bigtable client's google-gax loads (the stub checks `instanceof`). */
-const GrpcMetadata = (
-  createRequire(createRequire(import.meta.url).resolve('@google-cloud/bigtable'))('google-gax') as {
-    grpc: { Metadata: new () => { set(key: string, value: string): void } };
-  }
-).grpc.Metadata;
 
 const READ_ROWS_TIMEOUT_MS = 43_200_000;
 
@@ -115,15 +92,7 @@ export class BigtableClient {
 
   /** Makes sure readRowsWire can be called (the gapic client connects its stub lazily). */
   async wireReady(): Promise<void> {
-    if (this.stub) return;
-    const api = this.bigtable.api as Record<string, unknown>;
-    // The gapic client bigtable.request() creates lazily, created the same way (and closed by bigtable.close()).
-    let client = api.BigtableClient as InstanceType<typeof v2.BigtableClient> | undefined;
-    if (!client) {
-      client = new v2.BigtableClient((this.bigtable.options as Record<string, unknown>).BigtableClient as ConstructorParameters<typeof v2.BigtableClient>[0]);
-      api.BigtableClient = client;
-    }
-    this.stub = (await client.initialize()) as unknown as GrpcStub;
+    this.stub ??= await bigtableDataStub(this.bigtable);
   }
 
   /**
@@ -135,9 +104,9 @@ export class BigtableClient {
   readRowsWire(tableId: string, request: ReadRowsRequest): ReadRowsStream {
     const stub = this.stub;
     if (!stub) throw new Error('readRowsWire before wireReady');
-    const method = stub.constructor.service.ReadRows!;
+    const method = grpcMethod(stub, 'ReadRows');
     const tableName = this.tablePath(tableId);
-    const metadata = new GrpcMetadata();
+    const metadata = grpcMetadata();
     metadata.set('x-goog-request-params', `table_name=${encodeURIComponent(tableName)}`);
     // The deadline the client's own ReadRows has (bigtable_client_config.json: 12 h, no retries).
     const call = stub.makeServerStreamRequest(method.path, method.requestSerialize, (bytes) => bytes, { tableName, ...request }, metadata, {

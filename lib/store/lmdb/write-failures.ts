@@ -11,6 +11,7 @@
  */
 import { statfsSync } from 'node:fs';
 import type { Database } from 'lmdb';
+import { isLmdbWriteThreadError } from '../../deps/internals.js';
 import { isRowgateError, rgError, type RowgateError } from '../../errors.js';
 
 const EIO = 5;
@@ -122,8 +123,7 @@ export function ignoreOrphanedCommitFailures(): void {
   if (guardInstalled) return;
   guardInstalled = true;
   process.on('unhandledRejection', (reason: unknown, promise: Promise<unknown>) => {
-    const orphan =
-      isCommitFailure(reason) || (reason instanceof Error && typeof errnoOf(reason) === 'number' && reason.stack?.includes('/lmdb/write.js') === true);
+    const orphan = isCommitFailure(reason) || (typeof errnoOf(reason) === 'number' && isLmdbWriteThreadError(reason));
     if (!orphan) throw reason;
     // Handled from now on: lmdb-js's close() waits on these promises again, and a rejection handled
     // after it was reported prints a PromiseRejectionHandledWarning.
@@ -146,7 +146,7 @@ export function quietLmdbCommitErrors(): void {
   const print = console.error.bind(console);
   console.error = (...args: unknown[]): void => {
     const first = args[0];
-    if (args.length === 1 && first instanceof Error && typeof errnoOf(first) === 'number' && first.stack?.includes('/lmdb/write.js')) return;
+    if (args.length === 1 && typeof errnoOf(first) === 'number' && isLmdbWriteThreadError(first)) return;
     print(...args);
   };
 }
