@@ -5,6 +5,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { open, type Database } from 'lmdb';
+import { replaceLmdbReadKey } from '../../deps/internals.js';
 import { parseLayout } from '../../model/layout/layout.js';
 import type { TableLayout } from '../../model/types.js';
 import { ChunkRenderer } from './chunk-render.js';
@@ -57,7 +58,7 @@ function tableOf(job: PartJob): { layout: TableLayout; db: Database<Buffer, Buff
   if (t === undefined || t.layoutJson !== layoutJson) {
     // Read-only here: the encoder only decodes (values are never written through this handle).
     const db = env.openDB<Buffer, Buffer>({ name: job.dbName, keyEncoding: 'binary', encoder: inPlaceValues } as never);
-    (db as unknown as { readKey: typeof keyInPlace }).readKey = keyInPlace;
+    replaceLmdbReadKey(db, keyInPlace);
     t = { layoutJson, layout: parseLayout(JSON.parse(layoutJson) as Record<string, unknown>), db };
     tables.set(job.dbName, t);
   }
