@@ -73,7 +73,11 @@ function rowInput(revision: Revision): Schema {
     type: 'object',
     properties: {
       value: { description: 'The value in Avro JSON; on a counter column an integer sets it and {"incr": n} adds n' },
-      timestamp: { type: 'integer', minimum: -1, description: 'Milliseconds; -1 skips the cell (as KijiREST did), the rest of the row is written' },
+      timestamp: {
+        anyOf: [{ type: 'number', minimum: 0 }, { const: -1 }, { type: 'string', pattern: '^[0-9]{1,19}$' }, { type: 'null' }],
+        description:
+          "Milliseconds from 0 to 2^63-1, as KijiREST's Jackson took them: a fraction is dropped, a string of digits read as the number; null or absent: the server's time; -1 skips the cell (as KijiREST did), the rest of the row is written",
+      },
       ...(!dialect.rowInput.writerSchemas
         ? {}
         : { writer_schema: { description: 'A schema id, a type name, or an Avro schema', type: ['integer', 'string', 'object', 'array'] } }),

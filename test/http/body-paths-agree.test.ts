@@ -34,7 +34,7 @@ interface Case {
 const SAMPLE = parseLayout(SAMPLE_LAYOUT);
 const b = (...parts: (string | number[])[]): Buffer => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Buffer.from(p))));
 const row = (id: number, cells: string): string => `{"entityId":[${id}],"cells":${cells}}`;
-const str = (value: string, ts = 5): string => `{"group_family":{"string_qualifier":[{"value":${value},"timestamp":${ts}}]}}`;
+const str = (value: string, ts: number | string = 5): string => `{"group_family":{"string_qualifier":[{"value":${value},"timestamp":${ts}}]}}`;
 
 const CORPUS: readonly Case[] = [
   // Good rows.
@@ -92,6 +92,19 @@ const CORPUS: readonly Case[] = [
   },
   { name: 'an array of rows, one row written twice', rows: [row(14, str('"x"', 1)), row(15, str('"y"', 1)), row(14, str('"z"', 1))], expect: 'ok' },
   { name: 'a long value', rows: [row(16, str(JSON.stringify('long '.repeat(2000))))], expect: 'ok' },
+  // Timestamps as KijiREST's Jackson binding into a Long took them.
+  {
+    name: 'a fractional timestamp truncated, a string of digits read as the number',
+    rows: [
+      row(
+        18,
+        '{"group_family":{"string_qualifier":[{"value":"f","timestamp":1234567890123.987},{"value":"s","timestamp":"1000"},{"value":"e","timestamp":1.5e3}]}}',
+      ),
+    ],
+    expect: 'ok',
+  },
+  { name: 'a negative fractional timestamp', rows: [row(19, str('"a"', -0.5))], expect: 'RG_ERR_BAD_TIMESTAMP' },
+  { name: 'a timestamp string that is not digits', rows: [row(78, str('"a"', '"12a"'))], expect: 'RG_ERR_BAD_TIMESTAMP' },
   // Nesting: a cell's writer_schema is inside 5 levels; 512 levels parse (and are no schema), 513 do not.
   {
     name: 'nesting 512 deep parses',

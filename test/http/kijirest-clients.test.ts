@@ -306,6 +306,18 @@ t.test('Python client 1.0.5 against revision 3, and its admin calls', async (t) 
     t.same(JSON.parse(r.body), { targets: [`${USERS_ROWS}?eid=${encodeURIComponent(JSON.stringify(JSON.parse(eid)))}`] });
   }
 
+  // Put(timestamp=time.time()*1000) sends the float's repr: KijiREST's Jackson truncated it into a Long.
+  const fractional = await raw(
+    h.base,
+    'POST',
+    `${USERS_ROWS}?`,
+    '{"cells":{"info":{"email":[{"timestamp":1795827221153.123,"value":"bob@example.org","writer_schema":"string"}]}},"entityId":["bob"]}',
+    PYTHON,
+  );
+  t.equal(fractional.status, 200, fractional.body);
+  const bob = await raw(h.base, 'GET', `${USERS_ROWS}?eid=["bob"]&cols=info:email`, undefined, PYTHON);
+  t.equal(bob.body, '{"entityId":["bob"],"cells":{"info":{"email":[{"timestamp":1795827221153,"value":"bob@example.org","writer_schema":0}]}}}\r\n');
+
   // Get: unencoded [ ] " , : in the request target; one document.
   const get = await raw(h.base, 'GET', `${USERS_ROWS}?eid=["alice"]&cols=info:name,info:email`, undefined, PYTHON);
   t.equal(get.status, 200, get.body);

@@ -93,12 +93,35 @@ t.test('timestamp absent or null means server time; a long 0..2^63-1 is kept exa
   for (const ts of [2n ** 53n, 2n ** 53n + 1n, 8646911284551352319n, 2n ** 63n - 1n]) {
     t.equal(((await encode('info:name', 'x', { timestamp: ts })) as { timestamp?: unknown }).timestamp, ts, String(ts));
   }
-  for (const ts of [-1, 1.5, '5', 2 ** 53, 2n ** 63n, -5n, true] as JsonValue[]) {
+  for (const ts of [-1, -0.5, -1.5, '-5', '1.5', ' 5', '5 ', '', '0x10', '1e3', '9223372036854775808', 2n ** 63n, 2 ** 63, 1e19, -5n, true] as JsonValue[]) {
     await t.rejects(encode('info:name', 'x', { timestamp: ts }), {
       code: 'RG_ERR_BAD_TIMESTAMP',
       message: `timestamp of column info:name must be an integer of milliseconds from 0 to 9223372036854775807, got ${typeof ts === 'string' ? JSON.stringify(ts) : String(ts)}`,
     });
   }
+  for (const ts of [[], {}, Infinity] as JsonValue[]) await t.rejects(encode('info:name', 'x', { timestamp: ts }), { code: 'RG_ERR_BAD_TIMESTAMP' });
+});
+
+t.test("timestamps as KijiREST's Jackson binding into a Long took them: fractions truncated, strings of digits read", async (t) => {
+  const stamp = async (ts: JsonValue) => ((await encode('info:name', 'x', { timestamp: ts })) as { timestamp?: unknown }).timestamp;
+  // Python's Put(timestamp=time.time()*1000) sends a fraction; it truncates toward zero.
+  t.equal(await stamp(1795827221153.123), 1795827221153);
+  t.equal(await stamp(1.5), 1);
+  t.equal(await stamp(0.999), 0);
+  t.equal(await stamp(1.5e3), 1500, 'an exponent');
+  t.equal(await stamp(1.0), 1);
+  // A double beyond 2^53 is integral: the long is its value, a bigint as every timestamp there is.
+  t.equal(await stamp(2 ** 53), 2n ** 53n);
+  t.equal(await stamp(9.2e18), 9200000000000000000n);
+  // A string of digits reads as the number, exactly to 2^63-1.
+  t.equal(await stamp('1000'), 1000);
+  t.equal(await stamp('0'), 0);
+  t.equal(await stamp('0001000'), 1000);
+  t.equal(await stamp('9007199254740993'), 9007199254740993n);
+  t.equal(await stamp('9223372036854775807'), 9223372036854775807n);
+  // The same for counters set with a timestamp.
+  t.match(await encode('info:logins', 5, { timestamp: '77' }), { kind: 'counter-set', timestamp: 77 });
+  t.match(await encode('info:logins', 5, { timestamp: 77.9 }), { kind: 'counter-set', timestamp: 77 });
 });
 
 t.test('unknown families and undeclared group columns are RG_ERR_UNKNOWN_COLUMN; map families take any qualifier', async (t) => {

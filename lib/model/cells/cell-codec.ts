@@ -158,7 +158,8 @@ function encodeValue(
 
 /**
  * absent/null -> undefined (server time). Otherwise a Java long 0..2^63-1, exact (a bigint above
- * 2^53-1). A negative timestamp is a 400 here: DESIGN.md 4 makes every client error a 4xx, and a
+ * 2^53-1), taken as KijiREST's Jackson took it (timestampFromJson: a fraction truncated, a string
+ * of digits read as the number). A negative timestamp is a 400 here: DESIGN.md 4 makes every client error a 4xx, and a
  * silently dropped cell would look like a successful write; only -1, which KijiREST's clients
  * send to mean "skip this cell", is skipped before a cell gets here (row-input.ts).
  */

@@ -18,10 +18,23 @@ export function timestampOf(value: bigint): Timestamp {
   return value <= MAX_SAFE ? Number(value) : value;
 }
 
-/** A timestamp from a JSON value (exact-json gives bigints above 2^53-1); undefined when it is not one. */
+/**
+ * A timestamp from a JSON value (exact-json gives bigints above 2^53-1), as KijiREST took a cell's
+ * `timestamp`: Jackson bound it into a Java Long, reading a number with a fraction or exponent as
+ * a double truncated toward zero (Python's `Put(timestamp=time.time()*1000)` sends
+ * 1795827221153.123) and a string of digits as the number ("1000"). The result must lie in
+ * 0..2^63-1: a negative number is not one, however small its fraction. Undefined when it is not one.
+ */
 export function timestampFromJson(value: unknown): Timestamp | undefined {
-  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+  if (typeof value === 'number') {
+    if (Number.isSafeInteger(value)) return value >= 0 ? value : undefined;
+    if (!(value >= 0) || !Number.isFinite(value)) return undefined;
+    const whole = Math.trunc(value);
+    // Beyond 2^53 a double is integral already: the long is that double's value, as Java's (long) cast gives.
+    return Number.isSafeInteger(whole) ? whole : BigInt(whole) <= MAX_TIMESTAMP ? timestampOf(BigInt(whole)) : undefined;
+  }
   if (typeof value === 'bigint') return value >= 0n && value <= MAX_TIMESTAMP ? timestampOf(value) : undefined;
+  if (typeof value === 'string') return timestampFromText(value);
   return undefined;
 }
 
