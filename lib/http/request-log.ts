@@ -11,12 +11,12 @@
  * digits and `._:/+=@-` (what trace and UUID forms use, nothing that needs escaping); otherwise
  * the gateway makes one (a random UUID). Either way it is echoed in the response's X-Request-Id.
  */
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from 'pino';
 import { ByteWriter } from '../bytes/byte-writer.js';
 import { pinoBindings, pinoDestination, pinoTime } from '../deps/internals.js';
 import { LogSink } from '../logging/log-sink.js';
-import { requestUuid } from './request-uuid.js';
 
 export interface RequestLine {
   readonly reqId: string;
@@ -38,10 +38,14 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:/+=@-]{1,128}$/;
 /** Printable ASCII but `"` and `\`: written between quotes as it is. */
 const PLAIN_TEXT = /^[ !#-[\]-~]*$/;
 
-/** The request's id: the client's X-Request-Id when sane, else a new one. */
+/**
+ * The request's id: the client's X-Request-Id when sane, else a new one. Node's randomUUID: ids
+ * written as bytes saved 65 ns of a ~14 us point read (0.5%), under the 3% a benchmark scenario
+ * must show for code of its own (issue #27).
+ */
 export function requestIdOf(req: IncomingMessage): string {
   const given = req.headers['x-request-id'];
-  return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : requestUuid();
+  return typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
 }
 
 /** A JSON string literal; text that needs no escaping (nearly all) is not run through JSON.stringify. */

@@ -100,7 +100,7 @@ function checkCommon(t: Test, line: RequestLine, method: string): void {
   t.equal(typeof line.time, 'number', 'pino time field');
   t.equal(line.method, method);
   t.equal(typeof line.aborted, 'boolean');
-  t.match(line.reqId, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'a generated request id (UUID)');
+  t.match(line.reqId, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'a generated request id (a version 4 UUID)');
   t.equal((line as unknown as Record<string, unknown>).client, '127.0.0.1', 'the client address');
 }
 
@@ -208,7 +208,7 @@ t.test('a sane X-Request-Id is kept in the line and echoed; a missing or unsafe 
   for (const unsafe of [undefined, '', 'with space', 'quote"d', 'x'.repeat(129), 'é']) {
     const headers: Record<string, string> = unsafe === undefined ? {} : { 'x-request-id': unsafe };
     const r = await logged(t, 'GET', '/v1/instances/default', undefined, headers);
-    t.match(r.line.reqId, /^[0-9a-f-]{36}$/, `${JSON.stringify(unsafe)}: replaced by a UUID`);
+    t.match(r.line.reqId, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, `${JSON.stringify(unsafe)}: replaced by a version 4 UUID`);
     t.equal(r.res.headers['x-request-id'], r.line.reqId, 'the response carries the id logged');
     ids.add(r.line.reqId);
   }
