@@ -1,5 +1,6 @@
+import { createHash, randomBytes } from 'node:crypto';
 import t from 'tap';
-import { compareBytes, decodeRowKey, encodeRowKey } from '../../lib/model/keys/row-key.js';
+import { compareBytes, decodeRowKey, encodeRowKey, md5Into } from '../../lib/model/keys/row-key.js';
 import type { ComponentType, ComponentValue, RowKeyFormat } from '../../lib/model/types.js';
 import {
   DOCS_TABLE,
@@ -331,4 +332,20 @@ t.test('keys with the same hash prefix sort as their components: nulls first, nu
     if (Math.sign(compareBytes(encodeRowKey(f, a), encodeRowKey(f, b))) !== Math.sign(semanticCompare(a, b))) bad++;
   }
   t.equal(bad, 0, 'byte order agrees with component order');
+});
+
+t.test("md5Into writes the first count bytes of node's MD5, into its own input too, at any length", async (t) => {
+  const md5 = (data: Uint8Array): Buffer => createHash('md5').update(data).digest();
+  for (const length of [0, 1, 8, 55, 56, 64, 200]) {
+    const data = randomBytes(length + 4);
+    const target = Buffer.alloc(16);
+    md5Into(target, 16, data, 4, 4 + length);
+    t.equal(target.toString('hex'), md5(data.subarray(4)).toString('hex'), `${length} bytes`);
+  }
+  // A salt is written over the head of the key it hashes.
+  const key = Buffer.from('0011' + '8000000000bc614e', 'hex');
+  const expected = md5(key.subarray(2));
+  md5Into(key, 2, key, 2, key.length);
+  t.equal(key.subarray(0, 2).toString('hex'), expected.subarray(0, 2).toString('hex'));
+  t.equal(key.subarray(2).toString('hex'), '8000000000bc614e', 'the hashed bytes are left as they were');
 });

@@ -6,16 +6,15 @@ import { isUtf8 } from 'node:buffer';
 import { rgError } from '../../errors.js';
 import { WILDCARD, type ComponentValue, type RowKeyComponentSpec, type RowKeyFormat, type Wildcard } from '../types.js';
 import { isInt64 } from '../cells/int64.js';
-import { MD5_SHORT_MAX, md5ShortInto } from './md5-short.js';
 
 type FormattedFormat = Extract<RowKeyFormat, { encoding: 'FORMATTED' }>;
 
 const INT32_MIN = -0x80000000;
 const INT32_MAX = 0x7fffffff;
 
-// One-shot crypto.hash (Node >= 20.12) for keys longer than one MD5 block: 1.0 us a digest with
-// createHash, 0.63 us with crypto.hash into a Buffer, 0.20 us into a latin1 string (one character
-// a byte), which md5Into copies from (an 8-byte key, 1,000,000 digests).
+// One-shot crypto.hash (Node >= 20.12): 1.0 us a digest with createHash, 0.63 us with crypto.hash
+// into a Buffer, 0.20 us into a latin1 string (one character a byte), which md5Into copies from
+// (an 8-byte key, 1,000,000 digests).
 const oneShot = (crypto as { hash?: (alg: string, data: Uint8Array, enc: 'buffer' | 'latin1') => Buffer | string }).hash;
 
 export function md5(data: Uint8Array): Buffer {
@@ -24,14 +23,11 @@ export function md5(data: Uint8Array): Buffer {
 
 /**
  * Writes the first `count` (<= 16) bytes of the MD5 digest of data[start, end) at target[0..count)
- * (target may be data, outside that range). A salt's input is mostly a few bytes: those are
- * hashed here (md5-short.ts), in place.
+ * (target may be data, outside that range). Node's digest throughout: an MD5 of one block in
+ * JavaScript saved ~230 ns of a point read's 14-20 us (under 2%), below the 3% a benchmark
+ * scenario must show for code of its own (issue #27).
  */
 export function md5Into(target: Uint8Array, count: number, data: Uint8Array, start = 0, end = data.length): void {
-  if (end - start <= MD5_SHORT_MAX) {
-    md5ShortInto(target, count, data, start, end);
-    return;
-  }
   const input = data.subarray(start, end);
   if (oneShot === undefined) {
     md5(input).copy(target, 0, 0, count);
