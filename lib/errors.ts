@@ -3,7 +3,7 @@
  * an HTTP status and the Java-style exception name the original gateway's clients read
  * (`exceptionName`). Messages are written where the error is raised and must name the bad input.
  *
- * Keep README.md's error table in sync: test/errors.test.ts checks that every code here is documented.
+ * Keep docs/errors.md's table in sync: test/errors.test.ts checks that it holds every code here, row for row.
  */
 
 export interface ErrorSpec {
@@ -120,6 +120,11 @@ export const ERRORS = {
     status: 415,
     exceptionName: 'UnsupportedMediaTypeException',
     when: 'a body is sent with a content type other than application/json, or a charset other than UTF-8',
+  },
+  RG_ERR_UNSUPPORTED_CONTENT_ENCODING: {
+    status: 415,
+    exceptionName: 'UnsupportedMediaTypeException',
+    when: 'a body is sent with a Content-Encoding (gzip, deflate, ...): bodies are read as sent, uncompressed; the answer carries Accept-Encoding: identity',
   },
   RG_ERR_EXPECTATION_FAILED: { status: 417, exceptionName: 'ExpectationFailedException', when: 'the Expect header asks for something other than 100-continue' },
   RG_ERR_HEADERS_TOO_LARGE: {

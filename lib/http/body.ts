@@ -46,13 +46,37 @@ export function requireJsonContent(req: IncomingMessage): void {
 }
 
 /**
- * What can be judged from the request head alone: the content type (415) and the declared
- * Content-Length (413). A handler calls this before any store call, so such a request costs no
- * work and its status does not depend on whether the instance or table exists. A body without a
- * declared length (chunked) is still bounded while it is read.
+ * A body is read as sent: a Content-Encoding other than identity (gzip, deflate, br) is a 415
+ * naming it (RFC 9110 15.5.16), with Accept-Encoding: identity saying what would be taken. Before,
+ * a gzip body was read as raw bytes and refused as "not valid UTF-8", which named the wrong fault.
+ * Not decoded: the body limit bounds the bytes received, and an inflated body would need a bound
+ * of its own; KijiREST's clients send plain JSON.
+ */
+export function requireIdentityEncoding(req: IncomingMessage): void {
+  const header = req.headers['content-encoding'];
+  if (header === undefined) return;
+  const codings = header
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '' && c !== 'identity');
+  if (codings.length === 0) return;
+  const err = rgError(
+    'RG_ERR_UNSUPPORTED_CONTENT_ENCODING',
+    `request body is sent with Content-Encoding ${JSON.stringify(codings.join(', '))}: bodies are read as sent, without a content coding (send the JSON uncompressed)`,
+  );
+  err.headers = { 'accept-encoding': 'identity' };
+  throw err;
+}
+
+/**
+ * What can be judged from the request head alone: the content type and coding (415) and the
+ * declared Content-Length (413). A handler calls this before any store call, so such a request
+ * costs no work and its status does not depend on whether the instance or table exists. A body
+ * without a declared length (chunked) is still bounded while it is read.
  */
 export function checkBodyHead(req: IncomingMessage, limit: number): void {
   requireJsonContent(req);
+  requireIdentityEncoding(req);
   if (declaredLength(req) > limit) throw tooLarge(limit);
 }
 

@@ -1,9 +1,10 @@
 /**
- * POST rows: the content type (415) and the declared Content-Length (413) are judged from the
- * request head before any store call, so such a request costs the store nothing and its status
+ * POST rows: the content type and coding (415) and the declared Content-Length (413) are judged
+ * from the request head before any store call, so such a request costs the store nothing and its status
  * does not depend on whether the instance or table exists.
  */
 import { request as httpRequest } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import t from 'tap';
 import type { Store } from '../../lib/store/store.js';
 import { json, raw, startGateway } from './harness.js';
@@ -34,14 +35,22 @@ function countStoreCalls(store: Store): { calls: string[] } {
 }
 
 /** A POST whose body is sent chunked (no Content-Length). */
-function postChunked(base: string, path: string, body: string): Promise<{ status: number; body: string }> {
+function postChunked(
+  base: string,
+  path: string,
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: url.hostname, port: url.port, method: 'POST', path, headers: { ...json, 'transfer-encoding': 'chunked' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = httpRequest(
+      { host: url.hostname, port: url.port, method: 'POST', path, headers: { ...json, 'transfer-encoding': 'chunked', ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
     req.on('error', reject);
     for (let i = 0; i < body.length; i += 100) req.write(body.slice(i, i + 100));
     req.end();
@@ -76,7 +85,46 @@ for (const revision of [1, 2, 3]) {
       const both = await raw(h.base, 'POST', path, BIG, { 'content-type': 'text/plain' });
       t.equal(both.status, 415, `wrong type and too large to ${what}`);
     }
+    // A body with a content coding: 415 naming it (it was read as raw bytes and refused as "not
+    // valid UTF-8"), with the coding that would be taken.
+    const gzipped = gzipSync(JSON.stringify(ROW));
+    for (const [what, path] of TARGETS) {
+      for (const [coding, named] of [
+        ['gzip', 'gzip'],
+        ['x-gzip', 'x-gzip'],
+        ['deflate', 'deflate'],
+        ['br', 'br'],
+        ['GZip', 'gzip'],
+        ['identity, gzip', 'gzip'],
+        ['gzip,deflate', 'gzip, deflate'],
+      ]) {
+        for (const chunked of [false, true]) {
+          const res = chunked
+            ? await postChunked(h.base, path, gzipped, { 'content-encoding': coding })
+            : await raw(h.base, 'POST', path, gzipped, { ...json, 'content-encoding': coding });
+          const how = `Content-Encoding: ${coding}${chunked ? ', chunked' : ''} to ${what}`;
+          t.equal(res.status, 415, `${how}: ${res.body}`);
+          t.same(
+            JSON.parse(res.body),
+            {
+              exceptionName: 'UnsupportedMediaTypeException',
+              exception: `request body is sent with Content-Encoding "${named}": bodies are read as sent, without a content coding (send the JSON uncompressed)`,
+              status: 415,
+              code: 'RG_ERR_UNSUPPORTED_CONTENT_ENCODING',
+            },
+            how,
+          );
+          t.equal(res.headers['accept-encoding'], 'identity', `${how}: what would be taken`);
+        }
+      }
+    }
     t.same(store.calls, [], 'the store was not called');
+    t.equal((await raw(h.base, 'GET', `${TARGETS[0][1]}?limit=-1`)).body, '', 'nothing was written');
+    // identity (or an empty header) is no coding: the body is taken.
+    for (const coding of ['identity', 'Identity', '']) {
+      const res = await raw(h.base, 'POST', TARGETS[0][1], JSON.stringify(ROW), { ...json, 'content-encoding': coding });
+      t.equal(res.status, 200, `Content-Encoding: ${JSON.stringify(coding)}: ${res.body}`);
+    }
 
     // A well-formed request reaches the store: 404 for a missing table or instance.
     t.equal((await raw(h.base, 'POST', TARGETS[1][1], JSON.stringify(ROW), json)).status, 404, 'a missing table is a 404 once the request itself is fine');
