@@ -39,7 +39,7 @@ t.test('defaults', async (t) => {
       maxHeaderBytes: 32 * 1024,
       shutdownGraceMs: 10_000,
     },
-    'the documented defaults (README.md, limits)',
+    'the documented defaults (docs/security.md, "Limits")',
   );
 });
 

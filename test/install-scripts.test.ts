@@ -1,6 +1,6 @@
 /**
  * npm 11 runs a dependency's install scripts only when package.json's allowScripts says so, and
- * warns about every package it does not cover (README, "Installing"). Every installed package with
+ * warns about every package it does not cover (docs/development.md, "Installing"). Every installed package with
  * an install script (preinstall, install, postinstall, or a binding.gyp, which npm builds with an
  * implicit `node-gyp rebuild`) must have an entry, so that `npm install` stays quiet when
  * dependencies change; and no entry names a package that is no longer installed.

@@ -1,5 +1,5 @@
 /**
- * Settings from the environment, for containers (README "Operating rowgate"). One precedence for
+ * Settings from the environment, for containers (docs/configuration.md, "Environment variables"). One precedence for
  * every setting: command-line flags > environment > configuration file > defaults. An empty
  * variable counts as unset (container templates often leave them empty). Read: ROWGATE_CONFIG,
  * ROWGATE_DATA, ROWGATE_HOST, ROWGATE_PORT (over PORT), ROWGATE_LOG_LEVEL. ROWGATE_TOKEN is the

@@ -1,5 +1,5 @@
 /**
- * What an export guarantees while rows are written (README, "Exports"): run against rows that are
+ * What an export guarantees while rows are written (docs/cli.md, "What an export guarantees while others write"): run against rows that are
  * rewritten, inserted and deleted during a slowed-down `export --url --parallel 4` (and a resumed
  * one), the file still has every row at most once, in key order; every row untouched during the
  * export exactly as it was; and every row whole: all its cells from one write, never a mix.

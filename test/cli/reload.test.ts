@@ -1,5 +1,5 @@
 /**
- * SIGHUP re-reads the configuration file (README "Operating rowgate", reload) over real sockets:
+ * SIGHUP re-reads the configuration file (docs/configuration.md, "Reload (SIGHUP)") over real sockets:
  * a token added works and a token removed gets 401 at once, a scan running across the reload
  * finishes with every row, read-only and the log level change live, a file that fails
  * validation keeps the running configuration (and says why), restart-only settings are logged as

@@ -1,5 +1,5 @@
 /**
- * The metrics operators ask for (README "Operating rowgate", metrics), after real requests over
+ * The metrics operators ask for (docs/operations.md, "Metrics"), after real requests over
  * sockets: requests and rows per instance/table (label set bounded: only tables a request succeeded
  * on get their own series), scan durations and bytes, store latency by operation, body bytes,
  * auth failures by reason.
