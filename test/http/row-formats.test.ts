@@ -117,3 +117,36 @@ t.test('regression: an Accept of constructor or __proto__ is a 406, not a 500 (m
     }
   }
 });
+
+/** Marks what waits for negotiateRowFormat (lib/rows/row-formats.ts, being rewritten by its owner) to skip unparseable ranges. */
+const ACCEPT_TODO = { todo: 'negotiateRowFormat in lib/rows/row-formats.ts must skip ranges it cannot parse (lib/rows/ is being rewritten by its owner)' };
+
+t.test('an Accept that cannot be parsed is treated as absent (json), as most servers do; a parsed one naming no served format stays a 406', async (t) => {
+  const h = await startGateway();
+  t.teardown(() => h.close());
+  await h.store.write('default', 'sample_table', sampleRows(3));
+  const plain = await getBytes(h.base, `${ROWS}?limit=-1`, {});
+  const asks: [string, string][] = [
+    [',,,', 'application/json'],
+    [' , ; ,', 'application/json'],
+    ['application/json;q=abc', 'application/json'],
+    ['application/avro;q=abc', 'application/json'],
+    ['application/json;q=', 'application/json'],
+    ['application/json;q=1.5', 'application/json'],
+    ['json', 'application/json'],
+    // Only the range that cannot be parsed is dropped: the rest still chooses.
+    ['application/avro;q=abc, application/x-ndjson', 'application/x-ndjson'],
+    [',,application/x-ndjson,,', 'application/x-ndjson'],
+  ];
+  for (const [accept, type] of asks) {
+    const res = await getBytes(h.base, `${ROWS}?limit=-1`, { accept });
+    t.equal(res.status, 200, `Accept: ${JSON.stringify(accept)}`, ACCEPT_TODO);
+    t.equal(res.type, type, `Accept: ${JSON.stringify(accept)}`, ACCEPT_TODO);
+    if (type === 'application/json') t.ok(res.body.equals(plain.body), `Accept: ${JSON.stringify(accept)}: the bytes of no Accept`, ACCEPT_TODO);
+  }
+  for (const accept of ['text/plain', 'application/json;q=0', 'text/plain;q=abc, image/png']) {
+    const res = await raw(h.base, 'GET', `${ROWS}?limit=5`, undefined, { accept });
+    t.equal(res.status, 406, `Accept: ${accept}`);
+    t.equal(JSON.parse(res.body).code, 'RG_ERR_NOT_ACCEPTABLE');
+  }
+});
