@@ -182,7 +182,7 @@ export class RowgateError extends Error {
     if (spec.retryAfterSeconds !== undefined) this.retryAfterSeconds = spec.retryAfterSeconds;
   }
 
-  /** The JSON error body (DESIGN.md 4.2): the original's fields plus the stable code; never a stack. */
+  /** The JSON error body (docs/errors.md): the original's fields plus the stable code; never a stack. */
   toBody(): { exceptionName: string; exception: string; status: number; code: ErrorCode } {
     return { exceptionName: this.exceptionName, exception: this.message, status: this.status, code: this.code };
   }

@@ -1,5 +1,5 @@
 /**
- * The `rowgate` command line (DESIGN.md 5; docs/cli.md): one file per command under commands/.
+ * The `rowgate` command line (docs/cli.md): one file per command under commands/.
  * Exit statuses: 0 success, 1 the command failed, 2 bad usage or configuration (and every
  * failure of `serve` before it accepts connections). Errors print as one message, without a
  * stack trace, except for unforeseen ones (bugs).

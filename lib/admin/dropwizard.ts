@@ -1,7 +1,7 @@
 /**
  * The admin endpoints of KijiREST's Dropwizard 0.6 admin port, which its clients call
- * (kijirest-clients.md: the Python client's Ping, GetMetrics, CloseInstance, CloseTable;
- * kijirest-behaviour.md 6.7, 6.9):
+ * (the Python client's Ping, GetMetrics, CloseInstance, CloseTable; docs/operations.md,
+ * "The admin listener"):
  *
  *   GET  /ping          "pong"
  *   GET  /healthcheck   200 when every check is healthy, else 500; text/plain `* name: OK` /

@@ -1,6 +1,6 @@
 /**
  * Unsigned LEB128 varints (7 bits a byte, low first), as Kiji's UID storage writes schema ids
- * (kiji-data-model.md 4.3): the stored cell values of both stores and the packed row batches use them.
+ * (docs/data-model.md, "What Kiji stored"): the stored cell values of both stores and the packed row batches use them.
  * Arithmetic, not 32-bit bit operations, so any safe integer encodes.
  */
 

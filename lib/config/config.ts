@@ -95,7 +95,7 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   readonly revision: Revision;
-  /** Visible instances: undefined = all, [] = none (DESIGN.md 4.7). */
+  /** Visible instances: undefined = all, [] = none (docs/configuration.md, "The configuration file"). */
   readonly instances?: readonly string[];
   readonly cors: CorsConfig;
   /** Bearer tokens; undefined = the gateway is open (and says so at startup). */

@@ -1,5 +1,5 @@
 /**
- * The demo data a fresh data directory is seeded with (DESIGN.md 5): instance `default`, table
+ * The demo data a fresh data directory is seeded with (docs/cli.md, "serve"): instance `default`, table
  * `users` (demo-layouts.ts), rows generated deterministically from the user id, so every machine
  * serves the same demo rows. Rows are written through the normal path (encodeRowInput ->
  * encodeCell -> Store.write), never straight into the store.

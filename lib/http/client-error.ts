@@ -2,7 +2,7 @@
  * Requests node's HTTP parser refuses before any handler runs (the server's `clientError` event):
  * a malformed request line or header, bad chunked framing, Content-Length with Transfer-Encoding,
  * a head or body not received in time, a head over maxHeaderBytes. Node's own answer is a bare
- * status line; here they get the coded JSON error body every other error has (DESIGN.md 4.1-4.2),
+ * status line; here they get the coded JSON error body every other error has (docs/errors.md),
  * written on the raw socket since there is no response object, and the connection is closed (the
  * parser cannot go on after such an error). CONNECT, which node hands over as a raw socket too, is
  * answered the same way.

@@ -44,8 +44,8 @@ export type Params = Record<string, string | undefined>;
 export type Handler = (ctx: AppContext, req: IncomingMessage, res: ServerResponse, params: Params, query: Query, info: RequestInfo) => Promise<void> | void;
 
 /**
- * Instances clients may see: all when the configuration lists none, else those listed (DESIGN.md
- * 4.7); with tokens, only those the caller's token may read.
+ * Instances clients may see: all when the configuration lists none, else those listed
+ * (docs/configuration.md, "The configuration file"); with tokens, only those the caller's token may read.
  */
 export async function visibleInstances(ctx: AppContext): Promise<string[]> {
   const all = await ctx.store.listInstances();

@@ -1,6 +1,6 @@
 /**
  * Freshening parameters of GET rows (revisions 2 and 3). KijiREST 0.6.0 declared `freshen`,
- * `timeout` and `fresh.<key>` (kijirest-behaviour.md 2.10): fresheners re-computed stale columns
+ * `timeout` and `fresh.<key>` (docs/interface.md, "What KijiREST did that rowgate does the same way"): fresheners re-computed stale columns
  * on read, waiting at most `timeout` ms before returning the stored cells. rowgate runs no
  * fresheners, so it accepts the parameters (its clients and JMeter samplers send them), checks
  * their values, and reads the stored cells; a request that asks for freshening is told so by the

@@ -7,7 +7,7 @@
  * server builds it from the table it routes with and hands it to the handler of the route.
  *
  * Row streams (GET rows) are `application/json` bodies holding a sequence of row documents, each
- * followed by CR LF (DESIGN.md 4). OpenAPI 3.1 has no keyword for such a sequence, so the schema
+ * followed by CR LF (docs/interface.md, "The row stream"). OpenAPI 3.1 has no keyword for such a sequence, so the schema
  * given is the one every framed document satisfies, and the extension `x-rowgate-stream` says so.
  */
 import type { Revision } from '../config/config.js';

@@ -1,7 +1,7 @@
 /**
  * Query strings, strictly: every parameter at most once, valid percent-encoding, `+` as space
  * (form encoding, as the Ruby client sends). Raw `[ ] " , :` are accepted unencoded because the
- * original's Python client never encoded its query values (kijirest-behaviour.md 7.1).
+ * original's Python client never encoded its query values (docs/interface.md, "Compatibility with KijiREST's clients").
  */
 import { rgError } from '../errors.js';
 import { hexDigit } from '../model/keys/binary-text.js';

@@ -109,7 +109,7 @@ export function errorHeaders(err: RowgateError): Record<string, string> {
 
 export function sendError(ctx: ReplyContext, req: IncomingMessage, res: ServerResponse, err: RowgateError): void {
   if (res.headersSent) {
-    // Mid-stream: the only honest signal left is a truncated response (DESIGN.md 4, stream policy).
+    // Mid-stream: the only honest signal left is a truncated response (docs/interface.md, "The row stream").
     res.destroy(err);
     return;
   }

@@ -1,5 +1,5 @@
 /**
- * The route table of each revision (interface-spec.md, "Route table per revision"). Each entry is
+ * The route table of each revision (docs/interface.md, "Routes"). Each entry is
  * all there is to know of a route: method, path and handler; the query parameters it takes (checked
  * by the server before the handler runs: server.ts); and what the OpenAPI document says of it
  * (openapi.ts builds the document from these entries): its summary, the shape of its 200 body, the

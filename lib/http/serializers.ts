@@ -99,7 +99,7 @@ const shellEntityId: Schema = { type: 'string' };
 
 export const schemas = {
   ...baseSchemas,
-  /** Every error response (DESIGN.md 4.2). */
+  /** Every error response (docs/errors.md). */
   error: {
     type: 'object',
     properties: {

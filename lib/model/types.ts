@@ -14,7 +14,7 @@ export interface RowKeyComponentSpec {
 
 /**
  * The compiled key format of a table. RAW comes from RowKeyFormat (v1) or RowKeyFormat2;
- * HASH and HASH_PREFIX only from v1; FORMATTED only from v2 (kiji-data-model.md 1.1).
+ * HASH and HASH_PREFIX only from v1; FORMATTED only from v2 (docs/data-model.md, "Key formats").
  */
 export type RowKeyFormat =
   | { readonly encoding: 'RAW' }
@@ -181,7 +181,7 @@ export interface SchemaEntry {
 }
 
 /**
- * The schema table of one instance (kiji-data-model.md 4.4): ids 0-7 pre-registered
+ * The schema table of one instance (docs/data-model.md, "The schema table"): ids 0-7 pre-registered
  * (string, bytes, int, long, float, double, boolean, null), new schemas get the next id,
  * one id maps to one schema forever. Stores implement persistence; schema-table.ts has the
  * shared rules and an in-memory implementation.

@@ -1,5 +1,5 @@
 /**
- * Revision 3 entity id forms over a socket (DESIGN.md 4, kijirest-behaviour.md 3.3): a POSTed row's
+ * Revision 3 entity id forms over a socket (docs/interface.md, "Entity ids"): a POSTed row's
  * `entityId` as a JSON array, `rowkey=<escaped>`, `rowkey_hex=`, `hbase=` and `hbase_hex=`, on a
  * FORMATTED table and a RAW table. Each POST target is exact and leads back to the row, and every
  * row reads back through each URL `eid=` form (and `eids`). Row keys contain bytes that must be

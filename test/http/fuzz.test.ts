@@ -721,7 +721,7 @@ interface Outcome {
   errorBody?: string;
 }
 
-/** Why `body` is not the coded JSON error of `status` (DESIGN.md 4.2), or undefined when it is. */
+/** Why `body` is not the coded JSON error of `status` (docs/errors.md), or undefined when it is. */
 function notCodedError(status: number, body: string): string | undefined {
   let parsed: unknown;
   try {

@@ -1,5 +1,5 @@
 /**
- * The requests KijiREST's own clients and load tools send (shared/reference/kijirest-clients.md),
+ * The requests KijiREST's own clients and load tools send (docs/interface.md, "Compatibility with KijiREST's clients"),
  * replayed byte for byte against a real gateway of each revision they target: methods, exact
  * request targets (the Python client's and java.net.URL's unencoded `[ ] " , :`, the Ruby gem's
  * CGI-escaped values and trailing `?`), bodies and headers; statuses and bodies checked as those
@@ -194,7 +194,7 @@ t.test('Ruby gem 1.0.0 against revision 3', async (t) => {
     'every version, newest first',
   );
   t.equal(row.cells.info.email[0]!.value, 'alice@example.org');
-  // The README example: c.row("default","users",["my_user"])["cells"]["info"]["email"][0]["value"].
+  // The Ruby gem's README example: c.row("default","users",["my_user"])["cells"]["info"]["email"][0]["value"].
   const mine = rubyJson(t, await raw(h.base, 'GET', `${USERS_ROWS}?eid=%5B%22my_user%22%5D`), 'row my_user') as {
     cells: { info: { email: { value: string }[] } };
   };
@@ -425,7 +425,7 @@ t.test('JMeter samplers against revision 3 (GET with freshen, POST of random row
   t.equal(missing.body, '{"entityId":[999999],"cells":{}}\r\n', 'a uid never written: 200 with no cells');
 
   // ScanRequestSampler still sends start_rk, which a revision 3 KijiREST ignored: here it is an
-  // unknown parameter (a deliberate difference, README "Compatibility with KijiREST's clients").
+  // unknown parameter (docs/interface.md, "Deliberate differences, and why").
   const scan = await raw(h.base, 'GET', `${LOAD_ROWS}?start_rk=0a1b2c3d4e5f&limit=150&timerange=0..&versions=10`);
   t.equal(scan.status, 400);
   t.match(JSON.parse(scan.body), {

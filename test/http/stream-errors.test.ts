@@ -1,5 +1,5 @@
 /**
- * A store failure after the 200 headers went out (DESIGN.md 4, stream policy): the only honest signal
+ * A store failure after the 200 headers went out (docs/interface.md, "The row stream"): the only honest signal
  * left is a truncated response, so the server destroys the socket. The client sees the 200, some
  * complete rows, then an abort (never a clean end); the store scan and the gateway's scan slot are
  * released, and the server keeps answering. Checked on the three scan sources: the LMDB fast path

@@ -19,7 +19,7 @@ const ROWS = '/v1/instances/default/tables/sample_table/rows';
 const SAFE_MAX = '9007199254740991'; // 2^53-1
 const TWO_53 = '9007199254740992';
 const TWO_53_1 = '9007199254740993';
-const SAMPLER = '8646911284551352319'; // a PostRequestSampler timestamp (kijirest-clients.md)
+const SAMPLER = '8646911284551352319'; // a PostRequestSampler timestamp (docs/interface.md, "Compatibility with KijiREST's clients")
 const LONG_MAX = '9223372036854775807';
 /** Oldest first, with the value each is written with. */
 const STAMPS: [string, string][] = [

@@ -206,7 +206,7 @@ t.test('revision 3 POST body entity ids', async (t) => {
 });
 
 t.test('regression: a row key whose hash prefix is not the hash of its components is refused, naming the right key', async (t) => {
-  // kijirest-behaviour.md 3.4's range end key 44018000000000003040 borrows row 12345's prefix 4401;
+  // KijiREST's range end key 44018000000000003040 (docs/data-model.md, "Worked examples") borrows row 12345's prefix 4401;
   // as a bound it is a byte position, but as a row it would read back as [12352] and be unreachable by it.
   const canonical = encodeRowKey(SAMPLE_TABLE, [12352n]).toString('hex');
   t.not(canonical, '44018000000000003040');

@@ -1,4 +1,4 @@
-/** Key formats of the reference fixtures (kiji-data-model.md 1.6, kijirest-behaviour.md 3.3-3.4) and a seeded PRNG. */
+/** Key formats of the reference fixtures (docs/data-model.md, "Worked examples") and a seeded PRNG. */
 import { WILDCARD, type ComponentType, type ComponentValue, type RowKeyFormat, type Wildcard } from '../../lib/model/types.js';
 
 type Formatted = Extract<RowKeyFormat, { encoding: 'FORMATTED' }>;

@@ -312,7 +312,7 @@ if (!emulator) {
       }
       t.same(rules.forever ?? {}, {}, 'no limits: an empty GC rule');
 
-      // GC on the emulator runs only once a ModifyColumnFamilies call was made (platform-notes.md 2):
+      // GC on the emulator runs only once a ModifyColumnFamilies call was made (docs/bigtable.md, "Trying it on the emulator"):
       // with the store's call, versions beyond max_versions disappear from Bigtable itself, as a
       // read without any filter shows, within seconds.
       await store.write('i', 'gc', [

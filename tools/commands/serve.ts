@@ -256,7 +256,7 @@ async function serve(flags: ServeFlags): Promise<void> {
   announce(config, address.port, adminAddress?.port);
 }
 
-/** The contract lines (DESIGN.md 5): `listening on ...`, then the admin listener's, on stdout. */
+/** The contract lines (docs/cli.md, "serve"): `listening on ...`, then the admin listener's, on stdout. */
 function announce(config: Config, port: number, adminPort: number | undefined): void {
   const urlHost = (host: string): string => (host.includes(':') ? `[${host}]` : host);
   process.stdout.write(`listening on ${config.tls ? 'https' : 'http'}://${urlHost(config.host)}:${port}\n`);

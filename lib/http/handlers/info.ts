@@ -12,7 +12,7 @@ export const getRoot: Handler = async (ctx, req, res) => {
   sendJson(ctx, req, res, 200, serialize.root({ resources: ['version', 'instances'], service: SERVICE_NAME }));
 };
 
-/** "system-2.0" -> the ProtocolVersion fields of the original (kiji-data-model.md 6.4). */
+/** "system-2.0" -> the ProtocolVersion fields of the original (docs/data-model.md, "Instances and versions"). */
 function protocolVersion(text: string): { protocolName: string; majorVersion: number; minorVersion: number; revision: number } {
   const [name, numbers = ''] = text.split('-');
   const [major = 0, minor = 0, revision = 0] = numbers.split('.').map(Number);
@@ -41,7 +41,7 @@ export const getInstances: Handler = async (ctx, req, res) => {
 /** Latin-1 text of bytes: how Avro's JSON encoding writes `fixed` and `bytes`. */
 const latin1 = (b: Buffer): string => b.toString('latin1');
 
-/** The instance's metadata in the shape of the original's MetadataBackup (kijirest-behaviour.md 2.4). */
+/** The instance's metadata in the shape of the original's MetadataBackup (docs/interface.md, "The info resources"). */
 export const getInstance: Handler = async (ctx, req, res, params) => {
   const instance = params.instance!;
   requireVisible(ctx, instance);

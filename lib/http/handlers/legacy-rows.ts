@@ -1,6 +1,6 @@
 /**
- * The endpoints only the older revisions have (interface-spec.md, route table per revision;
- * kijirest-behaviour.md 2.7-2.9):
+ * The endpoints only the older revisions have (docs/interface.md, "Routes" and
+ * "Revision 1"):
  *
  * - GET `.../entityId?eid=...` (revisions 1 and 2): an entity id in the shell syntax -> `{"rowKey": "<hex>"}`.
  * - GET `.../rows/<hexEntityId>` (revision 1): one row as a plain JSON document (no CR LF frame).

@@ -1,5 +1,5 @@
 /**
- * The schema table's shared rules (kiji-data-model.md 4.4): the pre-registered schemas, the
+ * The schema table's shared rules (docs/data-model.md, "The schema table"): the pre-registered schemas, the
  * canonical JSON text that identifies a schema, and an in-memory table (tests; base for stores).
  */
 

@@ -1,5 +1,5 @@
 /**
- * A POSTed cell -> EncodedCell (kijirest-behaviour.md 4.2, 6.2), validated completely so a body
+ * A POSTed cell -> EncodedCell (docs/interface.md, "Cells and timestamps"; docs/data-model.md, "Values on the wire"), validated completely so a body
  * is checked before anything is written. Values are stored as Avro JSON text in the column's
  * reader schema, so reads only copy text. Called once per posted cell: parsed types, resolvers,
  * reader schemas and schema ids are all cached.
@@ -159,7 +159,7 @@ function encodeValue(
 /**
  * absent/null -> undefined (server time). Otherwise a Java long 0..2^63-1, exact (a bigint above
  * 2^53-1), taken as KijiREST's Jackson took it (timestampFromJson: a fraction truncated, a string
- * of digits read as the number). A negative timestamp is a 400 here: DESIGN.md 4 makes every client error a 4xx, and a
+ * of digits read as the number). A negative timestamp is a 400 here: every client error is a 4xx (docs/errors.md), and a
  * silently dropped cell would look like a successful write; only -1, which KijiREST's clients
  * send to mean "skip this cell", is skipped before a cell gets here (row-input.ts).
  */
@@ -289,7 +289,7 @@ function resolve(writerType: AvroType, value: unknown, readerType: AvroType, col
   }
 }
 
-// Ids and schemas never change once given (kiji-data-model.md 4.4): cached per table, both ways.
+// Ids and schemas never change once given (docs/data-model.md, "The schema table"): cached per table, both ways.
 const idCaches = new WeakMap<SchemaTable, Map<string, number>>();
 const schemaCaches = new WeakMap<SchemaTable, Map<number, string>>();
 const CACHE_LIMIT = 10_000;

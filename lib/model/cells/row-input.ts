@@ -41,7 +41,7 @@ const ROW_FIELDS = new Set(['entityId', 'cells']);
  * A cell with this timestamp is skipped, the rest of its row written. KijiREST skipped cells with a
  * negative timestamp on POST (0.4.0 through 1.4.0) and wrote -1 on cells it could not decode on
  * GET; the Ruby client keeps -1 when it strips timestamps, so that a row read and written back
- * round-trips (kijirest-clients.md). Other negative timestamps are a 400: only -1 has a meaning.
+ * round-trips (docs/interface.md, "What KijiREST did that rowgate does the same way"). Other negative timestamps are a 400: only -1 has a meaning.
  */
 export const SKIPPED_TIMESTAMP = -1;
 const CELL_FIELDS = new Set(['value', 'timestamp', 'writer_schema']);

@@ -1,6 +1,6 @@
 /**
  * Text forms of raw row keys: lowercase hex and HBase's `Bytes.toStringBinary` escaping
- * (kiji-data-model.md 2). Parsing is strict: anything HBase would silently mangle is rejected.
+ * (docs/data-model.md, "Row keys as text"). Parsing is strict: anything HBase would silently mangle is rejected.
  */
 import { rgError } from '../../errors.js';
 

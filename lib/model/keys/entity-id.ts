@@ -1,5 +1,5 @@
 /**
- * Entity ids as clients write them (per revision, kijirest-behaviour.md 3.1-3.3), resolved to
+ * Entity ids as clients write them (per revision: docs/interface.md, "Entity ids"), resolved to
  * row keys, and row keys written back as entity ids (revision 3 JSON, revision 1/2 shell strings).
  */
 import { isUtf8 } from 'node:buffer';
@@ -219,7 +219,7 @@ function shellString(s: string): string {
   return `'${body}'`;
 }
 
-/** Revision 1/2 `entityId` of a row: KijiSchema's EntityId.toShellString (kiji-data-model.md 1.7). */
+/** Revision 1/2 `entityId` of a row: KijiSchema's EntityId.toShellString (docs/data-model.md, "Row keys as text"). */
 export function formatShellEntityId(format: RowKeyFormat, rowKey: Buffer): string {
   switch (format.encoding) {
     case 'RAW':

@@ -1,5 +1,5 @@
 /**
- * Entity id components <-> row key bytes, byte-identical to KijiSchema (kiji-data-model.md 1.2-1.5).
+ * Entity id components <-> row key bytes, byte-identical to KijiSchema (docs/data-model.md, "Row keys").
  */
 import * as crypto from 'node:crypto';
 import { isUtf8 } from 'node:buffer';

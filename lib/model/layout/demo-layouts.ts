@@ -1,5 +1,5 @@
 /**
- * Layouts of the demo instance created on a fresh data directory (DESIGN.md 5), as Kiji layout
+ * Layouts of the demo instance created on a fresh data directory (docs/cli.md, "serve"), as Kiji layout
  * JSON text so they go through parseLayout like any user layout.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The records of Kiji's Layout.avdl as data (kiji-data-model.md 3.2, 1.1), in avdl field order.
+ * The records of Kiji's Layout.avdl as data (docs/data-model.md, "Layouts" and "Key formats"), in avdl field order.
  * One description drives both the strict decoder and the Avro JSON encoder (layout-avro-json.ts),
  * so what we accept and what we serve cannot drift apart.
  */
@@ -92,7 +92,7 @@ export const RowKeyFormat1 = record('RowKeyFormat', [req('encoding', RowKeyEncod
 
 export const RowKeyFormat2 = record('RowKeyFormat2', [
   req('encoding', RowKeyEncoding),
-  // The field default (2 bytes) differs from HashSpec's own hash_size default (16): kiji-data-model.md 1.1.
+  // The field default (2 bytes) differs from HashSpec's own hash_size default (16): docs/data-model.md, "FORMATTED keys".
   opt('salt', { kind: 'union', branches: [HashSpec, 'null'] }, { hash_type: 'MD5', hash_size: 2, suppress_key_materialization: false }),
   opt('range_scan_start_index', 'int', 1),
   opt('nullable_start_index', 'int', 1),

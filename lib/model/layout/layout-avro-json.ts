@@ -1,6 +1,6 @@
 /**
  * Strict decoding of layout JSON against the avdl description, as Kiji's FromJson does it
- * (kiji-data-model.md 3.1): missing fields take their default or fail, unknown fields fail,
+ * (docs/data-model.md, "Layout JSON"): missing fields take their default or fail, unknown fields fail,
  * unions accept null, the wrapped `{"<type name>": value}` form, or the bare value (branches tried
  * in declaration order). And the reverse: the Avro JSON encoding KijiREST served (all fields,
  * every non-null union value wrapped).

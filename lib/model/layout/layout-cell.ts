@@ -1,7 +1,7 @@
 /**
- * Cell schemas (kiji-data-model.md 3.2 CellSchema, 3.4): version gates, storage rules, Avro schema
+ * Cell schemas (docs/data-model.md, "Cell schemas"): version gates, storage rules, Avro schema
  * checks with avsc, and conversion to CellSchemaSpec. CLASS and PROTOBUF cells are refused: they
- * name Java / protobuf classes that a Node process cannot load (DESIGN allows this).
+ * name Java / protobuf classes that a Node process cannot load (the message says what to declare instead).
  */
 import avro from 'avsc';
 import type { AvroSchemaRef, CellSchemaSpec } from '../types.js';

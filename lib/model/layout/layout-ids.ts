@@ -1,5 +1,5 @@
 /**
- * Id assignment (kiji-data-model.md 3.4): locality group ids per table, family ids per locality
+ * Id assignment (docs/data-model.md, "Names and ids"): locality group ids per table, family ids per locality
  * group, column ids per family; each from 1 in declaration order, skipping explicit ids.
  * These ids name the HBase families/qualifiers of the SHORT translator, so they must be stable.
  */

@@ -1,5 +1,5 @@
 /**
- * keys_format: validation (kiji-data-model.md 1.5) and compilation into the RowKeyFormat union.
+ * keys_format: validation (docs/data-model.md, "Row keys") and compilation into the RowKeyFormat union.
  * RowKeyFormat (v1) allows RAW/HASH/HASH_PREFIX; RowKeyFormat2 allows RAW/FORMATTED and needs layout-1.1.0.
  */
 import type { RowKeyFormat } from '../types.js';

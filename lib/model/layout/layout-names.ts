@@ -1,4 +1,4 @@
-/** Kiji name rules (kiji-data-model.md 3.4) and a helper for "unique among names and aliases". */
+/** Kiji name rules (docs/data-model.md, "Names and ids") and a helper for "unique among names and aliases". */
 import { badLayout } from './layout-error.js';
 
 /** Table, locality group, family, column and row key component names. */

@@ -1,5 +1,5 @@
 /**
- * Validation of a decoded TableLayoutDesc for table creation (kiji-data-model.md 3.2-3.4):
+ * Validation of a decoded TableLayoutDesc for table creation (docs/data-model.md, "Layouts" and "Cell schemas"):
  * names, uniqueness, positive limits, version gates, family kinds and cell schemas.
  * Key format checks live in layout-keys.ts.
  */

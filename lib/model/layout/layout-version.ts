@@ -1,5 +1,5 @@
 /**
- * Layout version strings (kiji-data-model.md 3.3 and 6.4): `[protocol "-"] major ["." minor ["." revision]]`,
+ * Layout version strings (docs/data-model.md, "Layout versions", "Instances and versions"): `[protocol "-"] major ["." minor ["." revision]]`,
  * protocol `layout`, supported layout-1.0.0 .. layout-1.5.0; the deprecated `kiji-1.0` means layout-1.0.0.
  */
 import { badLayout } from './layout-error.js';

@@ -1,5 +1,5 @@
 /**
- * Query parameters of a row read -> ReadSpec (DESIGN.md 4.4, kijirest-behaviour.md 2.10, 3.5),
+ * Query parameters of a row read -> ReadSpec (docs/interface.md, "Reading rows: GET rows"; docs/data-model.md, "Versions, TTL and time ranges"),
  * and the matchers stores use to skip unselected cells without decoding them.
  */
 

@@ -2,7 +2,7 @@
  * What differs between the three revisions of the row operations, as seen by a test: how entity
  * ids are written in URL parameters, POST bodies, bulk gets and returned rows, the range
  * parameters, POST targets, and writer_schema (absent from revision 1). Tests written through a
- * Forms object run unchanged under every revision (interface-spec.md, Versioning).
+ * Forms object run unchanged under every revision (docs/interface.md, "Revisions").
  *
  * - revision 3: entity ids are JSON arrays everywhere, row keys `rowkey_hex=<hex>`, ranges
  *   `start_eid`/`end_eid` (any entity id form), targets `rows?eid=<URL-encoded JSON>`;
