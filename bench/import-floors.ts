@@ -4,7 +4,7 @@
  * PostgreSQL (whose `\copy FROM` reads tab-separated text into heap pages, work of another kind).
  *
  * (a) The write floor: the imported table's own entries (one compact row a row), written again into
- *     a fresh data directory by LmdbStore.writeParts exactly as `rowgate import` writes them:
+ *     a fresh data directory by LmdbStore.writePacked exactly as `rowgate import` writes them:
  *     batches of the import's size in input order (a seeded shuffle stands for the file's order:
  *     the salted keys scatter it over the table), each of parts of PART_ROWS rows sorted on their
  *     own and merged as they are written, two commits in flight, each synced. Nothing is parsed or
@@ -49,7 +49,7 @@ export async function writeFloor(data: string, into: string): Promise<FloorFigur
   try {
     return await timedWrites(
       entries.ends.length / 2,
-      batches.map((parts) => () => store.writeParts(BENCH_INSTANCE, BENCH_TABLE, parts)),
+      batches.map((parts) => () => store.writePacked(BENCH_INSTANCE, BENCH_TABLE, parts)),
     );
   } finally {
     await store.close();

@@ -1,17 +1,19 @@
 /**
- * Serializes rows to the JSON documents of each revision. Cell values arrive as stored wire JSON,
- * so a row is assembled by concatenation rather than through an object tree (a scan writes
- * millions of them). Every piece is compact JSON in which CR and LF can only appear escaped, so
- * the CR LF frame terminator never occurs inside a document (DESIGN.md 4, row stream).
+ * Row documents by revision: the render spec of each revision with its framing, a serializer of
+ * one row object to its document (both through the one writer, row-document.ts), and the readers
+ * of documents received as text: a remote gateway's response or an export file's last row, which
+ * `rowgate export --url` and `--resume` read back to know where to continue. Nothing here reads
+ * back a document the gateway itself rendered.
  */
 import type { Revision } from '../config/config.js';
 import { resolveEntityId } from '../model/keys/entity-id.js';
 import type { EntityIdInput, RowKeyFormat, RowOut } from '../model/types.js';
-import { entityIdText, type RowRenderSpec } from '../store/store.js';
+import type { FramedRenderSpec, RowTerminator } from './row-document.js';
+import { RowSerializer } from './stages/serialize.js';
 import { dialectOf } from './dialect.js';
 
 /** Rows are framed by CR LF, after every row including the last. */
-export const ROW_TERMINATOR = '\r\n';
+export const ROW_TERMINATOR: RowTerminator = '\r\n';
 
 const ENTITY_ID_START = '{"entityId":';
 const CELLS_START = ',"cells":';
@@ -42,21 +44,29 @@ export function lastRowOf(rows: Buffer): Buffer {
   return rows.subarray(before < 0 ? 0 : before + 2, rows.length - 2);
 }
 
-export type RowSerializer = (row: RowOut) => string;
+export type RowSerializerFn = (row: RowOut) => string;
 
-/**
- * What a store's fast path (Store.scanChunks) needs to render rows exactly as rowSerializer does:
- * the entity id text and whether cells carry writer_schema.
- */
-export function rowRenderSpec(revision: Revision): RowRenderSpec {
-  return dialectOf(revision).renderSpec;
+// Specs are frozen objects made once per revision and terminator: the LMDB store finds the
+// renderer of the last point get by the spec's identity (lmdb-store.ts pointRenderer).
+const specs = new Map<string, FramedRenderSpec>();
+
+/** How a revision's rows are rendered and framed (the dialect's render spec with a terminator). */
+export function rowRenderSpec(revision: Revision, terminator: RowTerminator = ROW_TERMINATOR): FramedRenderSpec {
+  const id = `${revision}${terminator}`;
+  let spec = specs.get(id);
+  if (spec === undefined) {
+    spec = Object.freeze({ ...dialectOf(revision).renderSpec, terminator });
+    specs.set(id, spec);
+  }
+  return spec;
 }
 
 // Serializers depend only on the key format (one object per parsed layout) and the revision:
 // built once per layout, not per request.
-const serializers = new WeakMap<RowKeyFormat, Map<Revision, RowSerializer>>();
+const serializers = new WeakMap<RowKeyFormat, Map<Revision, RowSerializerFn>>();
 
-export function rowSerializer(format: RowKeyFormat, revision: Revision): RowSerializer {
+/** One row's document as a string (no terminator), through the one writer (row-document.ts). */
+export function rowSerializer(format: RowKeyFormat, revision: Revision): RowSerializerFn {
   let byRevision = serializers.get(format);
   if (byRevision === undefined) {
     byRevision = new Map();
@@ -64,45 +74,9 @@ export function rowSerializer(format: RowKeyFormat, revision: Revision): RowSeri
   }
   let serializer = byRevision.get(revision);
   if (serializer === undefined) {
-    serializer = buildRowSerializer(format, revision);
+    const rows = new RowSerializer(format, dialectOf(revision).renderSpec);
+    serializer = (row) => rows.document(row).toString('utf8');
     byRevision.set(revision, serializer);
   }
   return serializer;
-}
-
-function buildRowSerializer(format: RowKeyFormat, revision: Revision): RowSerializer {
-  const { entityIdForm, withSchema } = rowRenderSpec(revision);
-  const entityId = entityIdText(format, entityIdForm);
-  const keyCache = new Map<string, string>();
-  const jsonKey = (name: string): string => {
-    let k = keyCache.get(name);
-    if (k === undefined) {
-      k = JSON.stringify(name);
-      if (keyCache.size < 10_000) keyCache.set(name, k);
-    }
-    return k;
-  };
-
-  return (row) => {
-    let out = `{"entityId":${entityId(row.rowKey)},"cells":{`;
-    let family: string | undefined;
-    let qualifier: string | undefined;
-    for (const cell of row.cells) {
-      if (cell.family !== family) {
-        if (family !== undefined) out += ']},';
-        out += `${jsonKey(cell.family)}:{${JSON.stringify(cell.qualifier)}:[`;
-        family = cell.family;
-        qualifier = cell.qualifier;
-      } else if (cell.qualifier !== qualifier) {
-        out += `],${JSON.stringify(cell.qualifier)}:[`;
-        qualifier = cell.qualifier;
-      } else {
-        out += ',';
-      }
-      out += `{"timestamp":${cell.timestamp},"value":${cell.json}`;
-      out += withSchema ? `,"writer_schema":${cell.schemaId}}` : '}';
-    }
-    if (family !== undefined) out += ']}';
-    return out + '}}';
-  };
 }

@@ -5,9 +5,9 @@
  * the layout: lib/model/avro/avro-export.ts). GET rows picks one from the Accept header; clients that
  * send application/json, anything matching it, or no Accept get exactly the json bytes.
  *
- * The other formats are stages after the row stream, so the json path has no per-row cost:
- * ndjson drops every CR byte (JSON escapes CR inside strings, so a raw CR is only ever a row
- * terminator's); avro parses each row document back and encodes it.
+ * json and ndjson differ only in the framing's terminator (terminatorOf), which the scan's
+ * framing stage writes (or the LMDB fused loop, compiled in). avro is a stage after the row stream
+ * that parses each CR LF framed row document back and encodes it.
  */
 import { Transform, type TransformCallback } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
@@ -16,7 +16,8 @@ import type { Revision } from '../config/config.js';
 import { rgError } from '../errors.js';
 import { avroExportOf } from '../model/avro/avro-export.js';
 import type { TableLayout } from '../model/types.js';
-import { entityIdOfDocument } from './row-format.js';
+import { entityIdOfDocument, ROW_TERMINATOR } from './row-format.js';
+import type { RowTerminator } from './row-document.js';
 
 export type RowFormat = 'json' | 'ndjson' | 'avro';
 export const ROW_FORMATS: readonly RowFormat[] = ['json', 'ndjson', 'avro'];
@@ -67,29 +68,15 @@ export function negotiateRowFormat(accept: string | undefined): RowFormat {
   return best;
 }
 
-/** The stage turning the row stream (CR LF framed documents, entity ids in `revision`'s form) into `format`; undefined for json. */
-export function formatStage(format: RowFormat, layout: TableLayout, revision: Revision): Transform | undefined {
-  if (format === 'ndjson') return new DropCr();
-  if (format === 'avro') return new AvroStage(layout, revision);
-  return undefined;
+/** What ends each row of `format`'s stream: LF for NDJSON, CR LF otherwise (avro's stage reads CR LF framed rows). */
+export function terminatorOf(format: RowFormat): RowTerminator {
+  return format === 'ndjson' ? '\n' : ROW_TERMINATOR;
 }
 
-class DropCr extends Transform {
-  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
-    if (chunk.indexOf(0x0d) < 0) {
-      done(null, chunk);
-      return;
-    }
-    const out = Buffer.allocUnsafe(chunk.length);
-    let n = 0;
-    let from = 0;
-    for (let at = chunk.indexOf(0x0d); at >= 0; at = chunk.indexOf(0x0d, from)) {
-      n += chunk.copy(out, n, from, at);
-      from = at + 1;
-    }
-    n += chunk.copy(out, n, from);
-    done(null, out.subarray(0, n));
-  }
+/** The stage turning the row stream (documents framed by terminatorOf(format), entity ids in `revision`'s form) into `format`; undefined for json and ndjson. */
+export function formatStage(format: RowFormat, layout: TableLayout, revision: Revision): Transform | undefined {
+  if (format === 'avro') return new AvroStage(layout, revision);
+  return undefined;
 }
 
 /** Row documents in, an Avro object container file out (its header first, even for no rows). */

@@ -1,15 +1,16 @@
 /**
- * The scan pipeline's last stage: pulls batches from a store scan only while the socket accepts
- * data and pushes each batch as one chunk (one write per batch, not per row), every row framed by
- * CR LF. A store with the fast path (Store.scanChunks) hands over rendered bytes; otherwise rows
- * are serialized here. Destroying the stream (client gone, error) returns the scan at once.
+ * The scan pipeline's last stage: pulls chunks of framed rows from a source only while the socket
+ * accepts data and pushes each as one chunk (one write per chunk, not per row). The source is the
+ * store's fused loop (Store.scanChunks) where it has one, else the reference stages
+ * (stages/pipeline.ts). Destroying the stream (client gone, error) closes the source at once.
  */
 import { Readable } from 'node:stream';
-import type { Revision } from '../config/config.js';
-import type { RowKeyFormat, RowOut } from '../model/types.js';
-import type { ChunkScan, RenderedChunk, RowScan, ScanRequest, Store } from '../store/store.js';
+import type { TableLayout } from '../model/types.js';
+import type { ChunkScan, RenderedChunk, ScanRequest, Store } from '../store/store.js';
+import type { ChunkSource } from './chunk-source.js';
 import { lendBytes } from './lent-bytes.js';
-import { lastRowOf, ROW_TERMINATOR, rowRenderSpec, rowSerializer, type RowSerializer } from './row-format.js';
+import type { FramedRenderSpec } from './row-document.js';
+import { referenceSource } from './stages/pipeline.js';
 
 /**
  * 64 KiB: a slow client pins at most this plus one chunk (a fast-path chunk is ~256 KiB, a
@@ -17,51 +18,15 @@ import { lastRowOf, ROW_TERMINATOR, rowRenderSpec, rowSerializer, type RowSerial
  */
 const HIGH_WATER_MARK = 64 * 1024;
 
-/** Where a RowStream's chunks come from. */
-export interface ChunkSource {
-  next(): Promise<RenderedChunk | undefined>;
-  close(): Promise<void>;
-}
+export type { ChunkSource };
 
 /**
- * A scan's rows as chunks of `revision` row JSON, each row followed by `terminator`: the store's
- * fast path (rendered bytes) where it has one and the terminator is the row stream's CR LF,
- * otherwise rows serialized here. Shared by GET rows and the export and scan commands.
+ * A scan's rows as chunks of row documents in `spec`'s form and framing: the store's fused loop
+ * where it has one, otherwise the reference stages. Shared by GET rows and the export and scan
+ * commands.
  */
-export function scanSource(
-  store: Store,
-  instance: string,
-  table: string,
-  request: ScanRequest,
-  format: RowKeyFormat,
-  revision: Revision,
-  terminator: string = ROW_TERMINATOR,
-): ChunkSource {
-  return store.scanChunks && terminator === ROW_TERMINATOR
-    ? renderedSource(store.scanChunks(instance, table, request, rowRenderSpec(revision)))
-    : serializedSource(store.scan(instance, table, request), rowSerializer(format, revision), terminator);
-}
-
-/** Rows of a store scan, serialized here. */
-function serializedSource(scan: RowScan, serializeRow: RowSerializer, terminator: string): ChunkSource {
-  const frame = (rows: readonly RowOut[]): RenderedChunk => {
-    let chunk = '';
-    let cells = 0;
-    for (const row of rows) {
-      chunk += serializeRow(row) + terminator;
-      cells += row.cells.length;
-    }
-    return { bytes: Buffer.from(chunk, 'utf8'), rows: rows.length, cells };
-  };
-  return {
-    next: async () => {
-      const r = await scan.next();
-      return r.done ? undefined : frame(r.value);
-    },
-    close: async () => {
-      await scan.return();
-    },
-  };
+export function scanSource(store: Store, instance: string, table: string, request: ScanRequest, layout: TableLayout, spec: FramedRenderSpec): ChunkSource {
+  return store.scanChunks ? renderedSource(store.scanChunks(instance, table, request, spec)) : referenceSource(store, instance, table, request, layout, spec);
 }
 
 /** Chunks a store rendered itself (Store.scanChunks). */
@@ -79,12 +44,12 @@ function renderedSource(scan: ChunkScan): ChunkSource {
 
 /**
  * How a RowStream ends a complete stream: `limit` rows at most are sent (the source may give one
- * more, which is cut off the last chunk and handed to onEnd as the first row not sent);
- * onEnd is called before the end of the stream is pushed.
+ * more, which is cut off the last chunk and handed to onEnd as the row key of the first row not
+ * sent); onEnd is called before the end of the stream is pushed.
  */
 export interface StreamEnd {
   readonly limit: number;
-  onEnd(rowsSent: number, nextRow: Buffer | undefined): void;
+  onEnd(rowsSent: number, nextRowKey: Buffer | undefined): void;
 }
 
 export class RowStream extends Readable {
@@ -128,13 +93,14 @@ export class RowStream extends Readable {
       this.push(this.count(chunk.bytes, chunk.rows, chunk.release));
       return;
     }
-    // The row past the limit is the chunk's last: every row ends with CR LF, which no document holds.
-    const bytes = chunk.bytes;
-    const last = lastRowOf(bytes);
-    const start = bytes.length - 2 - last.length;
-    const nextRow = Buffer.from(last);
-    if (start > 0) this.push(this.count(bytes.subarray(0, start), chunk.rows - 1, chunk.release));
-    this.finish(nextRow);
+    // The row past the limit is the chunk's last: cut where it starts, named by its row key.
+    const last = chunk.lastRow;
+    if (last === undefined) {
+      this.destroy(new Error('a scan chunk cut at its limit does not say where its last row starts'));
+      return;
+    }
+    if (last.start > 0) this.push(this.count(chunk.bytes.subarray(0, last.start), chunk.rows - 1, chunk.release));
+    this.finish(last.rowKey);
   }
 
   private count(bytes: Buffer, rows: number, release: (() => void) | undefined): Buffer {
@@ -145,9 +111,9 @@ export class RowStream extends Readable {
     return bytes;
   }
 
-  private finish(nextRow: Buffer | undefined): void {
+  private finish(nextRowKey: Buffer | undefined): void {
     try {
-      this.end?.onEnd(this.rowsSent, nextRow);
+      this.end?.onEnd(this.rowsSent, nextRowKey);
     } catch (e) {
       this.destroy(e as Error);
       return;

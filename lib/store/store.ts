@@ -3,7 +3,7 @@
  * Both backends (lmdb = embedded default, bigtable) implement it, and one conformance suite
  * (test/store/conformance.ts) pins its behaviour, so the layers above never know which one runs.
  */
-import { formatEntityIdJson, formatShellEntityId } from '../model/keys/entity-id.js';
+import type { FramedRenderSpec, RowRenderSpec } from '../rows/row-document.js';
 import type { ReadSpec, RowKeyFormat, RowOut, RowWrite, SchemaEntry, SchemaTable, TableLayout, Timestamp } from '../model/types.js';
 import type { KeySplit } from './key-splits.js';
 
@@ -48,24 +48,7 @@ export interface ScanRequest {
  */
 export type RowScan = AsyncIterableIterator<RowOut[]> & { return(): Promise<IteratorResult<RowOut[]>> };
 
-/** How a fast-path scan renders rows (the HTTP layer's row format, lib/rows/row-format.ts). */
-export interface RowRenderSpec {
-  /**
-   * How a row's entity id is written: `json` = revision 3 (a JSON array of components, or a
-   * `rowkey=` string), `shell` = revisions 1 and 2 (the shell form as a JSON string). Plain data,
-   * so a scan can be rendered on worker threads (entityIdText builds the function).
-   */
-  readonly entityIdForm: 'json' | 'shell';
-  /** Cells carry writer_schema (revisions 2 and 3). */
-  readonly withSchema: boolean;
-}
-
-/** The entity id of a row key as compact JSON text, in the form a RowRenderSpec names. */
-export function entityIdText(format: RowKeyFormat, form: RowRenderSpec['entityIdForm']): (rowKey: Buffer) => string {
-  return form === 'json' ? (k) => formatEntityIdJson(format, k) : (k) => JSON.stringify(formatShellEntityId(format, k));
-}
-
-/** A batch of rows already rendered: each row's JSON document followed by CR LF. */
+/** A batch of rows already rendered: each row's JSON document followed by its terminator. */
 export interface RenderedChunk {
   readonly bytes: Buffer;
   readonly rows: number;
@@ -77,6 +60,11 @@ export interface RenderedChunk {
    * may give none, and a consumer that never calls it leaves the memory to the garbage collector.
    */
   readonly release?: () => void;
+  /**
+   * Where the chunk's last row starts in `bytes`, and its row key: a scan cut at its limit ends
+   * there and names that row as the next page's start. Scans give it; point gets need not.
+   */
+  readonly lastRow?: { readonly start: number; readonly rowKey: Buffer };
 }
 
 /** A fast-path scan: rendered batches, with the same laziness and `return()` as RowScan. */
@@ -88,6 +76,18 @@ export interface RowDelete {
   readonly family?: string;
   readonly qualifier?: string;
   readonly upToTimestamp?: Timestamp;
+}
+
+export type { FramedRenderSpec, RowRenderSpec };
+
+/** How a store wants rows packed for writePacked (row-packer.ts makes the packer, on any thread). */
+export type StorePacking = 'lmdb';
+
+/** Rows packed by a store's packer (row-packer.ts): one transferable buffer. */
+export interface PackedRows {
+  /** The packed rows; its ArrayBuffer is the batch's own (transferable). */
+  readonly bytes: Uint8Array;
+  readonly rows: number;
 }
 
 export interface Store {
@@ -126,7 +126,7 @@ export interface Store {
    * (byte-identical to serializing scan()'s rows with lib/rows/row-format.ts). Stores without it
    * are served through scan().
    */
-  scanChunks?(instance: string, table: string, request: ScanRequest, render: RowRenderSpec): ChunkScan;
+  scanChunks?(instance: string, table: string, request: ScanRequest, render: FramedRenderSpec): ChunkScan;
 
   /**
    * Writes a batch of rows (cells already validated and encoded). Cells without a timestamp get
@@ -134,6 +134,22 @@ export interface Store {
    * store the whole batch commits atomically.
    */
   write(instance: string, table: string, rows: readonly RowWrite[]): Promise<void>;
+  /**
+   * write() of rows handed over a slice at a time (a large POST): one atomic batch, its rows
+   * turned into objects as the store takes them where it can, so they never all exist at once.
+   */
+  writeSlices(instance: string, table: string, slices: Iterable<readonly RowWrite[]>): Promise<void>;
+  /**
+   * How this store wants rows packed for writePacked (`rowgate import` packs them on its parsing
+   * threads); undefined: it takes row objects only.
+   */
+  readonly packing: StorePacking | undefined;
+  /**
+   * Writes one batch given in parts, as write() of their rows one part after another, atomically:
+   * parts packed by this store's packer (PackedRows) and parts of row objects (rows the packed
+   * form does not carry, such as counter increments). The store picks its own way to write them.
+   */
+  writePacked(instance: string, table: string, parts: readonly (PackedRows | readonly RowWrite[])[]): Promise<void>;
   delete(instance: string, table: string, deletes: readonly RowDelete[]): Promise<void>;
 
   /**

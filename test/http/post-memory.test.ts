@@ -12,7 +12,7 @@
  * - RSS: a `rowgate serve` process, its resident memory sampled every 5 ms from /proc while it takes
  *   the body. RSS also holds garbage not collected yet (V8 frees dead socket buffers only every
  *   ~64 MB of them, and keeps its young generation at up to 3 x 16 MB once grown) and the store's
- *   write transaction, which only a change in the store can lower: writePrepared of 150,000 small
+ *   write transaction, which only a change in the store can lower: writePacked of 150,000 small
  *   cells alone in a process raised its RSS by 50-87 MB (5-9x these rows). Measured 10.9x in all
  *   (12.9-14.2x before slice-wise writes); it was 26.3x. The bound, 18x, leaves room for when the
  *   collector runs.

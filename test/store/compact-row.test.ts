@@ -1,9 +1,9 @@
 /**
  * The compact row format (compact-row.ts) and its renderer (compact-render.ts), on seeded random
- * rows: encoding round-trips every version; the stored order is UTF-8 byte order; and what the
- * renderer writes for any read (columns, versions, time range, TTL, revision, empty rows kept or
- * dropped) is byte for byte the reference: the cells a CellPicker keeps, serialized by
- * lib/rows/row-format.ts.
+ * rows: encoding round-trips every version; the stored order is UTF-8 byte order; the stored bytes
+ * hold no response (no CR LF, no entity id); and what the renderer writes for any read (columns,
+ * versions, time range, TTL, revision, empty rows kept or dropped) is byte for byte the reference:
+ * the cells a CellPicker keeps, serialized by lib/rows/row-format.ts.
  */
 import t from 'tap';
 import type { Revision } from '../../lib/config/config.js';
@@ -13,10 +13,9 @@ import { END_OF_TIME } from '../../lib/model/read/read-request.js';
 import { FOREVER, type ReadSpec, type TableLayout } from '../../lib/model/types.js';
 import { CellPicker } from '../../lib/store/cell-picker.js';
 import { COUNTER_SCHEMA_ID } from '../../lib/store/cell-value.js';
-import { CompactRenderer } from '../../lib/store/lmdb/compact-render.js';
+import { ChunkRenderer } from '../../lib/store/lmdb/chunk-render.js';
 import { decodeCompactRow, encodeCompactRow } from '../../lib/store/lmdb/compact-row.js';
 import { compareUtf8, RowModel } from '../../lib/store/lmdb/row-model.js';
-import { entityIdText } from '../../lib/store/store.js';
 import { RAW_LAYOUT } from './conformance.js';
 
 /** mulberry32 */
@@ -115,19 +114,9 @@ function reference(layout: TableLayout, model: RowModel, rowKey: Buffer, read: R
 }
 
 function rendered(layout: TableLayout, encoded: Buffer, rowKey: Buffer, read: ReadSpec, revision: Revision, keepEmpty: boolean): string {
-  const out = {
-    buf: Buffer.alloc(16),
-    pos: 0,
-    reserve(n: number) {
-      if (this.pos + n > this.buf.length) {
-        const b = Buffer.alloc(2 * (this.pos + n));
-        this.buf.copy(b, 0, 0, this.pos);
-        this.buf = b;
-      }
-    },
-  };
-  new CompactRenderer(layout, read, rowRenderSpec(revision), NOW).render(out, rowKey, false, encoded, keepEmpty);
-  return out.buf.toString('utf8', 0, out.pos);
+  const renderer = new ChunkRenderer(layout, read, rowRenderSpec(revision), NOW, 16);
+  renderer.compactRow(rowKey, encoded, keepEmpty);
+  return renderer.takeChunk()?.bytes.toString('utf8') ?? '';
 }
 
 t.test('compareUtf8 orders as UTF-8 bytes do (surrogates after U+E000-FFFF)', async (t) => {
@@ -144,13 +133,12 @@ t.test('compareUtf8 orders as UTF-8 bytes do (surrogates after U+E000-FFFF)', as
 
 t.test('encode then decode gives every version back, columns in stored order', async (t) => {
   const layout = parseLayout(RAW_LAYOUT);
-  const eid = entityIdText(layout.keyFormat, 'json');
   for (let seed = 1; seed <= 400; seed++) {
     const rnd = random(seed);
     const model = randomRow(rnd);
     if (model.isEmpty) continue;
     const key = Buffer.from(randomText(rnd, 10) + 'k', 'utf8');
-    const decoded = decodeCompactRow(encodeCompactRow(model, eid(key)));
+    const decoded = decodeCompactRow(encodeCompactRow(model));
     t.same(decoded.columns, model.columns, `seed ${seed}`);
     const order = decoded.columns.map((c) => Buffer.concat([Buffer.from(c.family), Buffer.from([0]), Buffer.from(c.qualifier)]));
     t.ok(
@@ -162,7 +150,6 @@ t.test('encode then decode gives every version back, columns in stored order', a
 
 t.test('the renderer writes exactly what CellPicker + row-format.ts give, for random rows and reads', async (t) => {
   const layout = parseLayout(RAW_LAYOUT);
-  const eid = entityIdText(layout.keyFormat, 'json');
   let compared = 0;
   let nonEmpty = 0;
   for (let seed = 1; seed <= 1500; seed++) {
@@ -170,7 +157,7 @@ t.test('the renderer writes exactly what CellPicker + row-format.ts give, for ra
     const model = randomRow(rnd);
     if (model.isEmpty) continue;
     const key = Buffer.from(randomText(rnd, 6) + 'r', 'utf8');
-    const encoded = encodeCompactRow(model, eid(key));
+    const encoded = encodeCompactRow(model);
     for (let r = 0; r < 6; r++) {
       const read = randomRead(rnd, layout);
       const revision = (1 + Math.floor(rnd() * 3)) as Revision;
@@ -183,4 +170,22 @@ t.test('the renderer writes exactly what CellPicker + row-format.ts give, for ra
     }
   }
   t.ok(compared > 5000, `${compared} renders compared (${nonEmpty} non-empty)`);
+});
+
+t.test('a stored row holds its cells, not a response: no CR LF, no envelope, no entity id', async (t) => {
+  let checked = 0;
+  for (let seed = 1; seed <= 300; seed++) {
+    const rnd = random(seed * 7);
+    const model = randomRow(rnd);
+    if (model.isEmpty) continue;
+    // Values without a CR or LF of their own (JSON escapes them; the point is the framing).
+    const encoded = encodeCompactRow(model);
+    const text = encoded.toString('latin1');
+    t.notOk(text.includes('"entityId"'), `seed ${seed}: no entityId field`);
+    t.notOk(text.includes('"cells"'), `seed ${seed}: no cells map`);
+    t.notOk(text.includes('"timestamp"'), `seed ${seed}: no cell fragments`);
+    t.notOk(text.endsWith('\r\n'), `seed ${seed}: no row terminator`);
+    checked++;
+  }
+  t.ok(checked > 100);
 });

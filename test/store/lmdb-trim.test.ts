@@ -1,7 +1,7 @@
 /**
  * Writes of the embedded store checked on what is stored itself (a compact row's versions, or a
  * spilled row's cell keys): version trimming, dropping cells past their TTL, counters past their
- * TTL, and writePrepared (the import's packed batches) against write. Reads apply max_versions and
+ * TTL, and writePacked (the import's packed batches) against write. Reads apply max_versions and
  * TTL too, so a missing trim would not show through get.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -135,7 +135,7 @@ t.test('repeated timestamps and counters count as cells (an overestimate only co
   await f.close();
 });
 
-t.test('writePrepared (a batch packed by packRows) stores exactly what write stores', async (t) => {
+t.test('writePacked (a batch packed by packRows) stores exactly what write stores', async (t) => {
   const a = await fixture();
   const b = await fixture();
   const layout = parseLayout(RAW_LAYOUT);
@@ -152,7 +152,7 @@ t.test('writePrepared (a batch packed by packRows) stores exactly what write sto
   await a.write(rows);
   const packed = packRows(rows, layout, 1024);
   t.ok(packed);
-  await b.store.writePrepared('i', 'raw', packed!);
+  await b.store.writePacked('i', 'raw', [packed!]);
   for (const row of ['r1', 'r\u00002', 'r3', 'r4']) t.same(b.stored(row), a.stored(row), `row ${JSON.stringify(row)}`);
   t.same(b.stored('r1'), ['info:age@5', 'info:name@4', 'info:name@3', 'info:name@2'], 'the second write of r1 in the batch was trimmed');
   const [got] = await b.store.get('i', 'raw', [key('r\u00002')], { maxVersions: FOREVER, minTimestamp: 0, maxTimestamp: Number.MAX_SAFE_INTEGER });
@@ -164,7 +164,7 @@ t.test('writePrepared (a batch packed by packRows) stores exactly what write sto
   await b.close();
 });
 
-t.test('writePrepared: cells without a timestamp get the write time, shared within a row', async (t) => {
+t.test('writePacked: cells without a timestamp get the write time, shared within a row', async (t) => {
   const f = await fixture();
   const before = Date.now();
   const packed = packRows(
@@ -180,7 +180,7 @@ t.test('writePrepared: cells without a timestamp get the write time, shared with
     parseLayout(RAW_LAYOUT),
     1024,
   );
-  await f.store.writePrepared('i', 'raw', packed!);
+  await f.store.writePacked('i', 'raw', [packed!]);
   const after = Date.now();
   const stamps = f.stored('s').map((s) => Number(s.split('@')[1]));
   t.equal(stamps.length, 2);
@@ -258,7 +258,7 @@ t.test('a counter whose newest value has outlived the TTL counts as absent: an i
   await f.close();
 });
 
-for (const path of ['write', 'writePrepared'] as const) {
+for (const path of ['write', 'writePacked'] as const) {
   t.test(`${path}: a write drops the row's cells older than the TTL, in every family with one, and versions beyond max_versions`, async (t) => {
     const f = await fixture(TTL_LAYOUT);
     const layout = parseLayout(TTL_LAYOUT);
@@ -266,7 +266,7 @@ for (const path of ['write', 'writePrepared'] as const) {
       if (path === 'write') return f.write(rows);
       const packed = packRows(rows, layout, 1024);
       t.ok(packed, 'packed');
-      return f.store.writePrepared('i', 'ttl', packed!);
+      return f.store.writePacked('i', 'ttl', [packed!]);
     };
     const now = Date.now();
     // Cells written already expired are dropped at once, a new row's too.

@@ -1,5 +1,5 @@
 /**
- * LmdbStore.writeParts, how `rowgate import` writes a batch parsed in parts: the parts' sorted runs
+ * LmdbStore.writePacked, how `rowgate import` writes a batch parsed in parts: the parts' sorted runs
  * merged into one key order (mergedRows) and appended at the table's end while the keys stay above
  * the table's. Whatever the table held before, the parts' order, repeated rows and rows that do not
  * append, the table ends as writing every row with write() in input order leaves it; and into an
@@ -100,8 +100,7 @@ t.test('mergedRows: one key order across runs; rows of one key in run order, the
 
 /** The name cell's JSON of a one-row compact encoding (its newest name version is the one written). */
 function encodedName(encoded: Buffer): string {
-  const text = encoded.toString('latin1', 32, 32 + encoded.readUInt32LE(4));
-  return /"name":\[\{"timestamp":\d+,"value":("[^"]*")/.exec(text)![1]!;
+  return decodeCompactRow(encoded).column('info', 'name')!.versions[0]!.json;
 }
 
 for (const before of ['empty', 'rows below', 'rows among', 'rows above'] as const) {
@@ -115,7 +114,7 @@ for (const before of ['empty', 'rows below', 'rows among', 'rows above'] as cons
     const lines: RowWrite[] = [];
     for (let line = 0; line < 4000; line++) lines.push(row(1000 + Math.floor(random() * 3000), line));
     for (let p = 0; p < lines.length; p += 500) await reference.store.write('i', 'raw', lines.slice(p, p + 500));
-    await tested.store.writeParts('i', 'raw', parts(lines, 700));
+    await tested.store.writePacked('i', 'raw', parts(lines, 700));
     t.same(entries(tested.dir), entries(reference.dir), 'every entry the same');
   });
 }
@@ -129,7 +128,7 @@ t.test('into an empty table the rows are appended: full leaf pages, fewer than r
     const j = Math.floor(random() * (i + 1));
     [lines[i], lines[j]] = [lines[j]!, lines[i]!];
   }
-  await appended.store.writeParts('i', 'raw', parts(lines, 2000));
+  await appended.store.writePacked('i', 'raw', parts(lines, 2000));
   for (let p = 0; p < lines.length; p += 2000) await scattered.store.write('i', 'raw', lines.slice(p, p + 2000));
   t.same(entries(appended.dir), entries(scattered.dir), 'the same entries');
   const [a, s] = [leafPages(appended.dir), leafPages(scattered.dir)];
@@ -146,12 +145,12 @@ t.test('parts with rows the packed format does not carry are written in order, i
     .map((r) => ({ rowKey: r.rowKey, cells: [{ kind: 'counter-increment', family: 'info', qualifier: 'visits', delta: 2n }] }));
   const all = [...lines.slice(0, 200), ...increments, ...lines.slice(400)];
   await reference.store.write('i', 'raw', all);
-  await tested.store.writeParts('i', 'raw', [packRows(lines.slice(0, 200), layout, Infinity)!, increments, packRows(lines.slice(400), layout, Infinity)!]);
+  await tested.store.writePacked('i', 'raw', [packRows(lines.slice(0, 200), layout, Infinity)!, increments, packRows(lines.slice(400), layout, Infinity)!]);
   t.same(cells(tested.dir), cells(reference.dir), 'every cell the same');
   const overflow: RowWrite[] = [
     { rowKey: Buffer.from('row-000001'), cells: [{ kind: 'counter-increment', family: 'info', qualifier: 'visits', delta: 2n ** 63n - 1n }] },
   ];
   const before = entries(tested.dir);
-  await t.rejects(tested.store.writeParts('i', 'raw', [packRows([row(999_999, 1)], layout, Infinity)!, overflow, overflow]), { code: 'RG_ERR_BAD_COUNTER' });
+  await t.rejects(tested.store.writePacked('i', 'raw', [packRows([row(999_999, 1)], layout, Infinity)!, overflow, overflow]), { code: 'RG_ERR_BAD_COUNTER' });
   t.same(entries(tested.dir), before, 'an overflow rolls back the whole batch, its packed part too');
 });

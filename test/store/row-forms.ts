@@ -5,7 +5,7 @@
  */
 import { open } from 'lmdb';
 import { rowKeyEnd } from '../../lib/store/lmdb/cell-key.js';
-import { TAG_COMPACT, TAG_SPILLED } from '../../lib/store/lmdb/compact-row.js';
+import { FORMAT_VERSION, TAG_COMPACT, TAG_SPILLED } from '../../lib/store/lmdb/compact-row.js';
 import { lmdbEnvOptions } from '../../lib/store/lmdb/env-options.js';
 
 export interface RowForms {
@@ -13,6 +13,8 @@ export interface RowForms {
   readonly compact: number;
   readonly spilled: number;
   readonly legacy: number;
+  /** Compact rows in a format before the current one (format 1 held the revision 3 response). */
+  readonly earlierFormat: number;
   /** Rows stored in no valid form, described. */
   readonly problems: string[];
 }
@@ -22,7 +24,7 @@ export async function rowForms(dir: string, dbName: string, legacyAllowed = fals
   const env = open(lmdbEnvOptions(dir));
   const db = env.openDB<Buffer, Buffer>({ name: dbName, keyEncoding: 'binary', encoding: 'binary' });
   const problems: string[] = [];
-  const counts = { rows: 0, compact: 0, spilled: 0, legacy: 0 };
+  const counts = { rows: 0, compact: 0, spilled: 0, legacy: 0, earlierFormat: 0 };
   try {
     let row: Buffer | undefined;
     let form: 'compact' | 'spilled' | 'none' = 'none';
@@ -52,8 +54,10 @@ export async function rowForms(dir: string, dbName: string, legacyAllowed = fals
         form = 'none';
       }
       if (end === key.length) {
-        if (value[0] === TAG_COMPACT) form = 'compact';
-        else if (value[0] === TAG_SPILLED) form = 'spilled';
+        if (value[0] === TAG_COMPACT) {
+          form = 'compact';
+          if (value[1] !== FORMAT_VERSION) counts.earlierFormat++;
+        } else if (value[0] === TAG_SPILLED) form = 'spilled';
         else problems.push(`row ${row.toString('hex')}: unknown row entry tag ${value[0]}`);
       } else {
         cells++;

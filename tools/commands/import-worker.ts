@@ -17,15 +17,15 @@ import { parseLayout } from '../../lib/model/layout/layout.js';
 import { encodeRowInput, encodeRowInputCached, type RowInputContext } from '../../lib/model/cells/row-input.js';
 import type { RowWrite, SchemaEntry, SchemaTable } from '../../lib/model/types.js';
 import { decodeUtf8 } from '../../lib/model/json/utf8-pieces.js';
-import { BatchPacker, type PreparedBatch } from '../../lib/store/lmdb/prepared-batch.js';
-import { PlainLineEncoder } from '../../lib/store/lmdb/plain-line.js';
+import { rowPacker, type RowPacker } from '../../lib/store/row-packer.js';
+import type { PackedRows, StorePacking } from '../../lib/store/store.js';
 import type { LinesPart } from '../support/line-cutter.js';
 
 export interface ImportWorkerData {
   readonly layout: Record<string, unknown>;
   readonly maxRowKeyBytes: number | undefined;
-  /** Hand batches over packed for the embedded store (prepared-batch.ts) where they fit the format. */
-  readonly prepare: boolean;
+  /** Hand batches over packed for the store (Store.packing, lib/store/row-packer.ts) where they fit its packed form; undefined: as row objects. */
+  readonly packing: StorePacking | undefined;
 }
 
 /** Main -> worker: a batch of lines to parse. Row i is `bytes[starts[i], ends[i])`, from input line `lines[i]`. */
@@ -37,7 +37,7 @@ export interface LinesBatch extends LinesPart {
 /** Worker -> main. Every message but `schema` answers the batch `index`. */
 export type FromImportWorker =
   | { readonly type: 'batch'; readonly index: number; readonly rows: RowWrite[]; readonly cells: number }
-  | { readonly type: 'prepared'; readonly index: number; readonly batch: PreparedBatch; readonly cells: number }
+  | { readonly type: 'prepared'; readonly index: number; readonly batch: PackedRows; readonly cells: number }
   /** A line that is not a valid row: nothing of its batch is to be written. */
   | { readonly type: 'bad-line'; readonly index: number; readonly line: number; readonly message: string }
   | { readonly type: 'failed'; readonly index: number; readonly message: string }
@@ -73,19 +73,20 @@ const schemas: SchemaTable = {
 const ctx: RowInputContext = { layout: parseLayout(data.layout), schemas, maxRowKeyBytes: data.maxRowKeyBytes };
 
 /** The batches' packer, made at the first batch (its size) and reused: finish and clear empty it. */
-let packer: BatchPacker | undefined;
+let packer: RowPacker | undefined;
 /** The batch being parsed (batches are parsed one after another). */
 let parsing: Promise<void> = Promise.resolve();
 
 /**
  * Parses, validates and hands back one batch (or its first bad line). Rows are packed as they are
- * parsed (BatchPacker: a row's objects die young); a row the packed format does not carry (a
+ * parsed (the store's packer: a row's objects die young); a row the packed format does not carry (a
  * counter increment, a key over the store's limit) sends the whole batch the other way: it is
  * parsed again from its lines and handed back as RowWrite objects, for Store.write.
  */
 async function parseBatch(m: LinesBatch): Promise<void> {
-  if (data.prepare) {
-    packer ??= new BatchPacker(ctx.layout, data.maxRowKeyBytes ?? Infinity, m.bytes.byteLength * 2);
+  if (data.packing !== undefined) {
+    // The packer keeps what it learnt of the layout between batches.
+    packer ??= rowPacker(data.packing, ctx.layout, schemas, data.maxRowKeyBytes ?? Infinity, m.bytes.byteLength * 2);
     // Empty, whatever an earlier batch that stopped left in it.
     packer.clear();
     const cells = await parseLines(m, (row) => packer!.add(row), packer);
@@ -106,19 +107,16 @@ const BAD_LINE = -1;
 /** parseLines' answer when `take` refused a row. */
 const UNPACKABLE = -2;
 
-/** Lines of the common shape go straight to packed bytes (plain-line.ts); it keeps what it learnt of the layout between batches. */
-const plainLines = new PlainLineEncoder(ctx.layout, schemas, data.maxRowKeyBytes ?? Infinity);
-
 /**
  * Decodes, parses and encodes every line of the batch, handing each row to `take`; answers the
- * cells taken. With `packer`, a line plain-line.ts takes is packed by it, without `take`.
+ * cells taken. With `packer`, a line it packs straight from its bytes (addLine) skips `take`.
  */
-async function parseLines(m: LinesBatch, take: (row: RowWrite) => boolean, packer?: BatchPacker): Promise<number> {
+async function parseLines(m: LinesBatch, take: (row: RowWrite) => boolean, packer?: RowPacker): Promise<number> {
   const bytes = Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength);
   let cells = 0;
   for (let i = 0; i < m.lines.length; i++) {
     if (packer !== undefined) {
-      const plain = plainLines.add(bytes, m.starts[i]!, m.ends[i]!, Date.now(), packer);
+      const plain = packer.addLine(bytes, m.starts[i]!, m.ends[i]!, Date.now());
       if (plain > 0) {
         cells += plain;
         continue;

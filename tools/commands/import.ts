@@ -9,7 +9,7 @@
  * batch holding the bad line is written. This thread reads the input and cuts each batch into
  * parts of lines (line-cutter.ts); parsing threads (import-worker.ts, --threads) decode, parse,
  * validate and encode the parts in parallel; this thread writes each batch, all its parts
- * together (LmdbStore.writeParts merges them into key order), in input order: two batch writes may be
+ * together (Store.writePacked; the embedded store merges them into key order), in input order: two batch writes may be
  * outstanding (for the embedded store's prepared batches, which nothing but the environment can
  * make fail; batches that go through Store.write are written alone). A batch whose write fails
  * stops the import; the message names its lines, and any later batch that was written meanwhile.
@@ -20,7 +20,6 @@ import { Worker } from 'node:worker_threads';
 import type { Command } from 'commander';
 import { isRowgateError } from '../../lib/errors.js';
 import type { RowWrite, SchemaTable } from '../../lib/model/types.js';
-import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import type { Store } from '../../lib/store/store.js';
 import { CliError } from '../support/cli-error.js';
 import { rateText, startProgress } from '../support/progress.js';
@@ -110,7 +109,7 @@ const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './import-worker.ts
 
 /**
  * Lines a parsing thread takes at a time. A larger batch is parsed in parts on every thread, and
- * its parts' sorted rows merged into one key order as it is written (LmdbStore.writeParts). Parts
+ * its parts' sorted rows merged into one key order as it is written (Store.writePacked). Parts
  * of 100,000: on 2 threads the last part keeps one of them busy alone for at most 0.4 s (4 us a
  * row), and merging 10 runs costs the writing thread about 0.2 us a row.
  */
@@ -135,10 +134,10 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
     input.size,
     { rows: 0, cells: 0, rate: 0 },
   );
-  // The embedded store takes batches already encoded into its keys and values (prepared-batch.ts).
-  const lmdb = store instanceof LmdbStore ? store : undefined;
+  // A store that packs rows (the embedded store: its keys and values) gets batches packed on the parsing threads.
+  const packing = store.packing;
   const threads = flags.threads ?? Math.max(1, Math.min(availableParallelism(), MAX_PARSE_THREADS));
-  const parsers = new Parsers(threads, { layout: layout.desc, maxRowKeyBytes: store.maxRowKeyBytes, prepare: lmdb !== undefined }, schemas);
+  const parsers = new Parsers(threads, { layout: layout.desc, maxRowKeyBytes: store.maxRowKeyBytes, packing }, schemas);
   const stream = file === '-' ? process.stdin : createReadStream(file, { highWaterMark: 256 * 1024 });
   if (file === '-' && process.stdin.isTTY) process.stderr.write('reading rows from standard input (end with Ctrl-D)\n');
   const bytesRead = (): number => ('bytesRead' in stream ? (stream.bytesRead as number) : 0);
@@ -218,17 +217,14 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
       lastLine,
       rows,
       cells,
-      write:
-        lmdb !== undefined
-          ? () => lmdb.writeParts(flags.instance, flags.table, written)
-          : () => store.write(flags.instance, flags.table, written.flat() as RowWrite[]),
+      write: () => store.writePacked(flags.instance, flags.table, written),
       alone: !packed,
     });
   };
 
   const cutter = new LineCutter();
-  const batchRows = flags.batch ?? (lmdb !== undefined ? DEFAULT_IMPORT_BATCH : DEFAULT_OBJECT_BATCH);
-  const batchBytes = flags.batch === undefined && lmdb !== undefined ? DEFAULT_BATCH_BYTES : Infinity;
+  const batchRows = flags.batch ?? (packing !== undefined ? DEFAULT_IMPORT_BATCH : DEFAULT_OBJECT_BATCH);
+  const batchBytes = flags.batch === undefined && packing !== undefined ? DEFAULT_BATCH_BYTES : Infinity;
   let openBytes = 0;
   let index = 0;
   /** Hands the first `n` lines held to a parsing thread as a part of the open batch, once one can take it. */

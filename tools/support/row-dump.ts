@@ -5,7 +5,8 @@
  * drained. One row is read with a point get and printed as GET rows?eid prints it (a missing row
  * with no cells).
  */
-import { rowSerializer } from '../../lib/rows/row-format.js';
+import { rowRenderSpec, rowSerializer } from '../../lib/rows/row-format.js';
+import type { RowTerminator } from '../../lib/rows/row-document.js';
 import { scanSource, type ChunkSource } from '../../lib/rows/row-stream.js';
 import type { TableLayout } from '../../lib/model/types.js';
 import type { RenderedChunk, Store } from '../../lib/store/store.js';
@@ -27,13 +28,13 @@ export async function dumpRows(args: {
   readonly selection: RowSelection;
   readonly output: Output;
   /** After each row: CR LF for the row stream format, LF for a terminal. */
-  readonly terminator: string;
+  readonly terminator: RowTerminator;
   readonly onBatch?: (done: DumpResult) => void;
 }): Promise<DumpResult> {
   const { selection } = args;
   const source =
     selection.kind === 'scan'
-      ? scanSource(args.store, args.instance, args.table, selection.request, args.layout.keyFormat, 3, args.terminator)
+      ? scanSource(args.store, args.instance, args.table, selection.request, args.layout, rowRenderSpec(3, args.terminator))
       : pointSource(args, selection);
   let rows = 0;
   let cells = 0;

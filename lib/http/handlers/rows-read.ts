@@ -18,10 +18,10 @@ import { bulkKeys, storableKey } from '../../rows/request-keys.js';
 import { asksForFreshening, FRESHENING_HEADER, FRESHENING_STORED } from '../freshening.js';
 import { sendJson } from '../respond.js';
 import { compressor, encodingHeaders, negotiateEncoding } from '../compression.js';
-import { rowRenderSpec, rowSerializer, ROW_TERMINATOR } from '../../rows/row-format.js';
+import { rowRenderSpec, rowSerializer } from '../../rows/row-format.js';
 import { RowStream, scanSource } from '../../rows/row-stream.js';
 import { scanTrailers } from '../scan-trailers.js';
-import { CONTENT_TYPE, formatBody, formatStage, negotiateRowFormat, type RowFormat } from '../../rows/row-formats.js';
+import { CONTENT_TYPE, formatBody, formatStage, negotiateRowFormat, terminatorOf, type RowFormat } from '../../rows/row-formats.js';
 import { dropWhenStalled } from '../stall.js';
 import type { RenderedChunk } from '../../store/store.js';
 
@@ -109,10 +109,10 @@ function sendRows(
   if (ctx.store.getChunk === undefined) {
     return ctx.store.get(params.instance!, params.table!, keys, read).then((rows: readonly RowOut[]) => {
       info.rows = rows.length;
-      return sendBody(ctx, req, res, layout, rowsText(rows, layout, ctx.config.revision), format);
+      return sendBody(ctx, req, res, layout, rowsText(rows, layout, ctx.config.revision, terminatorOf(format)), format);
     });
   }
-  const chunk = ctx.store.getChunk(params.instance!, params.table!, keys, read, rowRenderSpec(ctx.config.revision));
+  const chunk = ctx.store.getChunk(params.instance!, params.table!, keys, read, rowRenderSpec(ctx.config.revision, terminatorOf(format)));
   info.rows = chunk.rows;
   return sendBody(ctx, req, res, layout, chunk.bytes, format);
 }
@@ -132,11 +132,11 @@ function sendBody(
   );
 }
 
-/** Rows as the row stream writes them: each row's JSON document followed by CR LF. */
-function rowsText(rows: readonly RowOut[], layout: TableLayout, revision: Revision): string {
+/** Rows as the row stream writes them: each row's JSON document followed by its terminator. */
+function rowsText(rows: readonly RowOut[], layout: TableLayout, revision: Revision, terminator: string): string {
   const serialize = rowSerializer(layout.keyFormat, revision);
   let body = '';
-  for (const row of rows) body += serialize(row) + ROW_TERMINATOR;
+  for (const row of rows) body += serialize(row) + terminator;
   return body;
 }
 
@@ -165,7 +165,7 @@ async function streamScan(
   // The slot is taken only once the scan exists: a scan that fails to open must not leak it.
   // One row past a limit tells whether a next page exists and where (scan-trailers.ts); it is never sent.
   const asked = request.limit < 0 ? request : { ...request, limit: request.limit + 1 };
-  const source = scanSource(ctx.store, params.instance!, params.table!, asked, layout.keyFormat, ctx.config.revision);
+  const source = scanSource(ctx.store, params.instance!, params.table!, asked, layout, rowRenderSpec(ctx.config.revision, terminatorOf(format)));
   const releaseSlot = ctx.scans.acquire();
   info.scan = true;
   let first: RenderedChunk | undefined;
@@ -183,7 +183,7 @@ async function streamScan(
     (n) => {
       info.rows = n;
     },
-    { limit: request.limit, onEnd: (rows, nextRow) => res.addTrailers(scanTrailers(rows, nextRow, layout.keyFormat, ctx.config.revision)) },
+    { limit: request.limit, onEnd: (rows, nextRowKey) => res.addTrailers(scanTrailers(rows, nextRowKey, ctx.config.revision)) },
   );
   res.writeHead(200, headers);
   dropWhenStalled(res, ctx.config.limits.stallTimeoutMs, () => {

@@ -31,7 +31,7 @@ import { groupPieces, type KeySplit } from '../key-splits.js';
 import { checkInstanceName, isStoreName } from '../store-names.js';
 import { TableCache } from '../table-cache.js';
 import { encodeValueCell } from '../cell-value.js';
-import { DATA_VERSION, type InstanceMetadata, type RowDelete, type RowScan, type ScanRequest, type Store } from '../store.js';
+import { DATA_VERSION, type InstanceMetadata, type PackedRows, type RowDelete, type RowScan, type ScanRequest, type Store } from '../store.js';
 import { BigtableScan, type ScanCounts, type ScanTable } from './bigtable-scan.js';
 import { BigtableClient, type BigtableConnection, type MutateEntry, type Mutation } from './bigtable-client.js';
 import { grpcCode, mapBigtableError, mutateFailureError, RETRYABLE, type EntryFailure, type EntryStatus } from './bigtable-errors.js';
@@ -258,6 +258,26 @@ export class BigtableStore implements Store {
   }
 
   // ------------------------------------------------------------ writes
+
+  /** Rows go to Bigtable as row objects (mutations): nothing is packed on the parsing threads. */
+  readonly packing = undefined;
+
+  /** One write of every slice's rows: Bigtable's MutateRows takes them as row objects anyway. */
+  async writeSlices(instance: string, table: string, slices: Iterable<readonly RowWrite[]>): Promise<void> {
+    const rows: RowWrite[] = [];
+    for (const slice of slices) rows.push(...slice);
+    await this.write(instance, table, rows);
+  }
+
+  /** With `packing` undefined every part is row objects: written in order as one write. */
+  async writePacked(instance: string, table: string, parts: readonly (PackedRows | readonly RowWrite[])[]): Promise<void> {
+    const rows: RowWrite[] = [];
+    for (const part of parts) {
+      if (!Array.isArray(part)) throw new Error('the Bigtable store takes no packed rows (its packing is undefined)');
+      rows.push(...(part as readonly RowWrite[]));
+    }
+    await this.write(instance, table, rows);
+  }
 
   async write(instance: string, table: string, rows: readonly RowWrite[]): Promise<void> {
     const t = await this.openTable(instance, table);

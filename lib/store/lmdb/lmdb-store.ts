@@ -21,7 +21,8 @@ import {
   type InstanceMetadata,
   type RenderedChunk,
   type RowDelete,
-  type RowRenderSpec,
+  type FramedRenderSpec,
+  type PackedRows,
   type RowScan,
   type ScanRequest,
   type Store,
@@ -35,14 +36,14 @@ import { checkDeletedFamily, checkWrittenFamily } from '../family-checks.js';
 import type { KeySplit } from '../key-splits.js';
 import { prefixEnd, scanRange } from '../key-range.js';
 import { ScanPool } from './scan-pool.js';
-import { cellKeyFits, LMDB_MAX_KEY, parseCellTail, rowKeyEnd, rowPrefix, unescape } from './cell-key.js';
+import { cellKeyFits, LMDB_MAX_KEY, parseCellTail, rowKeyEnd, rowPrefix } from './cell-key.js';
 import { decodeCell } from '../cell-value.js';
-import { decodeCompactRow, isCompact } from './compact-row.js';
+import { decodeCompactRow, FORMAT_VERSION, isCompact } from './compact-row.js';
 import { installSchemaTable, LmdbSchemaTable } from './lmdb-schema-table.js';
 import { RowWriter, type WritableTable } from './row-writer.js';
 import { cursorBatches, rowKeyOf, ScanCursor, type AbandonableScan, type Entry, type RowVisitor } from './scan-cursor.js';
 import { asyncTransaction, guardedWrite, ignoreOrphanedCommitFailures, quietLmdbCommitErrors } from './write-failures.js';
-import { mergedRows, preparedRows, type PreparedBatch } from './prepared-batch.js';
+import { mergedRows, preparedRows } from './prepared-batch.js';
 /** Rows per batch handed to a scan's consumer: big enough to amortize one promise per batch. */
 const SCAN_BATCH_ROWS = 256;
 /** Rendered bytes per fast-path chunk: large socket writes, still small against a slow client. */
@@ -63,12 +64,15 @@ const MAX_PARTS = 4096;
 /**
  * A table's meta record. `rows: 'compact'`: every row has a row entry (compact-row.ts), so an
  * absent row entry is an absent row. Tables written before compact rows lack it and may hold
- * legacy rows (cell entries only) until upgraded (upgradeTable).
+ * legacy rows (cell entries only) until upgraded (upgradeTable). `format`: the compact row format
+ * every row entry is in; tables without it may hold rows of format 1 (read, and rewritten by
+ * upgradeTable).
  */
 interface TableRecord {
   readonly layout: Record<string, unknown>;
   readonly created: number;
   readonly rows?: typeof COMPACT_ONLY;
+  readonly format?: number;
 }
 const COMPACT_ONLY = 'compact';
 /** Rows converted per write transaction of an upgrade: ~10-50 ms each, so concurrent writers wait little. */
@@ -86,7 +90,7 @@ interface OpenTable extends WritableTable {
    * the default read reuse the same frozen spec objects, so the next one finds it by identity
    * without building and hashing its Map key (~80 ns a point get).
    */
-  lastPoint: { readonly read: ReadSpec; readonly render: RowRenderSpec; readonly renderer: ChunkRenderer } | undefined;
+  lastPoint: { readonly read: ReadSpec; readonly render: FramedRenderSpec; readonly renderer: ChunkRenderer } | undefined;
 }
 
 export interface LmdbStoreOptions {
@@ -104,6 +108,8 @@ export interface LmdbStoreOptions {
 
 export class LmdbStore implements Store {
   readonly kind = 'lmdb' as const;
+  /** Rows are packed as compact rows sorted by key (prepared-batch.ts, plain-line.ts: lib/store/row-packer.ts). */
+  readonly packing = 'lmdb' as const;
   /**
    * Row keys up to 1024 bytes, not LMDB's 1978-byte key limit: a cell key is the escaped row key,
    * its family, the escaped qualifier and an 8-byte timestamp (cell-key.ts), so a row key of at
@@ -184,7 +190,12 @@ export class LmdbStore implements Store {
     const created = await guardedWrite(this.path, `creating table ${layout.name}`, () =>
       this.meta.transactionSync(() => {
         if (this.meta.get(['table', instance, layout.name]) !== undefined) return false;
-        this.meta.put(['table', instance, layout.name], { layout: layout.desc, created: Date.now(), rows: COMPACT_ONLY } satisfies TableRecord);
+        this.meta.put(['table', instance, layout.name], {
+          layout: layout.desc,
+          created: Date.now(),
+          rows: COMPACT_ONLY,
+          format: FORMAT_VERSION,
+        } satisfies TableRecord);
         return true;
       }),
     );
@@ -239,7 +250,7 @@ export class LmdbStore implements Store {
    * serializing its rows with lib/rows/row-format.ts): a compact row is one LMDB read and mostly
    * one copy of its stored text. Every key asked for is answered, a missing row with empty cells.
    */
-  getChunk(instance: string, table: string, rowKeys: readonly Buffer[], read: ReadSpec, render: RowRenderSpec): RenderedChunk {
+  getChunk(instance: string, table: string, rowKeys: readonly Buffer[], read: ReadSpec, render: FramedRenderSpec): RenderedChunk {
     const t = this.openTable(instance, table);
     const renderer = this.pointRenderer(t, read, render);
     renderer.reset();
@@ -257,7 +268,7 @@ export class LmdbStore implements Store {
         renderer.missingRow(rowKey);
       }
     }
-    return renderer.takeChunk() ?? { bytes: Buffer.alloc(0), rows: 0, cells: 0 };
+    return renderer.takeChunk(false) ?? { bytes: Buffer.alloc(0), rows: 0, cells: 0 };
   }
 
   /**
@@ -266,7 +277,7 @@ export class LmdbStore implements Store {
    * plans, output buffer) took ~4 us, a fifth of a point get's own work; a new one per request
    * where a TTL makes `now` matter.
    */
-  private pointRenderer(t: OpenTable, read: ReadSpec, render: RowRenderSpec): ChunkRenderer {
+  private pointRenderer(t: OpenTable, read: ReadSpec, render: FramedRenderSpec): ChunkRenderer {
     if (t.hasTtl) return new ChunkRenderer(t.layout, read, render, Date.now(), 4096);
     const last = t.lastPoint;
     if (last !== undefined && last.read === read && last.render === render) return last.renderer;
@@ -274,8 +285,8 @@ export class LmdbStore implements Store {
     // and hash, a third of a point get's store work (numbers made text, columns stringified).
     const everything = read.columns === undefined && read.minTimestamp === 0 && read.maxTimestamp === END_OF_TIME;
     const key = everything
-      ? `${render.entityIdForm}${render.withSchema ? 1 : 0}${read.maxVersions}`
-      : `${render.entityIdForm} ${render.withSchema} ${read.maxVersions} ${read.minTimestamp} ${read.maxTimestamp} ${read.columns === undefined ? '*' : JSON.stringify(read.columns)}`;
+      ? `${render.entityIdForm}${render.withSchema ? 1 : 0}${render.terminator.length}${read.maxVersions}`
+      : `${render.entityIdForm} ${render.withSchema} ${render.terminator.length} ${read.maxVersions} ${read.minTimestamp} ${read.maxTimestamp} ${read.columns === undefined ? '*' : JSON.stringify(read.columns)}`;
     let renderer = t.renderers.get(key);
     if (renderer === undefined) {
       // Bounded: a client cycling through many column selections must not grow it without end.
@@ -343,7 +354,7 @@ export class LmdbStore implements Store {
     });
   }
 
-  scanChunks(instance: string, table: string, request: ScanRequest, render: RowRenderSpec): ChunkScan {
+  scanChunks(instance: string, table: string, request: ScanRequest, render: FramedRenderSpec): ChunkScan {
     const t = this.openTable(instance, table);
     const parallel = this.parallelScanChunks(t, request, render);
     if (parallel !== undefined) return parallel;
@@ -356,7 +367,7 @@ export class LmdbStore implements Store {
    * A whole-range export (limit -1, no row filter) of a table big enough to be worth it, rendered
    * by the scan pool's threads; undefined when the scan should run on this thread.
    */
-  private parallelScanChunks(t: OpenTable, request: ScanRequest, render: RowRenderSpec): ChunkScan | undefined {
+  private parallelScanChunks(t: OpenTable, request: ScanRequest, render: FramedRenderSpec): ChunkScan | undefined {
     if (this.pool === undefined || this.pool.failure !== undefined || request.limit >= 0 || request.filter !== undefined) return undefined;
     const stats = t.db.getStats() as { pageSize: number; treeLeafPageCount: number; overflowPages: number };
     const storedBytes = (stats.treeLeafPageCount + stats.overflowPages) * stats.pageSize;
@@ -435,23 +446,18 @@ export class LmdbStore implements Store {
     await guardedWrite(this.path, 'writing rows', () => asyncTransaction(t.db, apply, true));
   }
 
-  /** Writes a batch packed by packRows (prepared-batch.ts: rows encoded on another thread, sorted by key), atomically, as write() would write its rows. */
-  writePrepared(instance: string, table: string, batch: PreparedBatch): Promise<void> {
-    return this.writeParts(instance, table, [batch]);
-  }
-
   /**
-   * Writes the parts of one import batch in one transaction, as write() would write their rows one
-   * after another: parts packed by packRows (sorted runs) and parts of rows the packed format does
+   * Store.writePacked: the parts of one import batch in one transaction, as write() would write
+   * their rows one after another: parts packed by BatchPacker (sorted runs) and parts of rows the packed format does
    * not carry (RowWrite, counter increments). When every part is packed, their rows are merged into
    * one key order (mergedRows: a row's lines keep their input order) and appended at the table's
    * end while its keys stay above the table's (an import into an empty table), else written as
    * any other row. Otherwise the parts are written in order, and an increment that
    * overflows or a row the store refuses rolls the whole batch back.
    */
-  async writeParts(instance: string, table: string, parts: readonly (PreparedBatch | readonly RowWrite[])[]): Promise<void> {
+  async writePacked(instance: string, table: string, parts: readonly (PackedRows | readonly RowWrite[])[]): Promise<void> {
     const t = this.openTable(instance, table);
-    const runs = parts.filter((p): p is PreparedBatch => !Array.isArray(p));
+    const runs = parts.filter((p): p is PackedRows => !Array.isArray(p));
     if (runs.length === parts.length) {
       const apply = (): void => {
         let appending = true;
@@ -480,7 +486,7 @@ export class LmdbStore implements Store {
     const apply = (): void => {
       for (const part of parts) {
         if (Array.isArray(part)) for (const row of part as readonly RowWrite[]) t.writer.write(row, Date.now());
-        else for (const { prefix, encoded } of preparedRows(part as PreparedBatch)) t.writer.writeEncoded(prefix, encoded, Date.now());
+        else for (const { prefix, encoded } of preparedRows(part as PackedRows)) t.writer.writeEncoded(prefix, encoded, Date.now());
       }
     };
     await guardedWrite(this.path, 'writing rows', () => asyncTransaction(t.db, apply, true));
@@ -498,21 +504,22 @@ export class LmdbStore implements Store {
 
   // ------------------------------------------------------------ upgrade of data written before compact rows
 
-  /** Tables that may still hold legacy rows (cell entries only, written before compact rows). */
+  /** Tables that may still hold rows an earlier release wrote: legacy rows (cell entries only), or compact rows of format 1. */
   legacyTables(): { instance: string; table: string }[] {
     const out: { instance: string; table: string }[] = [];
     for (const instance of this.listKeys(['instance'])) {
       for (const table of this.listKeys(['table', instance])) {
         const record = this.meta.get(['table', instance, table]) as TableRecord | undefined;
-        if (record !== undefined && record.rows !== COMPACT_ONLY) out.push({ instance, table });
+        if (record !== undefined && (record.rows !== COMPACT_ONLY || record.format !== FORMAT_VERSION)) out.push({ instance, table });
       }
     }
     return out;
   }
 
   /**
-   * Turns every legacy row of the table compact (or spilled, when too large), UPGRADE_BATCH_ROWS
-   * rows per transaction, then marks the table compact-only. Idempotent, and safe beside other
+   * Turns every legacy row of the table compact (or spilled, when too large) and rewrites every
+   * compact row of an earlier format in the current one, UPGRADE_BATCH_ROWS rows per transaction,
+   * then marks the table compact-only in the current format. Idempotent, and safe beside other
    * writers: each row is converted inside a write transaction that first checks it still is legacy.
    * `onProgress` is told the rows walked so far after each batch.
    */
@@ -531,7 +538,7 @@ export class LmdbStore implements Store {
       }
       if (batch.length === 0) break;
       converted += await guardedWrite(this.path, `upgrading table ${table}`, () =>
-        t.db.transactionSync(() => batch.filter((prefix) => t.writer.upgrade(prefix, unescapeRowPrefix(prefix))).length),
+        t.db.transactionSync(() => batch.filter((prefix) => t.writer.upgrade(prefix) || t.writer.upgradeFormat(prefix)).length),
       );
       rows += batch.length;
       onProgress(rows);
@@ -541,7 +548,7 @@ export class LmdbStore implements Store {
     await guardedWrite(this.path, `upgrading table ${table}`, () =>
       this.meta.transactionSync(() => {
         const record = this.meta.get(['table', instance, table]) as TableRecord;
-        this.meta.put(['table', instance, table], { ...record, rows: COMPACT_ONLY } satisfies TableRecord);
+        this.meta.put(['table', instance, table], { ...record, rows: COMPACT_ONLY, format: FORMAT_VERSION } satisfies TableRecord);
       }),
     );
     this.forget(instance, table);
@@ -633,11 +640,6 @@ export class LmdbStore implements Store {
     }
     return names;
   }
-}
-
-/** The row key of a row prefix (`esc(rowKey) 00 00`). */
-function unescapeRowPrefix(prefix: Buffer): Buffer {
-  return unescape(prefix, 0, prefix.length);
 }
 
 /** The LMDB key range of a scan: its [start, end) row keys (scanRange: narrowed by a wildcard's fixed prefix), escaped. */

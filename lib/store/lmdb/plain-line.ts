@@ -24,9 +24,8 @@ import { entityIdFromBody, resolveEntityId } from '../../model/keys/entity-id.js
 import { parseExactJson, type JsonTextPlace } from '../../model/json/exact-json.js';
 import type { FamilyLayout, SchemaTable, TableLayout } from '../../model/types.js';
 import { expiryOf } from '../cell-picker.js';
-import { entityIdText } from '../store.js';
 import { cellKeyFits, rowPrefix } from './cell-key.js';
-import { CELLS_OPEN, COLUMN_BYTES, ENTITY_ID_OPEN, FRAG_SCHEMA, FRAG_TIMESTAMP, FRAG_VALUE, HEADER_BYTES, writeCompactHeader } from './compact-row.js';
+import { COLUMN_HEAD_BYTES, HEADER_BYTES, writeColumnHead, writeCompactHeader } from './compact-row.js';
 import type { BatchPacker } from './prepared-batch.js';
 
 const TAB = 0x09;
@@ -64,8 +63,6 @@ const FALSE = ascii('false');
 
 interface KnownColumn {
   readonly name: Uint8Array;
-  /** `,"writer_schema":<id>}`: how each of its cells' fragment ends. */
-  readonly tail: Uint8Array;
   /** undefined: any qualifier of a map family (read from the line when needed). */
   readonly qualifier: string | undefined;
   /** null: cells of this column take the general path. */
@@ -73,10 +70,6 @@ interface KnownColumn {
 }
 
 const EMPTY = new Uint8Array(0);
-/** What a cell's fragment (compact-row.ts) has around its timestamp and value. */
-const FRAGMENT_OPEN = ascii(`[${FRAG_TIMESTAMP}`);
-const VALUE_OPEN = ascii(FRAG_VALUE);
-const fragmentTail = (plain: PlainColumn): Uint8Array => ascii(`${FRAG_SCHEMA}${plain.schemaId}}`);
 /** Columns of a group family remembered (by their bytes); others are looked up in the layout each time. */
 const MAX_KNOWN_COLUMNS = 1024;
 
@@ -84,8 +77,6 @@ interface KnownFamily {
   readonly name: Uint8Array;
   readonly family: string;
   readonly layout: FamilyLayout;
-  /** `"family"` as the compact row's text holds it. */
-  readonly quoted: number;
   /** Group family: the columns met so far (plain or not). */
   readonly columns: KnownColumn[];
   /** Map family: how its cells are written (undefined: not known yet). */
@@ -96,7 +87,6 @@ interface KnownFamily {
 
 export class PlainLineEncoder {
   private readonly families: KnownFamily[] = [];
-  private readonly entityIdJson: (rowKey: Buffer) => string;
   private row = 0;
 
   // The line's cells, by index: family, column (a plain one), where its qualifier and value are in the line, timestamp (-1: none).
@@ -112,9 +102,6 @@ export class PlainLineEncoder {
   private readonly timestampStart = new Int32Array(MAX_CELLS);
   private readonly timestampEnd = new Int32Array(MAX_CELLS);
   private readonly order = new Int32Array(MAX_CELLS);
-  // Where each cell's fragment starts and ends in the text, by stored position.
-  private readonly fragStart = new Int32Array(MAX_CELLS);
-  private readonly fragEnd = new Int32Array(MAX_CELLS);
 
   private b: Buffer = Buffer.alloc(0);
   private end = 0;
@@ -123,9 +110,7 @@ export class PlainLineEncoder {
     private readonly layout: TableLayout,
     private readonly schemas: SchemaTable,
     private readonly maxRowKeyBytes: number,
-  ) {
-    this.entityIdJson = entityIdText(layout.keyFormat, 'json');
-  }
+  ) {}
 
   /**
    * Appends the row of line `b[start, end)` to `packer` and answers its cells, or answers 0 and
@@ -180,7 +165,6 @@ export class PlainLineEncoder {
       return 0; // the general path names what is wrong with it
     }
     if (rowKey.length > this.maxRowKeyBytes) return 0;
-    const entityId = this.entityIdJson(rowKey);
     const n = this.count;
     if (!this.sortCells(n)) return 0;
     const order = this.order;
@@ -199,67 +183,29 @@ export class PlainLineEncoder {
       if (ts > newest) newest = ts;
     }
 
-    // The one-string encoder's text is ASCII (others are written piece by piece).
-    for (let i = 0; i < entityId.length; i++) if (entityId.charCodeAt(i) >= 0x80) return 0;
-
+    // The compact row (compact-row.ts): one column record a cell, in stored order. Names and
+    // values are printable ASCII without escapes here, so their bytes in the line are the stored
+    // bytes: a name's UTF-8, a value's JSON text.
     const w = packer.beginRow(rowPrefix(rowKey));
     const base = w.pos;
-    const text = base + HEADER_BYTES;
     w.room(HEADER_BYTES);
-    w.pos = text;
-    w.range(ENTITY_ID_OPEN, 0, ENTITY_ID_OPEN.length);
-    w.shortAscii(entityId);
-    const entityIdEnd = w.pos - text;
-    w.range(CELLS_OPEN, 0, CELLS_OPEN.length);
-    const fragStarts = this.fragStart;
-    const fragEnds = this.fragEnd;
+    w.pos = base + HEADER_BYTES;
     let family: KnownFamily | undefined;
     for (let k = 0; k < n; k++) {
       const i = order[k]!;
       const fam = this.cellFamily[i]!;
-      if (fam !== family) {
-        if (family !== undefined) w.shortAscii(']},');
-        w.byte(QUOTE);
-        w.range(fam.name, 0, fam.name.length);
-        w.shortAscii('":{');
-        family = fam;
-      } else w.shortAscii('],');
-      // The qualifier with its quotes, as the line has it.
-      w.range(b, this.qualifierStart[i]! - 1, this.qualifierEnd[i]! + 1);
-      w.byte(COLON);
-      fragStarts[k] = w.pos + 1 - text;
-      w.range(FRAGMENT_OPEN, 0, FRAGMENT_OPEN.length);
-      // A timestamp given is canonical (integerEnd): its digits as the line has them.
-      if (this.timestampStart[i]! >= 0) w.range(b, this.timestampStart[i]!, this.timestampEnd[i]!);
-      else w.decimal(now);
-      w.range(VALUE_OPEN, 0, VALUE_OPEN.length);
-      w.range(b, this.valueStart[i]!, this.valueEnd[i]!);
-      const tail = this.cellColumn[i]!.tail;
-      w.range(tail, 0, tail.length);
-      fragEnds[k] = w.pos - text;
-    }
-    w.shortAscii(']}}}\r\n');
-    const textBytes = w.pos - text;
-    w.room(n * COLUMN_BYTES);
-    const out = w.buf;
-    let pos = w.pos;
-    family = undefined;
-    for (let k = 0; k < n; k++, pos += COLUMN_BYTES) {
-      const i = order[k]!;
-      const fam = this.cellFamily[i]!;
-      const ts = this.timestamps[i]!;
-      const hi = Math.floor(ts / 0x1_0000_0000);
-      out.writeUInt32LE(fragStarts[k]!, pos);
-      out.writeUInt32LE(fragEnds[k]!, pos + 4);
-      out.writeUInt16LE(fam !== family ? fam.quoted : 0, pos + 8);
-      out.writeUInt16LE(this.qualifierEnd[i]! - this.qualifierStart[i]! + 2, pos + 10);
-      out.writeUInt32LE(this.cellColumn[i]!.plain!.schemaId, pos + 12);
-      out.writeUInt32LE(hi, pos + 16);
-      out.writeUInt32LE(ts - hi * 0x1_0000_0000, pos + 20);
+      w.room(COLUMN_HEAD_BYTES);
+      const head = w.pos;
+      w.pos += COLUMN_HEAD_BYTES;
+      const famBytes = fam !== family ? fam.name.length : 0;
+      if (famBytes > 0) w.range(fam.name, 0, famBytes);
       family = fam;
+      w.range(b, this.qualifierStart[i]!, this.qualifierEnd[i]!);
+      w.range(b, this.valueStart[i]!, this.valueEnd[i]!);
+      const qualBytes = this.qualifierEnd[i]! - this.qualifierStart[i]!;
+      writeColumnHead(w.buf, head, famBytes, qualBytes, this.cellColumn[i]!.plain!.schemaId, this.timestamps[i]!, this.valueEnd[i]! - this.valueStart[i]!);
     }
-    w.pos = pos;
-    writeCompactHeader(out, n, textBytes, 0, entityIdEnd, oldest, newest, base);
+    writeCompactHeader(w.buf, n, 0, oldest, newest, base);
     packer.endRow(w);
     return n;
   }
@@ -552,7 +498,6 @@ export class PlainLineEncoder {
       name: Buffer.from(family, 'latin1'),
       family,
       layout,
-      quoted: end - start + 2,
       columns: [],
       map: undefined,
       seenInRow: 0,
@@ -567,7 +512,7 @@ export class PlainLineEncoder {
       if (fam.map === undefined) {
         const plain = plainColumnOf(this.layout, fam.family, '', this.schemas);
         if (plain === undefined) return null; // a cold cache: asked again at the next row
-        fam.map = { name: EMPTY, tail: plain === null ? EMPTY : fragmentTail(plain), qualifier: undefined, plain };
+        fam.map = { name: EMPTY, qualifier: undefined, plain };
       }
       return fam.map;
     }
@@ -576,7 +521,7 @@ export class PlainLineEncoder {
     const qualifier = b.toString('latin1', start, end);
     const plain = plainColumnOf(this.layout, fam.family, qualifier, this.schemas);
     if (plain === undefined) return null; // a cold cache: asked again at the next row (the general path fills it meanwhile)
-    const known: KnownColumn = { name: Buffer.from(qualifier, 'latin1'), tail: plain === null ? EMPTY : fragmentTail(plain), qualifier, plain };
+    const known: KnownColumn = { name: Buffer.from(qualifier, 'latin1'), qualifier, plain };
     if (fam.columns.length < MAX_KNOWN_COLUMNS) fam.columns.push(known);
     return known;
   }

@@ -1,7 +1,7 @@
 /**
  * A batch of rows already encoded as the embedded store's compact rows (compact-row.ts), sorted
  * by key and packed into one buffer: `rowgate import` builds it on its parsing thread and hands
- * the buffer over without a copy, so the writing thread mostly puts bytes (LmdbStore.writePrepared:
+ * the buffer over without a copy, so the writing thread mostly puts bytes (LmdbStore.writePacked:
  * a new row of a compactOnly table is one put, an existing row is merged). Handing over the batch
  * as RowWrite objects instead cost 20% of the import's CPU in structured clone (profile of 200,000
  * rows x 5 cells).
@@ -20,17 +20,14 @@
  * answer undefined, and the batch goes through Store.write.
  */
 import type { RowWrite, TableLayout } from '../../model/types.js';
-import { entityIdText } from '../store.js';
+import type { PackedRows } from '../store.js';
 import { cellKeyFits, rowPrefix } from './cell-key.js';
 import { ByteWriter } from '../../bytes/byte-writer.js';
 import { encodeCompactRow, MAX_COMPACT_COLUMNS } from './compact-row.js';
 import { RowModel } from './row-model.js';
 
-export interface PreparedBatch {
-  /** The packed rows; its ArrayBuffer is the batch's own (transferable). */
-  readonly bytes: Uint8Array;
-  readonly rows: number;
-}
+/** The packed batch (Store.writePacked's PackedRows) in this store's form. */
+export type PreparedBatch = PackedRows;
 
 /**
  * Packs rows one at a time, as they are parsed: each row is encoded at once into one growing
@@ -46,7 +43,6 @@ export class BatchPacker {
   private heads: number[] = [];
   /** Where the row beginRow started keeps its compact row's length. */
   private lengthAt = 0;
-  private readonly entityIdJson: (rowKey: Buffer) => string;
 
   constructor(
     private readonly layout: TableLayout,
@@ -54,7 +50,6 @@ export class BatchPacker {
     expectedBytes = 64 * 1024,
   ) {
     this.out = new ByteWriter(expectedBytes);
-    this.entityIdJson = entityIdText(layout.keyFormat, 'json');
   }
 
   /** Encodes and appends the row (cells without a timestamp get `now`); false (nothing appended) when it must go through Store.write instead. */
@@ -69,7 +64,7 @@ export class BatchPacker {
     model.apply(row.cells, this.layout.families, now);
     model.trim(this.layout.families, now);
     // A row whose cells all expired at once is still written: it may change cells already stored.
-    this.addEncoded(rowPrefix(row.rowKey), encodeCompactRow(model, this.entityIdJson(row.rowKey)));
+    this.addEncoded(rowPrefix(row.rowKey), encodeCompactRow(model));
     return true;
   }
 

@@ -17,11 +17,11 @@ import { laterOf } from '../../model/cells/timestamp.js';
 import { FOREVER, type EncodedCell, type RowWrite, type TableLayout, type Timestamp } from '../../model/types.js';
 import { expiryOf } from '../cell-picker.js';
 import { incrementedCounter } from '../counter-rules.js';
-import { entityIdText, type RowDelete } from '../store.js';
+import type { RowDelete } from '../store.js';
 import { prefixEnd } from '../key-range.js';
 import { cellKeyIn, columnPrefix, familyPrefix, LMDB_MAX_KEY, parseCellTail, readInvertedTimestamp, rowPrefix } from './cell-key.js';
 import { counterValue, decodeCell, encodeCounterCell, encodeValueCell, isCounterCell } from '../cell-value.js';
-import { decodeCompactRow, encodeCompactRow, entityIdJsonOf, MAX_COMPACT_COLUMNS, MAX_COMPACT_ROW_BYTES, SPILLED_VALUE, TAG_COMPACT } from './compact-row.js';
+import { decodeCompactRow, encodeCompactRow, isCurrentCompact, MAX_COMPACT_COLUMNS, MAX_COMPACT_ROW_BYTES, SPILLED_VALUE, TAG_COMPACT } from './compact-row.js';
 import { RowModel } from './row-model.js';
 
 /** The table a writer changes. */
@@ -40,18 +40,13 @@ export interface WritableTable {
 const LEGACY_COMPACT_MAX_CELLS = 512;
 
 export class RowWriter {
-  private readonly entityIdJson: (rowKey: Buffer) => string;
-
-  constructor(private readonly t: WritableTable) {
-    this.entityIdJson = entityIdText(t.layout.keyFormat, 'json');
-  }
+  constructor(private readonly t: WritableTable) {}
 
   /** Writes one row's validated cells (cells without a timestamp get `now`). Throws RG_ERR_BAD_COUNTER on an overflowing increment. */
   write(row: RowWrite, now: number): void {
     const prefix = rowPrefix(row.rowKey);
     this.change(
       prefix,
-      () => this.entityIdJson(row.rowKey),
       now,
       (model) => model.apply(row.cells, this.t.layout.families, now),
       () => this.writeCells(row.rowKey, prefix, row.cells, now),
@@ -68,7 +63,6 @@ export class RowWriter {
     const incoming = decodeCompactRow(encoded);
     this.change(
       prefix,
-      () => entityIdJsonOf(encoded),
       now,
       (model) => model.merge(incoming),
       () => this.writeVersions(prefix, incoming, now),
@@ -101,7 +95,7 @@ export class RowWriter {
     if (entry !== undefined && entry[0] === TAG_COMPACT) {
       const model = decodeCompactRow(entry);
       model.delete(d);
-      this.store(prefix, model, entityIdJsonOf(entry));
+      this.store(prefix, model);
       return;
     }
     const target =
@@ -120,7 +114,7 @@ export class RowWriter {
    * Turns a legacy row compact (or spilled, when too large); a row that already has a row entry is
    * left as it is. Returns whether the row was changed.
    */
-  upgrade(prefix: Buffer, rowKey: Buffer): boolean {
+  upgrade(prefix: Buffer): boolean {
     if (this.t.db.get(prefix) !== undefined) return false;
     const model = this.readCells(prefix, LEGACY_COMPACT_MAX_CELLS);
     if (model === undefined) {
@@ -130,7 +124,15 @@ export class RowWriter {
     }
     if (model.isEmpty) return false;
     this.removeCells(prefix);
-    this.store(prefix, model, this.entityIdJson(rowKey));
+    this.store(prefix, model);
+    return true;
+  }
+
+  /** Rewrites a row stored in an earlier compact format in the current one; false when it is not such a row. */
+  upgradeFormat(prefix: Buffer): boolean {
+    const entry = this.t.db.get(prefix);
+    if (entry === undefined || entry[0] !== TAG_COMPACT || isCurrentCompact(entry)) return false;
+    this.store(prefix, decodeCompactRow(entry));
     return true;
   }
 
@@ -140,13 +142,13 @@ export class RowWriter {
    * Changes a row whatever its form: `mutate` applies the change to a compact row's model,
    * `spilledWrite` to a spilled row's cell entries.
    */
-  private change(prefix: Buffer, entityIdJson: () => string, now: number, mutate: (model: RowModel) => void, spilledWrite: () => void): void {
+  private change(prefix: Buffer, now: number, mutate: (model: RowModel) => void, spilledWrite: () => void): void {
     const entry = this.t.db.get(prefix);
     if (entry !== undefined && entry[0] === TAG_COMPACT) {
       const model = decodeCompactRow(entry);
       mutate(model);
       model.trim(this.t.layout.families, now);
-      this.store(prefix, model, entityIdJsonOf(entry));
+      this.store(prefix, model);
       return;
     }
     if (entry !== undefined) {
@@ -167,20 +169,20 @@ export class RowWriter {
     }
     mutate(model);
     model.trim(this.t.layout.families, now);
-    this.store(prefix, model, entityIdJson());
+    this.store(prefix, model);
   }
 
   /**
    * Stores a row model: compact when it fits, else spilled (marker and cell entries, replacing a
    * compact entry); an empty row is removed.
    */
-  private store(prefix: Buffer, model: RowModel, entityIdJson: string): void {
+  private store(prefix: Buffer, model: RowModel): void {
     if (model.isEmpty) {
       this.t.db.removeSync(prefix);
       return;
     }
     // More columns than the format counts (u16) cannot be compact, nor fit its size bound anyway.
-    const encoded = model.columns.length <= MAX_COMPACT_COLUMNS ? encodeCompactRow(model, entityIdJson) : undefined;
+    const encoded = model.columns.length <= MAX_COMPACT_COLUMNS ? encodeCompactRow(model) : undefined;
     if (encoded !== undefined && encoded.length <= MAX_COMPACT_ROW_BYTES) {
       this.t.db.putSync(prefix, encoded);
       return;

@@ -42,7 +42,6 @@ function keyInPlace(target: Buffer, start: number, end: number): typeof KEY_IN_P
   currentKey.end = end;
   return KEY_IN_PLACE;
 }
-const EMPTY = Buffer.alloc(0);
 const inPlaceValues = {
   encode: (value: Buffer): Buffer => value,
   decode: (bytes: Buffer, size: number): typeof UNCOPIED => {
@@ -91,7 +90,6 @@ function renderPart(job: PartJob): void {
   // Room for a chunk and the row that passes its size: every chunk's buffer is moved to the main
   // thread whole, so it should not be much larger than what it holds.
   const renderer = new ChunkRenderer(layout, job.read, job.render, job.now, job.chunkBytes + 64 * 1024, spareOf);
-  const shellIds = job.render.entityIdForm === 'shell';
   const send = (): void => {
     // The renderer's own buffer is handed over (moved, not copied) and it starts a new one.
     const chunk = renderer.takeOwnedChunk();
@@ -119,7 +117,7 @@ function renderPart(job: PartJob): void {
     const end = rowEndAt(kb, ks, ke);
     if (end === ke && current.bytes[0] === TAG_COMPACT) {
       // A compact row is its one entry, rendered from the key and value where they are.
-      renderer.compactRow(shellIds ? kb.subarray(ks, ke) : EMPTY, current.bytes, false, true);
+      renderer.compactRow(kb.subarray(ks, ke), current.bytes, false, true);
       continue;
     }
     rowEnd = end - ks;
