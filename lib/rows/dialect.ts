@@ -1,5 +1,5 @@
 /**
- * What differs between the three revisions of the row operations (interface-spec.md, Versioning):
+ * What differs between the three revisions of the row operations (docs/interface.md, "Revisions"):
  * how entity ids are written in URLs and bodies, the range parameters, and the POST target form.
  * Everything else is shared, so one code base serves all three. Part of lib/rows, the
  * request-to-rows layer the HTTP handlers and the command line (tools/support) both use.

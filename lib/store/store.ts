@@ -7,7 +7,7 @@ import type { FramedRenderSpec, RowRenderSpec } from '../rows/row-document.js';
 import type { ReadSpec, RowKeyFormat, RowOut, RowWrite, SchemaEntry, SchemaTable, TableLayout, Timestamp } from '../model/types.js';
 import type { KeySplit } from './key-splits.js';
 
-/** The data version every instance reports, as the original's system table did (kiji-data-model.md 6.1). */
+/** The data version every instance reports, as the original's system table did (docs/data-model.md, "Instances and versions"). */
 export const DATA_VERSION = 'system-2.0';
 
 export interface InstanceMetadata {

@@ -2,7 +2,7 @@
  * A thin typed layer over the Bigtable client's raw gapic calls (`bigtable.request`). Raw calls
  * are used throughout because the convenience API loses information the gateway needs: it
  * replaces a timestamp of 0 with the current time, drops numeric time-range bounds, and turns
- * binary qualifiers into object keys (platform-notes.md 2).
+ * binary qualifiers into object keys (docs/bigtable.md, "The client library: why raw calls").
  */
 import { Bigtable } from '@google-cloud/bigtable';
 import type { Readable } from 'node:stream';

@@ -8,7 +8,7 @@
  * in that order, so versions beyond max_versions are never read (even when GC has not run yet)
  * and `versions` counts within the time range, as on the embedded store. Timestamps are in
  * microseconds (ms x 1000). The raw proto is used because the client's `time` filter silently
- * drops numeric bounds (platform-notes.md 2).
+ * drops numeric bounds (docs/bigtable.md, "The client library: why raw calls").
  *
  * Kept as small as the same result allows, since the server evaluates it for every cell: without
  * a time range the two limits are one (the smaller); a family is selected by a column range

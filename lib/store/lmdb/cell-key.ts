@@ -11,7 +11,7 @@
 import { UNSAFE_HIGH_WORD } from '../../model/cells/timestamp.js';
 import type { Timestamp } from '../../model/types.js';
 
-/** LMDB's compiled-in key limit (platform-notes.md 3): no cell key or row prefix is longer. */
+/** LMDB's compiled-in key limit (docs/architecture.md, "The embedded store"): no cell key or row prefix is longer. */
 export const LMDB_MAX_KEY = 1978;
 
 const TS_BYTES = 8;

@@ -2,7 +2,7 @@
  * The embedded store: one LMDB environment per data directory. A `meta` database holds
  * instances, table layouts and schema tables; each table has its own database of cells
  * (cell-key.ts, ../cell-value.ts). Reads use LMDB's synchronous API (about 10x faster than awaited
- * reads, platform-notes.md 3); writes run in one synchronous write transaction per batch, which
+ * reads, docs/architecture.md, "The embedded store"); writes run in one synchronous write transaction per batch, which
  * LMDB serializes across processes, so several gateway processes can share a directory.
  */
 import { mkdirSync } from 'node:fs';
