@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { isRowgateError } from '../errors.js';
-import { metricsTextToJson, type MetricFamilyJson } from './metrics-json.js';
+import { metricsTextToJson, type MetricsTree } from './metrics-json.js';
 import { PlainCounter, PlainHistogram, type CounterSeries, type HistogramSeries } from './plain-metrics.js';
 import type { Store } from '../store/store.js';
 
@@ -293,8 +293,8 @@ export class GatewayMetrics {
     return { contentType: this.registry.contentType, body: this.gather === undefined ? await this.registry.metrics() : await this.gather() };
   }
 
-  /** The same metrics as JSON (metrics/metrics-json.ts), made from the text, so summed over workers as it is. */
-  async json(): Promise<Record<string, MetricFamilyJson>> {
+  /** The same metrics as nested JSON objects (metrics/metrics-json.ts), made from the text, so summed over workers as it is. */
+  async json(): Promise<Record<string, MetricsTree>> {
     return metricsTextToJson((await this.text()).body);
   }
 }

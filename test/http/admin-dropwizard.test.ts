@@ -6,6 +6,8 @@
  * them: on LMDB (the cached objects are replaced) and on the Bigtable emulator (a layout changed
  * behind the gateway's back is served only after the task).
  */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { Bigtable } from '@google-cloud/bigtable';
 import { pino } from 'pino';
 import t, { type Test } from 'tap';
@@ -16,6 +18,46 @@ import { BigtableStore } from '../../lib/store/bigtable/bigtable-store.js';
 import type { Store } from '../../lib/store/store.js';
 import { EMULATOR_MISSING, startEmulator } from '../store/bigtable-emulator.js';
 import { json, raw, startGateway } from './harness.js';
+
+type Tree = { [key: string]: Tree | number };
+
+/**
+ * The walk of KijiREST's tsdb_collector over the JSON /metrics: `.items()` on every value down to
+ * numbers, the keys on the way joined into the metric's name. Anything else where it expects an
+ * object or a number (a list: "'list' object has no attribute 'items'"; a string; null) fails it.
+ */
+function collectorWalk(tree: Record<string, Tree | number>, prefix: string[] = []): [string, number][] {
+  const out: [string, number][] = [];
+  for (const [key, value] of Object.entries(tree)) {
+    const path = [...prefix, key];
+    if (typeof value === 'number') out.push([path.join('.'), value]);
+    else if (typeof value === 'object' && value !== null && !Array.isArray(value)) out.push(...collectorWalk(value, path));
+    else throw new Error(`${path.join('.')}: ${JSON.stringify(value)} is neither an object nor a number`);
+  }
+  return out;
+}
+
+const PYTHON = ['/usr/bin/python3', '/bin/python3'].find((p) => existsSync(p));
+
+/** The same walk in Python, over the body as json.loads reads it. */
+function pythonCollectorWalk(body: string): [string, number][] {
+  const script = `
+import json, sys
+def walk(obj, prefix):
+    for k, v in obj.items():
+        path = prefix + [k]
+        if isinstance(v, dict):
+            yield from walk(v, path)
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            yield ['.'.join(path), v]
+        else:
+            raise SystemExit('%s: %r is neither an object nor a number' % ('.'.join(path), v))
+print(json.dumps(list(walk(json.loads(sys.stdin.read()), []))))
+`;
+  const r = spawnSync(PYTHON!, ['-c', script], { input: body, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`python3 could not walk the metrics: ${r.stderr}`);
+  return JSON.parse(r.stdout) as [string, number][];
+}
 
 const silent = pino({ level: 'silent' });
 const ADMIN: AdminConfig = { host: '127.0.0.1', port: 0, readyTimeoutMs: 500 };
@@ -45,29 +87,27 @@ t.test('ping, metrics as JSON or text, healthcheck', async (t) => {
   const asJson = await raw(admin, 'GET', '/metrics', undefined, { accept: 'application/json' });
   t.equal(asJson.status, 200);
   t.match(asJson.headers['content-type'], /^application\/json/);
-  const metrics = JSON.parse(asJson.body) as Record<string, { type: string; help: string; values: { labels: Record<string, string>; value: number }[] }>;
-  const requests = metrics.rowgate_http_requests_total!;
-  t.equal(requests.type, 'counter');
-  t.ok(
-    requests.values.some((v) => v.labels.route === `/v1/instances/:instance/tables/:table/rows` && v.labels.status === '200' && v.value === 1),
-    'the request is counted',
-  );
-  t.equal(metrics.rowgate_open_scans?.type, 'gauge');
-  t.ok(metrics.rowgate_http_request_duration_seconds?.values.length, 'histograms too');
-  t.ok(metrics.process_resident_memory_bytes, 'process metrics too');
-  const duration = metrics.rowgate_http_request_duration_seconds!;
-  t.equal(duration.type, 'histogram');
-  t.ok(
-    duration.values.some((v) => (v as { metricName?: string }).metricName === 'rowgate_http_request_duration_seconds_bucket' && v.labels.le === '+Inf'),
-    'bucket series named',
-  );
+  const metrics = JSON.parse(asJson.body) as Record<string, Tree>;
+  const ROWS_ROUTE = '/v1/instances/:instance/tables/:table/rows';
+  // One object per metric, a level per label value, the series' fields at the leaves.
+  t.same(metrics.rowgate_http_requests_total, { [ROWS_ROUTE]: { GET: { '200': { count: 1 } } } }, 'the request is counted');
+  t.same(metrics.rowgate_open_scans, { value: 0 }, 'a gauge without labels');
+  const duration = (metrics.rowgate_http_request_duration_seconds as Record<string, Record<string, Tree>>)[ROWS_ROUTE]!.GET as {
+    count: number;
+    sum: number;
+    buckets: Record<string, number>;
+  };
+  t.equal(duration.count, 1, 'a histogram: its count');
+  t.ok(duration.sum > 0, 'its sum');
+  t.equal(duration.buckets['+Inf'], 1, 'its buckets, by le');
+  t.type(metrics.process_resident_memory_bytes?.value, 'number', 'process metrics too');
   // The same numbers as the text form (both are made from it).
   const text = (await raw(admin, 'GET', '/metrics')).body;
-  const line = text.split('\n').find((l) => l.startsWith('rowgate_http_requests_total{') && l.includes('status="200"'))!;
-  t.ok(
-    requests.values.some((v) => v.value === Number(line.split(' ').pop())),
-    line,
-  );
+  const line = text.split('\n').find((l) => l.startsWith('rowgate_http_request_duration_seconds_sum{') && l.includes('method="GET"'))!;
+  t.equal(duration.sum, Number(line.split(' ').pop()), line);
+  // Walked as KijiREST's tsdb_collector walks it: .items() down to numbers.
+  t.ok(collectorWalk(metrics).length > 50, 'every leaf is a number');
+  if (PYTHON !== undefined) t.same(pythonCollectorWalk(asJson.body), collectorWalk(metrics), 'python3 walks it to the same numbers');
   // Any Accept listing JSON, as the Python client's requests carry it.
   t.match((await raw(admin, 'GET', '/metrics', undefined, { accept: 'text/html, application/json;q=0.9' })).headers['content-type'], /^application\/json/);
   for (const accept of [undefined, PROMETHEUS_ACCEPT, 'application/json;q=0', 'text/plain']) {
@@ -189,11 +229,13 @@ t.test('tasks/close on Bigtable: a layout changed behind the gateway is served a
   t.equal(reloaded.description, 'changed behind the gateway', 'the next request reads the layout again');
 });
 
-t.test('metricsTextToJson: families, escaped labels, histogram series, +Inf', async (t) => {
+t.test('metricsTextToJson: nested objects down to numbers, label values as keys, histogram and summary fields, non-numbers left out', async (t) => {
   const text = [
     '# HELP a_total Requests "quoted" \\\\ and\\nnewline',
     '# TYPE a_total counter',
     'a_total{route="/x",q="a\\"b\\\\c\\nd"} 3',
+    'a_total{route="/x",q="e"} 5',
+    'a_total{route="__proto__",q="constructor"} 6',
     'a_total 4',
     '# HELP h Latency',
     '# TYPE h histogram',
@@ -201,28 +243,40 @@ t.test('metricsTextToJson: families, escaped labels, histogram series, +Inf', as
     'h_bucket{le="+Inf"} 2',
     'h_sum 0.75',
     'h_count 2',
-    'g NaN',
+    '# TYPE s summary',
+    's{op="get",quantile="0.5"} 0.1',
+    's{op="get",quantile="0.99"} NaN',
+    's_sum{op="get"} 0.3',
+    's_count{op="get"} 3',
+    '# TYPE g gauge',
+    'g{space="new"} 7',
+    'u NaN',
+    'v +Inf',
+    '# TYPE empty gauge',
     '',
   ].join('\n');
-  t.same(metricsTextToJson(text), {
-    a_total: {
-      type: 'counter',
-      help: 'Requests "quoted" \\ and\nnewline',
-      values: [
-        { labels: { route: '/x', q: 'a"b\\c\nd' }, value: 3 },
-        { labels: {}, value: 4 },
-      ],
-    },
-    h: {
-      type: 'histogram',
-      help: 'Latency',
-      values: [
-        { labels: { le: '0.5' }, value: 1, metricName: 'h_bucket' },
-        { labels: { le: '+Inf' }, value: 2, metricName: 'h_bucket' },
-        { labels: {}, value: 0.75, metricName: 'h_sum' },
-        { labels: {}, value: 2, metricName: 'h_count' },
-      ],
-    },
-    g: { type: 'untyped', help: '', values: [{ labels: {}, value: null }] },
+  const json = metricsTextToJson(text);
+  t.same(JSON.parse(JSON.stringify(json)), {
+    a_total: { '/x': { 'a"b\\c\nd': { count: 3 }, e: { count: 5 } }, ['__proto__']: { constructor: { count: 6 } }, '': { '': { count: 4 } } },
+    h: { count: 2, sum: 0.75, buckets: { '0.5': 1, '+Inf': 2 } },
+    s: { get: { count: 3, sum: 0.3, quantiles: { '0.5': 0.1 } } },
+    g: { new: { value: 7 } },
+    u: {},
+    v: {},
+    empty: {},
   });
+  t.same(collectorWalk(json as Record<string, Tree>), [
+    ['a_total./x.a"b\\c\nd.count', 3],
+    ['a_total./x.e.count', 5],
+    ['a_total.__proto__.constructor.count', 6],
+    ['a_total...count', 4],
+    ['h.buckets.0.5', 1],
+    ['h.buckets.+Inf', 2],
+    ['h.sum', 0.75],
+    ['h.count', 2],
+    ['s.get.quantiles.0.5', 0.1],
+    ['s.get.sum', 0.3],
+    ['s.get.count', 3],
+    ['g.new.value', 7],
+  ]);
 });
