@@ -14,8 +14,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Option, type Command } from 'commander';
-import { formatStage, ROW_FORMATS, type RowFormat } from '../../lib/rows/row-formats.js';
-import { ROW_TERMINATOR } from '../../lib/rows/row-format.js';
+import { formatStage, ROW_FORMATS, terminatorOf, type RowFormat } from '../../lib/rows/row-formats.js';
+import { CrLfToLf } from '../support/crlf-to-lf.js';
 import { rowKeyOfDocument } from '../../lib/rows/row-format.js';
 import type { TableLayout } from '../../lib/model/types.js';
 import type { Store } from '../../lib/store/store.js';
@@ -77,8 +77,15 @@ export function registerExport(program: Command): void {
     if (flags.format === 'avro' && flags.resume === true)
       throw new CliError('--resume continues json and ndjson exports (an Avro file is not cut at a row)', EXIT_USAGE);
     // The stage needs the layout before the export starts; the export then takes it from here.
-    const layout = flags.format === 'json' ? undefined : await layoutOf(flags);
-    const stage = layout === undefined ? undefined : formatStage(flags.format, layout, EXPORT_REVISION);
+    const layout = flags.format === 'avro' ? await layoutOf(flags) : undefined;
+    // A local export frames its rows as the format asks (ndjson: LF); a gateway sends the row
+    // stream (CR LF), which an ndjson export turns into LF as it writes.
+    const stage =
+      layout !== undefined
+        ? formatStage(flags.format, layout, EXPORT_REVISION)
+        : flags.format === 'ndjson' && flags.url !== undefined
+          ? new CrLfToLf()
+          : undefined;
     const target = openTarget(flags.out, flags.resume === true, stage);
     const controller = new AbortController();
     const onSignal = (signal: NodeJS.Signals): void => controller.abort(new Interrupted(signal));
@@ -229,7 +236,7 @@ async function exportLocal(
     layout,
     selection,
     output: target.output,
-    terminator: ROW_TERMINATOR,
+    terminator: flags.format === 'avro' ? terminatorOf('json') : terminatorOf(flags.format),
     onBatch: (done) => {
       progress.add(done.rows - rows, done.bytes - bytes, done.cells - cells);
       rows = done.rows;
