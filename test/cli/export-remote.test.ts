@@ -7,9 +7,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { sha256Hex } from '../../lib/http/auth.js';
-import { raw } from '../http/harness.js';
+import { raw, startGatewayOver } from '../http/harness.js';
 import { filledGateway, ROWS, tcpProxy } from './export-fixtures.js';
 import { AVRO_READER_MISSING, hasPythonAvro, readWithPythonAvro } from '../support/python-avro.js';
 import { expectedAvroRecords } from '../http/suites/avro-expected.js';
@@ -158,6 +159,60 @@ t.test('a connection cut mid-range is retried from the next row: no row twice, n
   const p = await runCli(['export', '--url', parallelProxy.url, ...TABLE, '--parallel', '4']);
   t.equal(p.code, 0, p.stderr);
   t.ok(p.stdout === full, '--parallel 4 through cuts: the full scan, byte for byte');
+});
+
+t.test('a gateway restarting before rows flow is waited for: the layout and splits requests are retried as rows are', async (t) => {
+  const dir = tempDir(t);
+  const h = await filledGateway(t, dir);
+  const full = (await raw(h.base, 'GET', `${ROWS_PATH}?limit=-1`)).body;
+
+  // The gateway stops and comes back on its port 0.8 s after the export started: until then its
+  // requests are refused (ECONNREFUSED); --parallel asks for the splits too.
+  for (const parallel of ['1', '3']) {
+    const first = await startGatewayOver(h.store);
+    const port = Number(new URL(first.base).port);
+    await first.close();
+    const out = join(dir, `restart-${parallel}.json`);
+    const exported = runCli(['export', '--url', first.base, ...TABLE, '--parallel', parallel, '--out', out]);
+    await sleep(800);
+    const back = await startGatewayOver(h.store, { port });
+    t.teardown(() => back.close());
+    const r = await exported;
+    t.equal(r.code, 0, `--parallel ${parallel}, the gateway back on port ${port}: ${r.stderr}`);
+    t.ok(existsSync(out) && readFileSync(out, 'utf8') === full, `--parallel ${parallel}: the full scan, byte for byte`);
+  }
+
+  // A socket hang up on the layout request, then on the splits request (a gateway going down
+  // with them in flight): each is asked again.
+  const hungUp: string[] = [];
+  const proxy = await tcpProxy(t, h.base, (client, upstream) => {
+    // Every request on the connection (the client keeps connections alive), by its request line.
+    client.on('data', (head: Buffer) => {
+      const path = /^GET (\S+)/.exec(head.toString('latin1'))?.[1];
+      if (path === undefined) return;
+      const kind = path.includes('/splits') ? 'splits' : path.includes('/rows') ? 'rows' : 'layout';
+      if (kind !== 'rows' && !hungUp.includes(kind)) {
+        hungUp.push(kind);
+        client.destroy();
+        upstream.destroy();
+      }
+    });
+    upstream.on('data', (data: Buffer) => client.write(data));
+  });
+  const r = await runCli(['export', '--url', proxy, ...TABLE, '--parallel', '3']);
+  t.equal(r.code, 0, r.stderr);
+  t.same(hungUp, ['layout', 'splits'], 'both early requests were hung up on once');
+  t.ok(r.stdout === full, 'the full scan, byte for byte');
+
+  // A gateway that does not come back is given up on, in bounded time, naming why.
+  const gone = await startGatewayOver(h.store);
+  await gone.close();
+  const started = Date.now();
+  const g = await runCli(['export', '--url', gone.base, ...TABLE, '--out', join(dir, 'gone.json')]);
+  t.equal(g.code, 1);
+  t.match(g.stderr, /ECONNREFUSED.*gave up after 6 attempts/);
+  t.ok(Date.now() - started < 20_000, `given up after ${Date.now() - started} ms`);
+  t.notOk(existsSync(join(dir, 'gone.json.partial')), 'no partial file left');
 });
 
 t.test('--format ndjson and avro, locally and with --url --parallel; avro read back by python3-avro', async (t) => {

@@ -10,13 +10,10 @@ import { lastRowOf, ROW_TERMINATOR, rowKeyOfDocument } from '../../lib/rows/row-
 import type { TableLayout } from '../../lib/model/types.js';
 import type { ChunkSource } from '../../lib/rows/row-stream.js';
 import type { RenderedChunk } from '../../lib/store/store.js';
-import { type Gateway, RemoteError } from './remote.js';
+import { backoffMs, type Gateway, MAX_RETRIES, RemoteError, type RetryOptions } from './remote.js';
 
-/** Attempts after a failure before giving up; the count starts again once rows arrive. */
-export const MAX_RETRIES = 5;
-/** Attempts in all, however much each one got through. */
+/** Attempts in all, however much each one got through (MAX_RETRIES counts failures in a row: it starts again once rows arrive). */
 const MAX_ATTEMPTS = 100;
-const FIRST_BACKOFF_MS = 200;
 
 export interface RemoteRange {
   readonly start?: Buffer;
@@ -27,13 +24,7 @@ export interface RemoteRange {
   readonly params: Readonly<Record<string, string>>;
 }
 
-export interface RemoteRowsOptions {
-  readonly signal?: AbortSignal;
-  /** Told each retry: the failure and the wait before it. */
-  readonly onRetry?: (error: Error, waitMs: number) => void;
-  /** Backoff before the first retry (tests shorten it). */
-  readonly backoffMs?: number;
-}
+export type RemoteRowsOptions = RetryOptions;
 
 /** The GET rows parameters of the read options given (the gateway's defaults for those not given). */
 export function readParams(flags: { readonly cols?: string; readonly versions?: string; readonly timerange?: string }): Record<string, string> {
@@ -128,7 +119,7 @@ async function* rangeChunks(
         throw new RemoteError(`${e.message}; an eid request cannot continue after a partial answer`, 400);
       if (last !== undefined) start = keyAfter(rowKeyOfDocument(lastRowOf(last), layout.keyFormat, 3));
       if (remaining >= 0) remaining = Math.max(0, remaining - got);
-      const wait = (options.backoffMs ?? FIRST_BACKOFF_MS) * 2 ** (failures - 1);
+      const wait = backoffMs(failures, options.backoffMs);
       options.onRetry?.(e, wait);
       await sleep(wait, undefined, { signal: options.signal });
     } finally {

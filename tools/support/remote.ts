@@ -5,12 +5,36 @@
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
 import { parseLayout } from '../../lib/model/layout/layout.js';
 import type { TableLayout } from '../../lib/model/types.js';
 import { CliError, EXIT_USAGE } from './cli-error.js';
 
 export const TOKEN_ENV = 'ROWGATE_TOKEN';
+
+/**
+ * How requests to a gateway are retried after a failure with no answer (refused, reset, dropped)
+ * or a 5xx: at most MAX_RETRIES times in a row, waiting FIRST_BACKOFF_MS, then twice as long
+ * each time (0.2 + 0.4 + 0.8 + 1.6 + 3.2 = 6.2 s in all), so a gateway restarting is waited for
+ * and one that is gone is given up on. remote-rows.ts retries its ranges by the same rule.
+ */
+export const MAX_RETRIES = 5;
+export const FIRST_BACKOFF_MS = 200;
+
+/** The wait before retry number `failures` (1, 2, ...). */
+export function backoffMs(failures: number, first = FIRST_BACKOFF_MS): number {
+  return first * 2 ** (failures - 1);
+}
+
+export interface RetryOptions {
+  /** Ends the waits (and what is retried) at once. */
+  readonly signal?: AbortSignal;
+  /** Told each retry: the failure and the wait before it. */
+  readonly onRetry?: (error: Error, waitMs: number) => void;
+  /** Backoff before the first retry (tests shorten it). */
+  readonly backoffMs?: number;
+}
 
 export interface RemoteFlags {
   readonly url?: string;
@@ -43,7 +67,14 @@ export class Gateway {
   private readonly base: URL;
   private readonly token: string | undefined;
 
-  constructor(flags: RemoteFlags) {
+  /**
+   * `retry`: how the whole-body requests (text, json, layout: the layout and splits an export
+   * asks for before any row) are retried; rows are retried by remote-rows.ts.
+   */
+  constructor(
+    flags: RemoteFlags,
+    private readonly retry: RetryOptions = {},
+  ) {
     let base: URL;
     try {
       base = new URL(flags.url!);
@@ -87,12 +118,31 @@ export class Gateway {
     });
   }
 
-  /** A whole (small) body. */
+  /**
+   * A whole (small) body, retried as rows are: a gateway restarting before rows flow (refused, or
+   * a socket hang up on the layout or splits request) is waited for, not the end of an export.
+   */
   async text(path: string): Promise<string> {
-    const res = await this.open(path);
-    const chunks: Buffer[] = [];
-    for await (const c of res) chunks.push(c as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
+    const { signal } = this.retry;
+    for (let failures = 0; ;) {
+      try {
+        const res = await this.open(path, {}, signal);
+        const chunks: Buffer[] = [];
+        try {
+          for await (const c of res) chunks.push(c as Buffer);
+        } catch (e) {
+          throw new RemoteError(`${this.url}: the connection dropped mid-answer (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+        }
+        return Buffer.concat(chunks).toString('utf8');
+      } catch (e) {
+        if (signal?.aborted) throw signal.reason ?? e;
+        if (!(e instanceof RemoteError) || !e.retryable) throw e;
+        if (++failures > MAX_RETRIES) throw new RemoteError(`${e.message}; gave up after ${failures} attempts`, e.status);
+        const wait = backoffMs(failures, this.retry.backoffMs);
+        this.retry.onRetry?.(e, wait);
+        await sleep(wait, undefined, { signal });
+      }
+    }
   }
 
   async json<T>(path: string): Promise<T> {
