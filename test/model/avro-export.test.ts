@@ -1,18 +1,18 @@
 /**
- * avroExportOf (lib/model/avro/avro-export.ts) and the Avro stage (lib/rows/row-formats.ts):
+ * avroExportOf (lib/model/avro/avro-export.ts) and the Avro stages (lib/rows/stages/avro.ts),
+ * encoding rows from their cells:
  * - a column whose schema the layout does not carry inline holds the value's JSON text, exactly: a
  *   long beyond 2^53 is its digits, not a quoted string (regression: a JSON.stringify replacer
  *   printed bigints as strings, so 9007199254740993 was exported as "9007199254740993");
- * - row_key is read back from documents in the served revision's entity id form (regression: the
- *   revision 3 parser read revisions 1-2's shell form, `hbase=hex:...`, as escaped text).
+ * - row_key is the row's key whatever the revision (it was read back from the served documents'
+ *   entity ids, where revisions 1-2's shell form `hbase=hex:...` was once misread), and revision 1,
+ *   whose cells carry no writer_schema, writes -1.
  */
 import t from 'tap';
 import { avroExportOf } from '../../lib/model/avro/avro-export.js';
 import avro from 'avsc';
 import { parseLayout } from '../../lib/model/layout/layout.js';
-import type { Revision } from '../../lib/config/config.js';
-import { entityIdOfDocument, rowSerializer } from '../../lib/rows/row-format.js';
-import { formatBody } from '../../lib/rows/row-formats.js';
+import { avroBody } from '../../lib/rows/stages/avro.js';
 
 const LAYOUT_TEXT = `{
   name: "t",
@@ -25,8 +25,8 @@ const LAYOUT = parseLayout(LAYOUT_TEXT);
 
 t.test('an untyped column holds the exact JSON text of its value, longs beyond 2^53 included', async (t) => {
   const exp = avroExportOf(LAYOUT);
-  const document = '{"entityId":["a"],"cells":{"f":{"c":[{"timestamp":5,"value":{"n":9007199254740993,"s":"x"},"writer_schema":9}]}}}';
-  const row = exp.rowValue(document, entityIdOfDocument(document, LAYOUT.keyFormat, 3)) as { f: { c: { value: string }[] } };
+  const cells = [{ family: 'f', qualifier: 'c', timestamp: 5, schemaId: 9, json: '{"n":9007199254740993,"s":"x"}' }];
+  const row = exp.rowValue({ rowKey: Buffer.from('0001', 'hex'), cells }) as { f: { c: { value: string }[] } };
   t.equal(row.f.c[0]!.value, '{"n":9007199254740993,"s":"x"}');
 });
 
@@ -38,21 +38,30 @@ const HASH_LAYOUT = parseLayout(`{
   version: "layout-1.3.0"
 }`);
 
-t.test("row_key comes from the entity id in the served revision's form (revisions 1 and 2 write HASH keys as hbase=hex:...)", async (t) => {
+t.test("row_key is the row key, and writer_schema the cell's schema id or -1 without one (revision 1)", async (t) => {
   const rowKey = Buffer.from('00ff10203040506070808a9aaabacadaea', 'hex').subarray(0, 16);
-  for (const revision of [1, 2, 3] as Revision[]) {
-    const document = rowSerializer(HASH_LAYOUT.keyFormat, revision)({ rowKey, cells: [] });
-    const container = await formatBody('avro', HASH_LAYOUT, Buffer.from(`${document}\r\n`), revision);
-    const records: { row_key: Buffer }[] = [];
+  const cells = [{ family: 'f', qualifier: 'c', timestamp: 7, schemaId: 0, json: '"v"' }];
+  for (const withSchema of [true, false]) {
+    const container = await avroBody(
+      HASH_LAYOUT,
+      [
+        { rowKey, cells },
+        { rowKey: Buffer.alloc(16, 1), cells: [] },
+      ],
+      withSchema,
+    );
+    const records: { row_key: Buffer; f: { c: { writer_schema: bigint | number }[] } }[] = [];
     await new Promise<void>((resolve, reject) => {
       const decoder = new avro.streams.BlockDecoder();
-      decoder.on('data', (r: { row_key: Buffer }) => records.push(r));
+      decoder.on('data', (r: (typeof records)[number]) => records.push(r));
       decoder.on('end', () => resolve());
       decoder.on('error', reject);
       decoder.end(container);
     });
-    t.equal(records.length, 1, `revision ${revision}: one record (${document})`);
-    t.equal(records[0]!.row_key.toString('hex'), rowKey.toString('hex'), `revision ${revision}: the row's key`);
+    t.equal(records.length, 2, `withSchema ${withSchema}: two records`);
+    t.equal(records[0]!.row_key.toString('hex'), rowKey.toString('hex'), `withSchema ${withSchema}: the row's key`);
+    t.equal(Number(records[0]!.f.c[0]!.writer_schema), withSchema ? 0 : -1, `withSchema ${withSchema}: writer_schema`);
+    t.same(records[1]!.f.c, [], 'a row without cells: an empty column');
   }
 });
 

@@ -14,7 +14,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Option, type Command } from 'commander';
-import { formatStage, ROW_FORMATS, terminatorOf, type RowFormat } from '../../lib/rows/row-formats.js';
+import { ROW_FORMATS, terminatorOf, type RowFormat } from '../../lib/rows/row-formats.js';
+import { documentsToAvro } from '../support/documents-to-rows.js';
 import { CrLfToLf } from '../support/crlf-to-lf.js';
 import { rowKeyOfDocument } from '../../lib/rows/row-format.js';
 import type { TableLayout } from '../../lib/model/types.js';
@@ -25,7 +26,7 @@ import { openTarget, type ExportTarget } from '../support/export-file.js';
 import { writeInOrder } from '../support/ordered-ranges.js';
 import { OutputClosed } from '../support/output.js';
 import { rateText, startProgress, type Progress } from '../support/progress.js';
-import { dumpRows } from '../support/row-dump.js';
+import { dumpAvro, dumpRows } from '../support/row-dump.js';
 import { positiveInteger, selectionOf, withScanOptions, type RowSelection, type ScanFlags } from '../support/read-options.js';
 import { Gateway, RemoteError, remotely, TOKEN_ENV, withRemoteOptions, type RemoteFlags } from '../support/remote.js';
 import { keyAfter, readParams, remoteRows, type RemoteRange } from '../support/remote-rows.js';
@@ -78,14 +79,10 @@ export function registerExport(program: Command): void {
       throw new CliError('--resume continues json and ndjson exports (an Avro file is not cut at a row)', EXIT_USAGE);
     // The stage needs the layout before the export starts; the export then takes it from here.
     const layout = flags.format === 'avro' ? await layoutOf(flags) : undefined;
-    // A local export frames its rows as the format asks (ndjson: LF); a gateway sends the row
-    // stream (CR LF), which an ndjson export turns into LF as it writes.
-    const stage =
-      layout !== undefined
-        ? formatStage(flags.format, layout, EXPORT_REVISION)
-        : flags.format === 'ndjson' && flags.url !== undefined
-          ? new CrLfToLf()
-          : undefined;
+    // A local export frames its rows as the format asks (ndjson: LF) or encodes them as Avro from
+    // their cells; a gateway sends the row stream (CR LF), which the export turns into LF (ndjson)
+    // or reads back into rows for the Avro encoder (avro) as it writes.
+    const stage = flags.url === undefined ? undefined : flags.format === 'ndjson' ? new CrLfToLf() : layout !== undefined ? documentsToAvro(layout) : undefined;
     const target = openTarget(flags.out, flags.resume === true, stage);
     const controller = new AbortController();
     const onSignal = (signal: NodeJS.Signals): void => controller.abort(new Interrupted(signal));
@@ -229,14 +226,15 @@ async function exportLocal(
   let rows = 0;
   let bytes = 0;
   let cells = 0;
-  const result = await dumpRows({
+  const dump = flags.format === 'avro' ? dumpAvro : dumpRows;
+  const result = await dump({
     store,
     instance: flags.instance,
     table: flags.table,
     layout,
     selection,
     output: target.output,
-    terminator: flags.format === 'avro' ? terminatorOf('json') : terminatorOf(flags.format),
+    terminator: terminatorOf(flags.format === 'avro' ? 'json' : flags.format),
     onBatch: (done) => {
       progress.add(done.rows - rows, done.bytes - bytes, done.cells - cells);
       rows = done.rows;

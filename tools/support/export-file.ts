@@ -5,7 +5,7 @@
  * cut off, and the export goes on after the last complete row.
  */
 import { once } from 'node:events';
-import type { Transform } from 'node:stream';
+import type { Duplex } from 'node:stream';
 import { createWriteStream, existsSync, ftruncateSync, fstatSync, openSync, readSync, renameSync } from 'node:fs';
 import { CliError, EXIT_USAGE } from './cli-error.js';
 import { Output } from './output.js';
@@ -42,7 +42,7 @@ export function partialPath(out: string): string {
  * Opens the target; with a `stage` (a format other than json, lib/rows/row-formats.ts) rows are
  * written into the stage and it writes the file.
  */
-export function openTarget(out: string | undefined, resume: boolean, stage?: Transform): ExportTarget {
+export function openTarget(out: string | undefined, resume: boolean, stage?: Duplex): ExportTarget {
   if (out === undefined) {
     if (resume) throw new CliError('--resume needs --out FILE (standard output cannot be continued)', EXIT_USAGE);
     if (stage === undefined) {

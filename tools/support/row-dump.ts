@@ -8,7 +8,11 @@
 import { rowRenderSpec, rowSerializer } from '../../lib/rows/row-format.js';
 import type { RowTerminator } from '../../lib/rows/row-document.js';
 import { scanSource, type ChunkSource } from '../../lib/rows/row-stream.js';
-import type { TableLayout } from '../../lib/model/types.js';
+import { Readable, Transform, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { RowOut, TableLayout } from '../../lib/model/types.js';
+import { AvroEncodeStage } from '../../lib/rows/stages/avro.js';
+import { filteredRows } from '../../lib/rows/stages/pipeline.js';
 import type { RenderedChunk, Store } from '../../lib/store/store.js';
 import type { Output } from './output.js';
 import type { RowSelection } from './read-options.js';
@@ -70,4 +74,45 @@ function pointSource(
     },
     close: async () => undefined,
   };
+}
+
+/**
+ * The rows of a selection as an Avro object container file into an Output, encoded from the
+ * rows' cells (lib/rows/stages/avro.ts): the store scan and the filter stage, then the Avro
+ * encoder, written as the output drains. One row (--eid) is read with a point get.
+ */
+export async function dumpAvro(args: {
+  readonly store: Store;
+  readonly instance: string;
+  readonly table: string;
+  readonly layout: TableLayout;
+  readonly selection: RowSelection;
+  readonly output: Output;
+  readonly onBatch?: (done: DumpResult) => void;
+}): Promise<DumpResult> {
+  const { selection } = args;
+  const rows =
+    selection.kind === 'scan'
+      ? filteredRows(args.store, args.instance, args.table, selection.request, args.layout)
+      : Readable.from(selection.limit === 0 ? [] : [await args.store.get(args.instance, args.table, [selection.rowKey], selection.read)], { objectMode: true });
+  const done = { rows: 0, cells: 0, bytes: 0 };
+  const counted = new Transform({
+    objectMode: true,
+    transform: (batch: readonly RowOut[], _enc, next) => {
+      done.rows += batch.length;
+      for (const row of batch) done.cells += row.cells.length;
+      next(null, batch);
+    },
+  });
+  const sink = new Writable({
+    write: (chunk: Buffer, _enc, next) => {
+      done.bytes += chunk.length;
+      args.output.write(chunk).then(() => {
+        args.onBatch?.({ ...done });
+        next();
+      }, next);
+    },
+  });
+  await pipeline(rows, counted, new AvroEncodeStage(args.layout), sink);
+  return done;
 }

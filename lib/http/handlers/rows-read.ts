@@ -21,7 +21,9 @@ import { compressor, encodingHeaders, negotiateEncoding } from '../compression.j
 import { rowRenderSpec, rowSerializer } from '../../rows/row-format.js';
 import { RowStream, scanSource } from '../../rows/row-stream.js';
 import { scanTrailers } from '../scan-trailers.js';
-import { CONTENT_TYPE, formatBody, formatStage, negotiateRowFormat, terminatorOf, type RowFormat } from '../../rows/row-formats.js';
+import { CONTENT_TYPE, negotiateRowFormat, terminatorOf, type RowFormat } from '../../rows/row-formats.js';
+import { avroBody, AvroEncodeStage, LimitStage } from '../../rows/stages/avro.js';
+import { filteredRows } from '../../rows/stages/pipeline.js';
 import { dropWhenStalled } from '../stall.js';
 import type { RenderedChunk } from '../../store/store.js';
 
@@ -91,8 +93,8 @@ function getRowsOf(
 }
 
 /**
- * The rows of `keys` (point or bulk get), each followed by CR LF: rendered by the store where it
- * can (Store.getChunk), then converted whole for a format other than json.
+ * The rows of `keys` (point or bulk get): json and ndjson rendered by the store where it can
+ * (Store.getChunk), each row followed by its terminator; avro encoded from the rows' cells.
  */
 function sendRows(
   ctx: AppContext,
@@ -105,31 +107,30 @@ function sendRows(
   info: RequestInfo,
   format: RowFormat,
 ): Promise<void> | void {
-  if (keys.length === 0) return sendBody(ctx, req, res, layout, '', format);
+  if (format === 'avro') {
+    const rows = keys.length === 0 ? Promise.resolve([]) : ctx.store.get(params.instance!, params.table!, keys, read);
+    return rows.then(async (got: readonly RowOut[]) => {
+      info.rows = got.length;
+      const body = await avroBody(layout, got, dialectOf(ctx.config.revision).renderSpec.withSchema);
+      sendJson(ctx, req, res, 200, body, { 'content-type': CONTENT_TYPE.avro });
+    });
+  }
+  if (keys.length === 0) return sendBody(ctx, req, res, '', format);
   if (ctx.store.getChunk === undefined) {
     return ctx.store.get(params.instance!, params.table!, keys, read).then((rows: readonly RowOut[]) => {
       info.rows = rows.length;
-      return sendBody(ctx, req, res, layout, rowsText(rows, layout, ctx.config.revision, terminatorOf(format)), format);
+      return sendBody(ctx, req, res, rowsText(rows, layout, ctx.config.revision, terminatorOf(format)), format);
     });
   }
   const chunk = ctx.store.getChunk(params.instance!, params.table!, keys, read, rowRenderSpec(ctx.config.revision, terminatorOf(format)));
   info.rows = chunk.rows;
-  return sendBody(ctx, req, res, layout, chunk.bytes, format);
+  return sendBody(ctx, req, res, chunk.bytes, format);
 }
 
-/** The rows' body in the negotiated format: JSON as it is, other formats converted whole. */
-function sendBody(
-  ctx: AppContext,
-  req: IncomingMessage,
-  res: ServerResponse,
-  layout: TableLayout,
-  body: string | Buffer,
-  format: RowFormat,
-): Promise<void> | void {
+/** Rendered rows (json or ndjson) with the format's content type. */
+function sendBody(ctx: AppContext, req: IncomingMessage, res: ServerResponse, body: string | Buffer, format: RowFormat): void {
   if (format === 'json') return sendJson(ctx, req, res, 200, body);
-  return formatBody(format, layout, typeof body === 'string' ? Buffer.from(body, 'utf8') : body, ctx.config.revision).then((converted) =>
-    sendJson(ctx, req, res, 200, converted, { 'content-type': CONTENT_TYPE[format] }),
-  );
+  sendJson(ctx, req, res, 200, body, { 'content-type': CONTENT_TYPE[format] });
 }
 
 /** Rows as the row stream writes them: each row's JSON document followed by its terminator. */
@@ -165,36 +166,44 @@ async function streamScan(
   // The slot is taken only once the scan exists: a scan that fails to open must not leak it.
   // One row past a limit tells whether a next page exists and where (scan-trailers.ts); it is never sent.
   const asked = request.limit < 0 ? request : { ...request, limit: request.limit + 1 };
-  const source = scanSource(ctx.store, params.instance!, params.table!, asked, layout, rowRenderSpec(ctx.config.revision, terminatorOf(format)));
-  const releaseSlot = ctx.scans.acquire();
-  info.scan = true;
-  let first: RenderedChunk | undefined;
-  try {
-    // The first batch is read before the headers go out, so an early failure is a proper error response.
-    first = await source.next();
-  } catch (e) {
-    releaseSlot();
-    await source.close();
-    throw e;
+  const onEnd = (rows: number, nextRowKey: Buffer | undefined): void => res.addTrailers(scanTrailers(rows, nextRowKey, ctx.config.revision));
+  const onRows = (n: number): void => {
+    info.rows = n;
+  };
+  let body: { readonly streams: NodeJS.ReadableStream[]; readonly rowsSent: () => number };
+  let releaseSlot: () => void;
+  if (format === 'avro') {
+    // Avro is encoded from the filtered rows' cells (stages/avro.ts). A store that cannot open the
+    // scan throws here, before the headers; its later failures truncate the stream.
+    const rows = filteredRows(ctx.store, params.instance!, params.table!, asked, layout);
+    releaseSlot = ctx.scans.acquire();
+    const limit = new LimitStage(request.limit, onEnd, onRows);
+    body = { streams: [rows, limit, new AvroEncodeStage(layout, dialectOf(ctx.config.revision).renderSpec.withSchema)], rowsSent: () => limit.rowsSent };
+  } else {
+    const source = scanSource(ctx.store, params.instance!, params.table!, asked, layout, rowRenderSpec(ctx.config.revision, terminatorOf(format)));
+    releaseSlot = ctx.scans.acquire();
+    let first: RenderedChunk | undefined;
+    try {
+      // The first batch is read before the headers go out, so an early failure is a proper error response.
+      first = await source.next();
+    } catch (e) {
+      releaseSlot();
+      await source.close();
+      throw e;
+    }
+    const stream = new RowStream(source, first, onRows, { limit: request.limit, onEnd });
+    body = { streams: [stream], rowsSent: () => stream.rowsSent };
   }
-  const stream = new RowStream(
-    source,
-    first,
-    (n) => {
-      info.rows = n;
-    },
-    { limit: request.limit, onEnd: (rows, nextRowKey) => res.addTrailers(scanTrailers(rows, nextRowKey, ctx.config.revision)) },
-  );
+  info.scan = true;
   res.writeHead(200, headers);
   dropWhenStalled(res, ctx.config.limits.stallTimeoutMs, () => {
-    ctx.log.warn({ url: req.url, rowsSent: stream.rowsSent, stallTimeoutMs: ctx.config.limits.stallTimeoutMs }, 'scan client read nothing; dropped');
+    ctx.log.warn({ url: req.url, rowsSent: body.rowsSent(), stallTimeoutMs: ctx.config.limits.stallTimeoutMs }, 'scan client read nothing; dropped');
   });
-  const stage = formatStage(format, layout, ctx.config.revision);
-  const stages: NodeJS.ReadWriteStream[] = [...(stage === undefined ? [] : [stage]), ...(encoding === undefined ? [] : [compressor(encoding)])];
+  const stages: NodeJS.ReadWriteStream[] = encoding === undefined ? [] : [compressor(encoding)];
   await new Promise<void>((resolve) => {
-    pipeline([stream, ...stages, res], (err) => {
+    pipeline([...body.streams, ...stages, res], (err) => {
       releaseSlot();
-      info.rows = stream.rowsSent;
+      info.rows = body.rowsSent();
       if (err && !res.destroyed) res.destroy(err);
       if (err && err.code !== 'ERR_STREAM_PREMATURE_CLOSE') ctx.log.error({ err, url: req.url }, 'scan failed mid-stream');
       resolve();

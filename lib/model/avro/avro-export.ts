@@ -1,6 +1,6 @@
 /**
- * Exports as Avro: a record schema derived from a table's layout, and rows (revision 3 row
- * documents, as GET rows and export render them) turned into values of it.
+ * Exports as Avro: a record schema derived from a table's layout, and rows (their cells, as the
+ * store reads them) turned into values of it.
  *
  * The row record (`rowgate_export_<table>`): `row_key` (bytes); `entity_id`, a record of the key
  * components (STRING string, INTEGER int, LONG long; nullable ones a union with null) for
@@ -11,11 +11,11 @@
  * does not carry inline (CLASS, AVRO by uid, RAW_BYTES, PROTOBUF) hold the value's Avro JSON text.
  */
 import { rgError } from '../../errors.js';
-import { resolveEntityId } from '../keys/entity-id.js';
+import { decodeRowKey } from '../keys/row-key.js';
 import { avroFromJson } from './avro-json.js';
 import { buildAvroType, type AvroType } from './avro-types.js';
 import { parseExactJson, stringifyExactJson } from '../json/exact-json.js';
-import type { CellSchemaSpec, EntityIdInput, JsonValue, TableLayout } from '../types.js';
+import type { CellOut, CellSchemaSpec, ComponentValue, JsonValue, RowOut, TableLayout } from '../types.js';
 
 type Schema = JsonValue;
 
@@ -24,8 +24,11 @@ export interface AvroExport {
   readonly type: AvroType;
   /** The schema as JSON (what the container file's header carries). */
   readonly schema: Schema;
-  /** The Avro value of one row document (its text without a line end) and its entity id as read back from it (lib/rows/row-format.ts entityIdOfDocument). */
-  rowValue(document: string, entityId: EntityIdInput): unknown;
+  /**
+   * The Avro value of one row from its cells (stored order: family, qualifier, newest first);
+   * `withSchema` false (revision 1, whose cells carry no writer_schema) writes writer_schema -1.
+   */
+  rowValue(row: RowOut, withSchema?: boolean): unknown;
 }
 
 const NAME = /[^A-Za-z0-9_]/g;
@@ -160,13 +163,18 @@ function buildAvroExport(layout: TableLayout): AvroExport {
     }
   }
 
-  const rowValue = (document: string, input: EntityIdInput): unknown => {
-    const row = parseExactJson(document, 'row') as {
-      cells: Record<string, Record<string, { timestamp: JsonValue; value: JsonValue; writer_schema?: JsonValue }[]>>;
-    };
-    const value: Record<string, unknown> = { row_key: resolveEntityId(format, input) };
+  /** The row key's components, or none for a key its format cannot decode (named by bytes, as RAW keys are). */
+  const componentsOf = (rowKey: Buffer): readonly ComponentValue[] => {
+    try {
+      return decodeRowKey(format, rowKey) ?? [];
+    } catch {
+      return [];
+    }
+  };
+  const rowValue = (row: RowOut, withSchema = true): unknown => {
+    const value: Record<string, unknown> = { row_key: row.rowKey };
     if (components.length > 0) {
-      const parts = input.kind === 'components' ? input.components : [];
+      const parts = componentsOf(row.rowKey);
       const id: Record<string, unknown> = {};
       components.forEach((c, i) => {
         const v = parts[i] ?? null;
@@ -176,24 +184,33 @@ function buildAvroExport(layout: TableLayout): AvroExport {
       });
       value.entity_id = id;
     }
+    // The row's cells by family, then qualifier, in stored order.
+    const byFamily = new Map<string, Map<string, CellOut[]>>();
+    for (const cell of row.cells) {
+      let family = byFamily.get(cell.family);
+      if (family === undefined) byFamily.set(cell.family, (family = new Map()));
+      const list = family.get(cell.qualifier);
+      if (list === undefined) family.set(cell.qualifier, [cell]);
+      else list.push(cell);
+    }
+    const cells = (key: string, list: readonly CellOut[]) => {
+      const plan = plans.get(key)!;
+      return list.map((cell) => ({
+        timestamp: BigInt(cell.timestamp),
+        value: plan.typed ? cellValue(plan.valueType!, parseExactJson(cell.json, 'value'), key) : cell.json,
+        writer_schema: withSchema ? BigInt(cell.schemaId) : -1n,
+      }));
+    };
     for (const group of layout.localityGroups) {
       for (const family of group.families) {
-        const got = row.cells[family.name] ?? {};
-        const cells = (key: string, list: { timestamp: JsonValue; value: JsonValue; writer_schema?: JsonValue }[]) => {
-          const plan = plans.get(key)!;
-          return list.map((cell) => ({
-            timestamp: BigInt(cell.timestamp as number | bigint),
-            value: plan.typed ? cellValue(plan.valueType!, cell.value, key) : stringifyExactJson(cell.value),
-            writer_schema: BigInt((cell.writer_schema ?? -1) as number | bigint),
-          }));
-        };
+        const got = byFamily.get(family.name);
         if (family.mapSchema !== undefined) {
           const map: Record<string, unknown> = {};
-          for (const [q, list] of Object.entries(got)) map[q] = cells(`${family.name}:`, list);
+          for (const [q, list] of got ?? []) map[q] = cells(`${family.name}:`, list);
           value[avroName(family.name)] = map;
         } else {
           const rec: Record<string, unknown> = {};
-          for (const c of family.columns) rec[avroName(c.name)] = cells(`${family.name}:${c.name}`, got[c.name] ?? []);
+          for (const c of family.columns) rec[avroName(c.name)] = cells(`${family.name}:${c.name}`, got?.get(c.name) ?? []);
           value[avroName(family.name)] = rec;
         }
       }

@@ -17,15 +17,27 @@ import { FilterStage } from './filter.js';
 import { FramingStage } from './framing.js';
 import { SerializeStage } from './serialize.js';
 
+/**
+ * The rows of `request`, filtered: the store scan iterator and the filter stage, the part every
+ * format shares (the Avro format's stages follow it directly: avro.ts). Destroying it returns the
+ * store scan.
+ */
+export function filteredRows(store: Store, instance: string, table: string, request: ScanRequest, layout: TableLayout): Readable {
+  const scan = store.scan(instance, table, request);
+  const source = Readable.from(scan, { objectMode: true, highWaterMark: 1 });
+  // Readable.from returns the iterator when destroyed; a scan not started yet is returned here too.
+  source.once('close', () => void scan.return());
+  return source.pipe(new FilterStage(layout, request.read)).once('close', () => source.destroy());
+}
+
 /** The rows of `request` as framed chunks, through the reference stages. */
 export function referenceSource(store: Store, instance: string, table: string, request: ScanRequest, layout: TableLayout, spec: FramedRenderSpec): ChunkSource {
   const scan = store.scan(instance, table, request);
-  const framing = new FramingStage(spec.terminator);
   const stages = pipeline(
     Readable.from(scan, { objectMode: true, highWaterMark: 1 }),
     new FilterStage(layout, request.read),
     new SerializeStage(layout.keyFormat, spec),
-    framing,
+    new FramingStage(spec.terminator),
     () => undefined, // errors reach the reader through the iterator below
   );
   const chunks = stages[Symbol.asyncIterator]() as AsyncIterator<RenderedChunk>;

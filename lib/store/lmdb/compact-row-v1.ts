@@ -7,7 +7,7 @@
  *   0  u8  TAG_COMPACT        1  u8  1                   2  u16 columns (n)
  *   4  u32 text bytes (T)     8  u32 older versions (h)  12 u16 entity id end   14 u16 0
  *   16 f64 oldest newest-version timestamp               24 f64 newest timestamp
- *   32 text: {"entityId":<id>,"cells":{"fam":{"q":[<fragment>],...},...}}\r\n
+ *   32 text: {"entityId":<id>,"cells":{"fam":{"q":[<fragment>],...},...}} and the CR LF terminator
  *   32+T  n column entries of 24 bytes: u32 fragment start, u32 fragment end, u16 quoted family
  *      bytes (0: same family as before), u16 quoted qualifier bytes, u32 schema word, u32 ts high,
  *      u32 ts low; a fragment is {"timestamp":<ts>,"value":<json>,"writer_schema":<id>}

@@ -1,0 +1,94 @@
+/**
+ * The Avro format's stages, after the filter stage (pipeline.ts): rows in, an Avro object
+ * container file out (its header first, even for no rows), encoded from the cells
+ * (lib/model/avro/avro-export.ts) with avsc's BlockEncoder; no row document is rendered or read
+ * back. LimitStage ends a scan at its limit and names the first row not sent, as RowStream does for
+ * the JSON formats.
+ */
+import { Transform, type TransformCallback } from 'node:stream';
+import avro from 'avsc';
+import { avroExportOf } from '../../model/avro/avro-export.js';
+import type { RowOut, TableLayout } from '../../model/types.js';
+
+/** Passes at most `limit` rows (-1: all); onEnd is told the rows passed and the key of the first row held back, before the stream ends. */
+export class LimitStage extends Transform {
+  rowsSent = 0;
+  private nextRowKey: Buffer | undefined;
+
+  constructor(
+    private readonly limit: number,
+    private readonly onEnd: (rowsSent: number, nextRowKey: Buffer | undefined) => void,
+    /** Told the running row count after every batch (the request log). */
+    private readonly onRows: (rowsSent: number) => void = () => undefined,
+  ) {
+    super({ objectMode: true });
+  }
+
+  override _transform(rows: readonly RowOut[], _enc: BufferEncoding, done: TransformCallback): void {
+    if (this.nextRowKey !== undefined) return done();
+    let kept = rows;
+    if (this.limit >= 0 && this.rowsSent + rows.length > this.limit) {
+      kept = rows.slice(0, this.limit - this.rowsSent);
+      this.nextRowKey = rows[kept.length]!.rowKey;
+    }
+    this.rowsSent += kept.length;
+    this.onRows(this.rowsSent);
+    done(null, kept.length > 0 ? kept : undefined);
+  }
+
+  override _flush(done: TransformCallback): void {
+    try {
+      this.onEnd(this.rowsSent, this.nextRowKey);
+      done();
+    } catch (e) {
+      done(e as Error);
+    }
+  }
+}
+
+/** Batches of rows in, the container file's bytes out. */
+export class AvroEncodeStage extends Transform {
+  private readonly encoder: avro.streams.BlockEncoder;
+  private readonly rowValue: (row: RowOut) => unknown;
+  private failure: Error | undefined;
+
+  /** `withSchema`: cells carry their writer schema id (false for revision 1, whose documents have none: -1). */
+  constructor(layout: TableLayout, withSchema = true) {
+    super({ writableObjectMode: true });
+    const exp = avroExportOf(layout);
+    this.rowValue = (row) => exp.rowValue(row, withSchema);
+    this.encoder = new avro.streams.BlockEncoder(exp.type, { codec: 'null', writeHeader: true } as never);
+    this.encoder.on('data', (c: Buffer) => this.push(c));
+    this.encoder.on('typeError', (e: Error) => {
+      this.failure ??= e;
+    });
+  }
+
+  override _transform(rows: readonly RowOut[], _enc: BufferEncoding, done: TransformCallback): void {
+    try {
+      for (const row of rows) this.encoder.write(this.rowValue(row));
+      done(this.failure);
+    } catch (e) {
+      done(e as Error);
+    }
+  }
+
+  override _flush(done: TransformCallback): void {
+    this.encoder.once('end', () => done(this.failure));
+    this.encoder.end();
+  }
+}
+
+/** Rows (point and bulk gets) as one whole container file. */
+export async function avroBody(layout: TableLayout, rows: readonly RowOut[], withSchema: boolean): Promise<Buffer> {
+  const stage = new AvroEncodeStage(layout, withSchema);
+  const chunks: Buffer[] = [];
+  stage.on('data', (c: Buffer) => chunks.push(c));
+  const done = new Promise<void>((resolve, reject) => {
+    stage.on('end', resolve);
+    stage.on('error', reject);
+  });
+  stage.end(rows);
+  await done;
+  return Buffer.concat(chunks);
+}
