@@ -6,7 +6,8 @@
  * FILE.partial is never silently overwritten.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
@@ -71,6 +72,69 @@ t.test('--resume after a cut anywhere finishes the exact export, locally and wit
     '--resume of a wildcard export is refused',
   );
 });
+
+t.test(
+  'spool folders: a killed export --url leaves its own, the next run or --resume removes it (only it); an export that needs none makes none',
+  async (t) => {
+    const dir = tempDir(t);
+    const h = await filledGateway(t, dir);
+    const full = Buffer.from((await raw(h.base, 'GET', `${ROWS_PATH}?limit=-1`)).body, 'utf8');
+    const slow = await slowProxy(t, h.base);
+    const spools = () => readdirSync(dir).filter((n) => n.startsWith('.rowgate-export-'));
+    // The pid of a process that has exited.
+    const dead = spawn(process.execPath, ['-e', '']);
+    await new Promise((resolve) => dead.on('close', resolve));
+    const host = hostname();
+    // Not provably stale spools of killed.json: another output's, a live process's (this test's), another host's, an older name without an owner.
+    const others = [
+      `.rowgate-export-other.json@${host}-${dead.pid}-abcdef`,
+      `.rowgate-export-killed.json@${host}-${process.pid}-abcdef`,
+      `.rowgate-export-killed.json@elsewhere.example-${dead.pid}-abcdef`,
+      '.rowgate-export-Ab12Cd',
+    ];
+    for (const o of others) mkdirSync(join(dir, o));
+    const ours = () => spools().filter((n) => !others.includes(n));
+
+    // Killed mid-export: its spool stays behind (nothing could remove it), named for its output and pid.
+    const out = join(dir, 'killed.json');
+    const args = ['export', '--url', slow, ...TABLE, '--parallel', '2', '--out', out];
+    await interrupt(args, `${out}.partial`, Math.floor(full.length * 0.3), 'SIGKILL');
+    t.equal(ours().length, 1, `the killed run left its spool: ${ours().join(', ')}`);
+    t.match(ours()[0], new RegExp(`^\\.rowgate-export-killed\\.json@${host.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-\\d+-[A-Za-z0-9]{6}$`));
+    // --resume removes it (and its own when done); the others stay.
+    const resumed = await runCli(['export', '--url', h.base, ...TABLE, '--parallel', '2', '--out', out, '--resume']);
+    t.equal(resumed.code, 0, resumed.stderr);
+    t.ok(readFileSync(out).equals(full), 'resumed: the uninterrupted export');
+    t.match(resumed.stderr, /removed the spool folder .*killed\.json.* left by an export that did not finish/);
+    t.same(ours(), [], '--resume removed the stale spool');
+    t.same(spools().sort(), [...others].sort(), 'and nothing else');
+
+    // The same for a next run without --resume (its partial file deleted, as the refusal advises).
+    await interrupt(args, `${out}.partial`, Math.floor(full.length * 0.3), 'SIGKILL');
+    t.equal(ours().length, 1, 'killed again: its spool');
+    rmSync(`${out}.partial`);
+    const again = await runCli(['export', '--url', h.base, ...TABLE, '--parallel', '2', '--out', out]);
+    t.equal(again.code, 0, again.stderr);
+    t.same(ours(), [], 'the next run removed it');
+    t.same(spools().sort(), [...others].sort(), 'and nothing else');
+
+    // An export that reads one range in turn (no --parallel, or a --limit) never spools: no folder,
+    // not even while it runs or when it is killed.
+    for (const extra of [[], ['--parallel', '3', '--limit', '2500']]) {
+      const one = join(dir, `one-${extra.length}.json`);
+      const child = spawn(process.execPath, [CLI, 'export', '--url', slow, ...TABLE, ...extra, '--out', one], { cwd: ROOT, stdio: 'ignore' });
+      const closed = new Promise((resolve) => child.on('close', resolve));
+      let seen = false;
+      for (let waited = 0; waited < 30_000 && !(existsSync(`${one}.partial`) && statSync(`${one}.partial`).size > full.length * 0.4); waited += 5) {
+        seen ||= ours().length > 0;
+        await sleep(5);
+      }
+      child.kill('SIGKILL');
+      await closed;
+      t.notOk(seen || ours().length > 0, `${['export --url', ...extra].join(' ')}: no spool folder made`);
+    }
+  },
+);
 
 /** Starts an export, sends `signal` once FILE.partial holds at least `bytes`, and waits for the process. */
 async function interrupt(args: string[], partial: string, bytes: number, signal: NodeJS.Signals): Promise<{ code: number | null; stderr: string }> {

@@ -40,16 +40,26 @@ t.test('ranges are written in order whatever order they finish in; a failure lea
     const file = join(dir, `ok-${parallel}`);
     const out = new Output(createWriteStream(file));
     const sources = Array.from({ length: 7 }, (_, r) => range(r, (r2) => 7 - r2));
-    const result = await writeInOrder(sources, out, { parallel, spoolDir: dir });
+    let asked = 0;
+    const result = await writeInOrder(sources, out, {
+      parallel,
+      spoolDir: () => {
+        asked++;
+        return dir;
+      },
+    });
     await out.end();
     t.equal(readFileSync(file, 'utf8'), whole(7), `--parallel ${parallel}: in order`);
     t.equal(result.rows, 70);
+    // The spool folder is asked for only when a range is read ahead of its turn: never with one at a time.
+    if (parallel === 1) t.equal(asked, 0, '--parallel 1: no spool folder asked for');
+    else t.ok(asked > 0, `--parallel ${parallel}: ranges were spooled`);
   }
   for (const failing of [0, 1, 4]) {
     const file = join(dir, `fail-${failing}`);
     const out = new Output(createWriteStream(file));
     const sources = Array.from({ length: 7 }, (_, r) => range(r, (r2, i) => (r2 === failing ? 3 : 1 + i), r === failing ? 4 : undefined));
-    await t.rejects(writeInOrder(sources, out, { parallel: 3, spoolDir: dir }), { message: `range ${failing} failed` });
+    await t.rejects(writeInOrder(sources, out, { parallel: 3, spoolDir: () => dir }), { message: `range ${failing} failed` });
     await out.end();
     const text = readFileSync(file, 'utf8');
     t.ok(whole(7).startsWith(text), `range ${failing} failing: the output (${text.split('\r\n').length - 1} rows) is a prefix of the whole`);
@@ -59,7 +69,7 @@ t.test('ranges are written in order whatever order they finish in; a failure lea
   const file = join(dir, 'gap');
   const out = new Output(createWriteStream(file));
   const sources = Array.from({ length: 5 }, (_, r) => range(r, (r2) => (r2 === 1 ? 20 : 1), r === 3 ? 4 : undefined));
-  await t.rejects(writeInOrder(sources, out, { parallel: 3, spoolDir: dir }), { message: 'range 3 failed' });
+  await t.rejects(writeInOrder(sources, out, { parallel: 3, spoolDir: () => dir }), { message: 'range 3 failed' });
   await out.end();
   const text = readFileSync(file, 'utf8');
   t.ok(whole(5).startsWith(text), `a slow range before the failed one: the output (${text.split('\r\n').length - 1} rows) is still a prefix`);

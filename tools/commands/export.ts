@@ -10,7 +10,7 @@
  * bytes as one full scan. An export that stops early (Ctrl-C, killed, a failure) keeps
  * FILE.partial and says how to continue: `--resume` goes on after its last complete row.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Option, type Command } from 'commander';
@@ -23,6 +23,7 @@ import type { Store } from '../../lib/store/store.js';
 import { clipRanges, parseSplits, type SplitRange } from '../support/export-ranges.js';
 import { CliError, EXIT_USAGE } from '../support/cli-error.js';
 import { openTarget, type ExportTarget } from '../support/export-file.js';
+import { ExportSpool, removeStaleSpools } from '../support/export-spool.js';
 import { writeInOrder } from '../support/ordered-ranges.js';
 import { OutputClosed } from '../support/output.js';
 import { rateText, startProgress, type Progress } from '../support/progress.js';
@@ -296,7 +297,13 @@ async function exportRemote(
   }
   const progress = exportProgress(total, target.resumed?.rows ?? 0, false);
   onProgress(progress);
-  const spoolDir = mkdtempSync(join(flags.out === undefined ? tmpdir() : dirname(flags.out), '.rowgate-export-'));
+  // Spools of earlier runs for this output that were killed outright (export-spool.ts); this
+  // run's own is made only if a range is read ahead of its turn.
+  const spoolParent = flags.out === undefined ? tmpdir() : dirname(flags.out);
+  for (const stale of removeStaleSpools(spoolParent, flags.out)) {
+    process.stderr.write(`rowgate export: removed the spool folder ${join(spoolParent, stale)} left by an export that did not finish\n`);
+  }
+  const spool = new ExportSpool(spoolParent, flags.out);
   let rows = 0;
   try {
     const result = await writeInOrder(
@@ -310,7 +317,7 @@ async function exportRemote(
       target.output,
       {
         parallel,
-        spoolDir,
+        spoolDir: () => spool.folder(),
         signal,
         onChunk: (r, b) => {
           progress.add(r, b);
@@ -323,7 +330,7 @@ async function exportRemote(
     );
     return { rows: result.rows, detail: `${result.bytes} bytes from ${gateway.url}` };
   } finally {
-    rmSync(spoolDir, { recursive: true, force: true });
+    spool.remove();
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * Reads several key ranges at once and writes them in key order: the range whose turn it is goes
- * straight to the output; ranges read ahead of it are spooled to temporary files in `spoolDir`,
+ * straight to the output; ranges read ahead of it are spooled to temporary files in `spoolDir()`
+ * (called only then: an export whose ranges all come in turn makes no spool folder),
  * and a spool is copied to the output when its range's turn comes (a range still being read then
  * goes on straight to the output). At most `parallel` ranges are read at a time,
  * and none more than 2 x `parallel` ranges ahead of the output (bounding the spooled bytes). The
@@ -18,7 +19,8 @@ export interface OrderedResult {
 
 export interface OrderedOptions {
   readonly parallel: number;
-  readonly spoolDir: string;
+  /** The spool folder, made by the first call. */
+  readonly spoolDir: () => string;
   /** Told the rows and bytes of each chunk as it is read (for progress). */
   readonly onChunk?: (rows: number, bytes: number) => void;
   /** Told the rows each write to the output added. */
@@ -72,7 +74,7 @@ export async function writeInOrder(sources: readonly (() => ChunkSource)[], outp
           continue;
         }
         if (slot.spool === undefined) {
-          slot.spoolPath = join(options.spoolDir, `range-${i}`);
+          slot.spoolPath = join(options.spoolDir(), `range-${i}`);
           slot.spool = new Output(createWriteStream(slot.spoolPath));
         }
         await slot.spool.write(chunk.bytes);
