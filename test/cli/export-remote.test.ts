@@ -5,7 +5,8 @@
  * cut mid-range is retried from the next row; a SIGINT says how to continue.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
@@ -179,6 +180,7 @@ t.test('a gateway restarting before rows flow is waited for: the layout and spli
     t.teardown(() => back.close());
     const r = await exported;
     t.equal(r.code, 0, `--parallel ${parallel}, the gateway back on port ${port}: ${r.stderr}`);
+    t.match(r.stderr, /^rowgate export: http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED .*; retrying in 200 ms\n/, 'each retry is told');
     t.ok(existsSync(out) && readFileSync(out, 'utf8') === full, `--parallel ${parallel}: the full scan, byte for byte`);
   }
 
@@ -202,6 +204,7 @@ t.test('a gateway restarting before rows flow is waited for: the layout and spli
   const r = await runCli(['export', '--url', proxy, ...TABLE, '--parallel', '3']);
   t.equal(r.code, 0, r.stderr);
   t.same(hungUp, ['layout', 'splits'], 'both early requests were hung up on once');
+  t.equal(r.stderr.match(/ECONNRESET .*; retrying in 200 ms\n/g)?.length, 2, `two retries told: ${r.stderr}`);
   t.ok(r.stdout === full, 'the full scan, byte for byte');
 
   // A gateway that does not come back is given up on, in bounded time, naming why.
@@ -213,6 +216,54 @@ t.test('a gateway restarting before rows flow is waited for: the layout and spli
   t.match(g.stderr, /ECONNREFUSED.*gave up after 6 attempts/);
   t.ok(Date.now() - started < 20_000, `given up after ${Date.now() - started} ms`);
   t.notOk(existsSync(join(dir, 'gone.json.partial')), 'no partial file left');
+
+  // Ctrl-C while it waits to retry ends it at once, as an interrupted export.
+  const child = spawn(process.execPath, [CLI, 'export', '--url', gone.base, ...TABLE, '--out', join(dir, 'stopped.json')], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
+  const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  for (let waited = 0; waited < 10_000 && !/retrying in 400 ms/.test(stderr); waited += 10) await sleep(10);
+  const interrupted = Date.now();
+  child.kill('SIGINT');
+  t.equal(await closed, 130, stderr);
+  t.match(stderr, /interrupted \(SIGINT\)/);
+  t.ok(Date.now() - interrupted < 1000, `ended ${Date.now() - interrupted} ms after the Ctrl-C, in a 400 ms wait`);
+
+  // The same once rows flowed: a gateway gone mid-export (its connections dropped, new ones
+  // refused) is retried from the next row, and a Ctrl-C in that wait ends the export as
+  // interrupted, saying how to continue.
+  let down = false;
+  const live = new Set<Socket>();
+  const flaky = await tcpProxy(t, h.base, (client, upstream) => {
+    if (down) {
+      client.destroy();
+      upstream.destroy();
+      return;
+    }
+    live.add(client);
+    upstream.on('data', (data: Buffer) => {
+      upstream.pause();
+      setTimeout(() => {
+        if (!client.destroyed) client.write(data);
+        upstream.resume();
+      }, 20);
+    });
+  });
+  const midOut = join(dir, 'mid.json');
+  const mid = spawn(process.execPath, [CLI, 'export', '--url', flaky, ...TABLE, '--out', midOut], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  let midErr = '';
+  mid.stderr.on('data', (b: Buffer) => (midErr += b.toString('utf8')));
+  const midClosed = new Promise<number | null>((resolve) => mid.on('close', (code) => resolve(code)));
+  for (let waited = 0; waited < 10_000 && !(existsSync(`${midOut}.partial`) && statSync(`${midOut}.partial`).size > 50_000); waited += 10) await sleep(10);
+  down = true;
+  for (const c of live) c.destroy();
+  for (let waited = 0; waited < 10_000 && !/retrying from the next row in 400 ms/.test(midErr); waited += 10) await sleep(10);
+  mid.kill('SIGINT');
+  t.equal(await midClosed, 130, midErr);
+  t.match(midErr, /interrupted \(SIGINT\)\nrowgate export: stopped after \d+ rows, kept in .*mid\.json\.partial; continue with:/);
 });
 
 t.test('--format ndjson and avro, locally and with --url --parallel; avro read back by python3-avro', async (t) => {

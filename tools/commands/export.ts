@@ -150,8 +150,13 @@ export function registerExport(program: Command): void {
 }
 
 async function layoutOf(flags: ExportFlags): Promise<TableLayout> {
-  if (flags.url !== undefined) return remotely(() => new Gateway(flags).layout(flags.instance, flags.table));
+  if (flags.url !== undefined) return remotely(() => new Gateway(flags, { onRetry: retryNotice }).layout(flags.instance, flags.table));
   return withStore(flags, { create: false }, ({ store }) => store.getLayout(flags.instance, flags.table));
+}
+
+/** What an export says when a request made before any row failed and is tried again. */
+function retryNotice(e: Error, waitMs: number): void {
+  process.stderr.write(`rowgate export: ${e.message}; retrying in ${waitMs} ms\n`);
 }
 
 function exitCodeOf(e: unknown): number {
@@ -269,7 +274,9 @@ async function exportRemote(
   onProgress: ProgressSink,
   onWritten: (rows: number) => void,
 ): Promise<ExportResult> {
-  const gateway = new Gateway(flags);
+  // The layout and splits requests come before any row: retried as rows are (remote.ts), told
+  // on stderr, and ended by a Ctrl-C during a wait.
+  const gateway = new Gateway(flags, { signal, onRetry: retryNotice });
   const tablePath = gateway.tablePath(flags.instance, flags.table);
   const layout = known ?? (await gateway.layout(flags.instance, flags.table));
   // The gateway checks key lengths against its own store; here only the forms are parsed.

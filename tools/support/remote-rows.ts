@@ -4,13 +4,12 @@
  * mid-range is retried from the row after the last whole row received (bounded retries, with
  * backoff), so the range's rows come out exactly once, in order, whatever the network does.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ROWS_TRAILER } from '../../lib/http/scan-trailers.js';
 import { lastRowOf, ROW_TERMINATOR, rowKeyOfDocument } from '../../lib/rows/row-format.js';
 import type { TableLayout } from '../../lib/model/types.js';
 import type { ChunkSource } from '../../lib/rows/row-stream.js';
 import type { RenderedChunk } from '../../lib/store/store.js';
-import { backoffMs, type Gateway, MAX_RETRIES, RemoteError, type RetryOptions } from './remote.js';
+import { backoffMs, type Gateway, MAX_RETRIES, RemoteError, type RetryOptions, waitToRetry } from './remote.js';
 
 /** Attempts in all, however much each one got through (MAX_RETRIES counts failures in a row: it starts again once rows arrive). */
 const MAX_ATTEMPTS = 100;
@@ -121,7 +120,7 @@ async function* rangeChunks(
       if (remaining >= 0) remaining = Math.max(0, remaining - got);
       const wait = backoffMs(failures, options.backoffMs);
       options.onRetry?.(e, wait);
-      await sleep(wait, undefined, { signal: options.signal });
+      await waitToRetry(wait, options.signal);
     } finally {
       if (!(res instanceof Error)) res.destroy();
     }

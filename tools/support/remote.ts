@@ -27,6 +27,15 @@ export function backoffMs(failures: number, first = FIRST_BACKOFF_MS): number {
   return first * 2 ** (failures - 1);
 }
 
+/** Waits `ms` before a retry; an abort ends the wait with the signal's reason (a Ctrl-C's Interrupted, not an AbortError). */
+export async function waitToRetry(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await sleep(ms, undefined, { signal });
+  } catch (e) {
+    throw signal?.aborted ? (signal.reason ?? e) : e;
+  }
+}
+
 export interface RetryOptions {
   /** Ends the waits (and what is retried) at once. */
   readonly signal?: AbortSignal;
@@ -140,7 +149,7 @@ export class Gateway {
         if (++failures > MAX_RETRIES) throw new RemoteError(`${e.message}; gave up after ${failures} attempts`, e.status);
         const wait = backoffMs(failures, this.retry.backoffMs);
         this.retry.onRetry?.(e, wait);
-        await sleep(wait, undefined, { signal });
+        await waitToRetry(wait, signal);
       }
     }
   }
