@@ -31,10 +31,17 @@ const BY_MEDIA = new Map<string, RowFormat>([
   ['application/avro', 'avro'],
 ]);
 
+/** A media range as RFC 9110 writes one: `type/subtype` of token characters. */
+const MEDIA_RANGE = /^[!#$%&'*+.^_`|~0-9a-z-]+\/[!#$%&'*+.^_`|~0-9a-z-]+$/;
+/** A weight: 0 to 1 with at most three decimals. */
+const WEIGHT = /^(?:0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)$/;
+
 /**
  * The format an Accept header asks for: the acceptable media range with the highest q (the first
- * listed among equals); json when there is no header. RG_ERR_NOT_ACCEPTABLE (406) when none is
- * served.
+ * listed among equals); json when there is no header. A range that cannot be parsed (`,,,`, no
+ * `/`, `q=abc`, a q above 1) is left out, and a header of nothing but such ranges counts as absent
+ * (json), as most servers take it. RG_ERR_NOT_ACCEPTABLE (406) when the ranges that parse name no
+ * format served.
  */
 export function negotiateRowFormat(accept: string | undefined): RowFormat {
   if (accept === undefined || accept.trim() === '') return 'json';
@@ -43,17 +50,21 @@ export function negotiateRowFormat(accept: string | undefined): RowFormat {
   if (whole !== undefined) return whole;
   let best: RowFormat | undefined;
   let bestQ = 0;
+  let parsed = 0;
   for (const range of accept.split(',')) {
     const [media = '', ...params] = range.split(';').map((p) => p.trim().toLowerCase());
-    const format = BY_MEDIA.get(media);
-    if (format === undefined) continue;
+    if (!MEDIA_RANGE.test(media)) continue;
     const qParam = params.find((p) => p.startsWith('q='));
+    if (qParam !== undefined && !WEIGHT.test(qParam.slice(2))) continue;
+    parsed++;
+    const format = BY_MEDIA.get(media);
     const q = qParam === undefined ? 1 : Number(qParam.slice(2));
-    if (Number.isFinite(q) && q > bestQ) {
+    if (format !== undefined && q > bestQ) {
       best = format;
       bestQ = q;
     }
   }
+  if (parsed === 0) return 'json';
   if (best === undefined)
     throw rgError(
       'RG_ERR_NOT_ACCEPTABLE',
