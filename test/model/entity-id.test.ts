@@ -8,7 +8,8 @@ import {
   parseShellEntityId,
   resolveEntityId,
 } from '../../lib/model/keys/entity-id.js';
-import { decodeRowKey, encodeRowKey } from '../../lib/model/keys/row-key.js';
+import { componentsToJson, decodeRowKey, encodeRowKey } from '../../lib/model/keys/row-key.js';
+import { toStringBinary } from '../../lib/model/keys/binary-text.js';
 import { WILDCARD, type ComponentValue, type EntityIdInput, type RowKeyFormat, type Wildcard } from '../../lib/model/types.js';
 import {
   F3,
@@ -347,6 +348,44 @@ t.test('random keys: formatEntityIdJson and formatShellEntityId parse back to th
     }
   }
   t.equal(failures, 0);
+});
+
+t.test('formatEntityIdJson writes what componentsToJson of decodeRowKey writes, for random keys and damaged ones', async (t) => {
+  // formatEntityIdJson writes FORMATTED keys straight from their bytes; the reference is the
+  // general definition: the decoded components as JSON, or rowkey= when the key does not decode.
+  const reference = (format: RowKeyFormat, key: Buffer): string => {
+    let components: ComponentValue[] | undefined;
+    try {
+      components = decodeRowKey(format, key);
+    } catch {
+      components = undefined;
+    }
+    return components === undefined ? JSON.stringify(`rowkey=${toStringBinary(key)}`) : componentsToJson(components);
+  };
+  const rand = prng(4242);
+  let compared = 0;
+  for (let i = 0; i < 6000; i++) {
+    const { format, key } = randomCase(rand);
+    const variants = [
+      key,
+      key.subarray(0, Math.floor(rand() * key.length)),
+      Buffer.concat([key, Buffer.from([0x80, 0xff])]),
+      Buffer.from(key).fill(0xff, Math.min(2, key.length), Math.min(4, key.length)),
+    ];
+    for (const k of variants) {
+      if (k.length === 0) continue;
+      const want = reference(format, k);
+      const got = formatEntityIdJson(format, k);
+      if (got !== want) t.equal(got, want, `${format.encoding} ${JSON.stringify(format)} key ${k.toString('hex')}`);
+      compared++;
+    }
+  }
+  // Longs at and beyond 2^53 take the general path and stay exact.
+  for (const n of [2n ** 53n - 1n, 2n ** 53n, -(2n ** 53n), -(2n ** 53n) - 1n, 2n ** 63n - 1n, -(2n ** 63n), 0n, -1n]) {
+    const key = encodeRowKey(SAMPLE_TABLE, [n]);
+    t.equal(formatEntityIdJson(SAMPLE_TABLE, key), `[${n}]`, `long ${n}`);
+  }
+  t.ok(compared > 20000, `${compared} keys compared`);
 });
 
 t.test('compileWildcard: only FORMATTED tables with materialized components', async (t) => {

@@ -17,11 +17,19 @@
  * and qualifier strings are decoded once per column, not once per cell.
  */
 import type { ReadSpec, TableLayout } from '../../model/types.js';
-import { docColumn, entityIdText, RowDocumentWriter, type DocColumn, type FramedRenderSpec } from '../../rows/row-document.js';
+import {
+  docColumn,
+  entityIdBytes,
+  entityIdText,
+  RowDocumentWriter,
+  type DocColumn,
+  type EntityIdBytes,
+  type FramedRenderSpec,
+} from '../../rows/row-document.js';
 import { CellPicker } from '../cell-picker.js';
 import type { RenderedChunk } from '../store.js';
 import type { RowVisitor, ScanCursor } from './scan-cursor.js';
-import { readInvertedTimestamp, unescape } from './cell-key.js';
+import { LMDB_MAX_KEY, readInvertedTimestamp, unescape } from './cell-key.js';
 import { COUNTER_SCHEMA_ID, valueJsonStart, valueSchemaId } from '../cell-value.js';
 import { CompactRenderer } from './compact-render.js';
 import { rowKeyOf } from './scan-cursor.js';
@@ -56,6 +64,9 @@ export class ChunkRenderer implements RowVisitor {
   /** The row key of the row of cell entries being rendered. */
   private rowKey: Buffer | undefined;
   private readonly entityId: (rowKey: Buffer) => string;
+  private readonly entityIdBytes: EntityIdBytes;
+  /** A row key unescaped from its row prefix (no stored key is longer than LMDB's key limit). */
+  private readonly keyScratch = Buffer.allocUnsafe(LMDB_MAX_KEY);
   private readonly picker: CellPicker;
   private readonly compact: CompactRenderer;
 
@@ -72,6 +83,7 @@ export class ChunkRenderer implements RowVisitor {
     this.picker = new CellPicker(layout, read, now);
     this.compact = new CompactRenderer(layout, read, now);
     this.entityId = entityIdText(layout.keyFormat, spec.entityIdForm);
+    this.entityIdBytes = entityIdBytes(layout.keyFormat, spec.entityIdForm);
   }
 
   get length(): number {
@@ -129,7 +141,7 @@ export class ChunkRenderer implements RowVisitor {
 
   beginRow(rowKey: Buffer): void {
     this.picker.beginRow();
-    this.out.beginRow(this.entityId(rowKey));
+    this.out.beginRowKey(this.entityIdBytes, rowKey, 0, rowKey.length, () => this.entityId(rowKey));
     this.rowKey = rowKey;
   }
 
@@ -162,7 +174,16 @@ export class ChunkRenderer implements RowVisitor {
    * Returns whether it was written.
    */
   compactRow(key: Buffer, value: Buffer, keepEmpty = false, escaped = false): boolean {
-    this.out.beginRow(this.entityId(escaped ? rowKeyOf(key, key.length) : key));
+    // An escaped row prefix (`esc(rowKey) 00 00`) is unescaped into one scratch buffer, not a new
+    // Buffer a row: the bench's LONG keys mostly hold 00 bytes, and a copy a row was 8% of a scan
+    // thread. The id is written from the key's bytes where it can.
+    let rowKey = key;
+    let end = key.length;
+    if (escaped) {
+      end = unescapeInto(this.keyScratch, key);
+      rowKey = this.keyScratch;
+    }
+    this.out.beginRowKey(this.entityIdBytes, rowKey, 0, end, () => this.entityId(Buffer.from(rowKey.subarray(0, end))));
     this.compact.render(this.out, value);
     return this.kept(this.out.endRow(keepEmpty), key, escaped);
   }
@@ -212,6 +233,18 @@ export class ChunkRenderer implements RowVisitor {
     this.last = found;
     return found;
   }
+}
+
+/** The row key of a row prefix (`esc(rowKey) 00 00`: 00 written 00 FF) into `out` (room for a key of the store's limit); its length. */
+function unescapeInto(out: Buffer, prefix: Buffer): number {
+  const end = prefix.length - 2;
+  let o = 0;
+  for (let i = 0; i < end; i++) {
+    const b = prefix[i]!;
+    out[o++] = b;
+    if (b === 0) i++;
+  }
+  return o;
 }
 
 /** `b[0, length)` in an ArrayBuffer of its own. */
