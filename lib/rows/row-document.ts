@@ -145,6 +145,22 @@ export function docColumn(family: string, qualifier: string): DocColumn {
   };
 }
 
+/** DocColumns by family and qualifier, made once each (bounded: a map family can have any number of qualifiers). */
+export class DocColumns {
+  private readonly byName = new Map<string, DocColumn>();
+
+  of(family: string, qualifier: string): DocColumn {
+    const id = `${family}\0${qualifier}`;
+    let column = this.byName.get(id);
+    if (column === undefined) {
+      column = docColumn(family, qualifier);
+      if (this.byName.size >= 10_000) this.byName.clear();
+      this.byName.set(id, column);
+    }
+    return column;
+  }
+}
+
 const enc = (s: string): Buffer => Buffer.from(s, 'latin1');
 const ROW_OPEN = enc('{"entityId":');
 const CELLS_OPEN = enc(',"cells":{');

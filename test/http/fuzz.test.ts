@@ -356,7 +356,7 @@ class Gen {
       () => (players ? { ...row, cells: { info: { nocolumn: [{ value: 'x' }] } } } : { ...row, cells: { group_family: { nocolumn: [{ value: 'x' }] } } }),
       () => ({
         ...row,
-        cells: { [players ? 'info' : 'strings']: { [players ? 'email' : 'q']: [{ value: 'v', timestamp: this.pick([-2, 1.5, 'now', 2 ** 64]) }] } },
+        cells: { [players ? 'info' : 'strings']: { [players ? 'email' : 'q']: [{ value: 'v', timestamp: this.pick([-2, -2.5, 'now', '1e3', 2 ** 64]) }] } },
       }),
       () => ({ ...row, cells: { [players ? 'info' : 'strings']: { [players ? 'email' : 'q']: [{ value: 'v', colour: 'red' }] } } }),
       () => ({ ...row, cells: { [players ? 'info' : 'strings']: { [players ? 'email' : 'q']: [{ timestamp: 1 }] } } }),

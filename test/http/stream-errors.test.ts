@@ -14,9 +14,15 @@ import type { Store } from '../../lib/store/store.js';
 import { raw, rowsOf, startGateway, type Harness, writeFillerRows } from './harness.js';
 
 const ROWS = '/v1/instances/default/tables/sample_table/rows';
-/** ~1.2 MB of row JSON: more than two 256 KiB fast-path chunks and more than two 256-row batches. */
+/** ~1.2 MB of row JSON: more than two 256 KiB fast-path chunks and more than ten 256-row batches. */
 const ROW_COUNT = 4_000;
 const FAIL_AT_NEXT = 3;
+/**
+ * The serialized path's stages hold a batch each (lib/rows/stages/pipeline.ts), so its scan is
+ * read a few batches ahead of the socket: a failure within them reaches the handler before the
+ * headers (a coded error response); later, it truncates the stream as on the fast path.
+ */
+const FAIL_AT_NEXT_STAGES = 10;
 
 async function fill(h: Harness): Promise<void> {
   await writeFillerRows(h.store, ROW_COUNT, 250);
@@ -35,14 +41,14 @@ interface Injection {
  * methods) so that the FAIL_AT_NEXT-th next() of every scan throws. return() stays the store's own,
  * so the cursor is released the normal way.
  */
-function injectFailure(store: Store): Injection {
+function injectFailure(store: Store, failAt = FAIL_AT_NEXT): Injection {
   const injection: Injection = { scans: { scan: 0, scanChunks: 0 }, rowsBeforeFailure: 0, failures: 0 };
   const failing = <T>(it: { next(): Promise<IteratorResult<T>> }, rowsOf: (v: T) => number): void => {
     const next = it.next.bind(it);
     let calls = 0;
     it.next = async () => {
       calls++;
-      if (calls === FAIL_AT_NEXT) {
+      if (calls === failAt) {
         injection.failures++;
         throw new Error('injected store failure (test)');
       }
@@ -163,7 +169,7 @@ t.test('a store failure mid-stream on the serialized path (no scanChunks) destro
   await fill(h);
   // A store without the fast path is served through scan() and rows serialized by the gateway.
   (h.store as { scanChunks?: unknown }).scanChunks = undefined;
-  const injection = injectFailure(h.store);
+  const injection = injectFailure(h.store, FAIL_AT_NEXT_STAGES);
   await checkTruncatedStream(t, h, injection, `${ROWS}?limit=-1`);
   t.same(injection.scans, { scan: 2, scanChunks: 0 }, 'GET rows used scan() (the failing scan and the follow-up scan)');
 });

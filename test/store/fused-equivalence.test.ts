@@ -23,17 +23,7 @@ import type { RenderedChunk, ScanRequest } from '../../lib/store/store.js';
 import { PLAYERS_LAYOUT, SAMPLE_LAYOUT } from '../http/harness.js';
 import { RAW_LAYOUT } from './conformance.js';
 import { openStoreWithTable } from './lmdb-fixtures.js';
-
-/** mulberry32 */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng as random } from '../model/key-fixtures.js';
 
 const fixture = (name: string): string => readFileSync(new URL(`../fixtures/layouts/${name}`, import.meta.url), 'utf8');
 

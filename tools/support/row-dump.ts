@@ -24,17 +24,21 @@ export interface DumpResult {
   readonly bytes: number;
 }
 
-export async function dumpRows(args: {
+/** What to dump and where: the rows of `selection` of one table into `output`. */
+export interface DumpArgs {
   readonly store: Store;
   readonly instance: string;
   readonly table: string;
   readonly layout: TableLayout;
   readonly selection: RowSelection;
   readonly output: Output;
-  /** After each row: CR LF for the row stream format, LF for a terminal. */
+  /** After each row: CR LF for the row stream format, LF for a terminal (row documents only). */
   readonly terminator: RowTerminator;
+  /** Told the running totals after each chunk written. */
   readonly onBatch?: (done: DumpResult) => void;
-}): Promise<DumpResult> {
+}
+
+export async function dumpRows(args: DumpArgs): Promise<DumpResult> {
   const { selection } = args;
   const source =
     selection.kind === 'scan'
@@ -81,15 +85,7 @@ function pointSource(
  * rows' cells (lib/rows/stages/avro.ts): the store scan and the filter stage, then the Avro
  * encoder, written as the output drains. One row (--eid) is read with a point get.
  */
-export async function dumpAvro(args: {
-  readonly store: Store;
-  readonly instance: string;
-  readonly table: string;
-  readonly layout: TableLayout;
-  readonly selection: RowSelection;
-  readonly output: Output;
-  readonly onBatch?: (done: DumpResult) => void;
-}): Promise<DumpResult> {
+export async function dumpAvro(args: Omit<DumpArgs, 'terminator'>): Promise<DumpResult> {
   const { selection } = args;
   const rows =
     selection.kind === 'scan'

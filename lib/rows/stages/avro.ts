@@ -21,7 +21,7 @@ export class LimitStage extends Transform {
     /** Told the running row count after every batch (the request log). */
     private readonly onRows: (rowsSent: number) => void = () => undefined,
   ) {
-    super({ objectMode: true });
+    super({ objectMode: true, highWaterMark: 1 });
   }
 
   override _transform(rows: readonly RowOut[], _enc: BufferEncoding, done: TransformCallback): void {
@@ -54,7 +54,7 @@ export class AvroEncodeStage extends Transform {
 
   /** `withSchema`: cells carry their writer schema id (false for revision 1, whose documents have none: -1). */
   constructor(layout: TableLayout, withSchema = true) {
-    super({ writableObjectMode: true });
+    super({ writableObjectMode: true, writableHighWaterMark: 1 });
     const exp = avroExportOf(layout);
     this.rowValue = (row) => exp.rowValue(row, withSchema);
     this.encoder = new avro.streams.BlockEncoder(exp.type, { codec: 'null', writeHeader: true } as never);

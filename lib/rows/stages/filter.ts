@@ -20,7 +20,7 @@ export class FilterStage extends Transform {
   private readonly picker: CellPicker;
 
   constructor(layout: TableLayout, read: ReadSpec, now: number = Date.now()) {
-    super({ objectMode: true });
+    super({ objectMode: true, highWaterMark: 1 });
     this.picker = new CellPicker(layout, read, now);
   }
 

@@ -30,7 +30,7 @@ export function frame(batch: DocumentBatch, terminator: RowTerminator): Rendered
 
 export class FramingStage extends Transform {
   constructor(private readonly terminator: RowTerminator) {
-    super({ writableObjectMode: true, readableObjectMode: true });
+    super({ objectMode: true, highWaterMark: 1 });
   }
 
   override _transform(batch: DocumentBatch, _enc: BufferEncoding, done: TransformCallback): void {

@@ -3,8 +3,9 @@
  *
  *   store scan iterator -> FilterStage -> SerializeStage -> FramingStage -> RowStream -> [format] -> [compression] -> response
  *
- * Each stage is a backpressure-aware Transform: nothing is read from the store until the stage
- * after asks, so a slow client holds a scan's reading back. The LMDB store runs the same stages
+ * Each stage is a backpressure-aware Transform holding at most one batch each way (highWaterMark
+ * 1): a stage reads from the one before only when the one after asks, so a slow client holds the
+ * scan's reading back, and a store failure reaches the client after the batches before it. The LMDB store runs the same stages
  * compiled into one loop on its scan threads (lib/store/lmdb/chunk-render.ts);
  * test/store/fused-equivalence.test.ts requires the same bytes from both.
  */

@@ -4,7 +4,7 @@
  */
 import { Transform, type TransformCallback } from 'node:stream';
 import type { RowKeyFormat, RowOut } from '../../model/types.js';
-import { docColumn, entityIdText, RowDocumentWriter, type DocColumn, type RowRenderSpec } from '../row-document.js';
+import { DocColumns, entityIdText, RowDocumentWriter, type RowRenderSpec } from '../row-document.js';
 
 /** A batch of row documents: each row's document, its row key and the cells written. */
 export interface DocumentBatch {
@@ -17,7 +17,7 @@ export interface DocumentBatch {
 export class RowSerializer {
   private readonly writer: RowDocumentWriter;
   private readonly entityId: (rowKey: Buffer) => string;
-  private readonly columns = new Map<string, DocColumn>();
+  private readonly columns = new DocColumns();
 
   constructor(format: RowKeyFormat, spec: RowRenderSpec) {
     this.writer = new RowDocumentWriter(Buffer.allocUnsafe(4096), spec);
@@ -29,7 +29,7 @@ export class RowSerializer {
     const w = this.writer;
     w.pos = 0;
     w.beginRow(this.entityId(row.rowKey));
-    for (const cell of row.cells) w.cellText(this.columnOf(cell.family, cell.qualifier), cell.timestamp, cell.json, cell.schemaId);
+    for (const cell of row.cells) w.cellText(this.columns.of(cell.family, cell.qualifier), cell.timestamp, cell.json, cell.schemaId);
     w.endRow(true);
     return Buffer.from(w.buf.subarray(0, w.pos));
   }
@@ -42,24 +42,13 @@ export class RowSerializer {
     });
     return { documents, rowKeys: rows.map((r) => r.rowKey), cells };
   }
-
-  private columnOf(family: string, qualifier: string): DocColumn {
-    const id = `${family}\0${qualifier}`;
-    let c = this.columns.get(id);
-    if (c === undefined) {
-      c = docColumn(family, qualifier);
-      if (this.columns.size >= 10_000) this.columns.clear();
-      this.columns.set(id, c);
-    }
-    return c;
-  }
 }
 
 export class SerializeStage extends Transform {
   private readonly serializer: RowSerializer;
 
   constructor(format: RowKeyFormat, spec: RowRenderSpec) {
-    super({ objectMode: true });
+    super({ objectMode: true, highWaterMark: 1 });
     this.serializer = new RowSerializer(format, spec);
   }
 

@@ -14,7 +14,7 @@
  */
 import { END_OF_TIME } from '../../model/read/read-request.js';
 import type { FamilyLayout, ReadSpec, TableLayout, Timestamp } from '../../model/types.js';
-import { docColumn, type DocColumn, type RowDocumentWriter } from '../../rows/row-document.js';
+import { docColumn, DocColumns, type DocColumn, type RowDocumentWriter } from '../../rows/row-document.js';
 import { CellPicker, expiryOf } from '../cell-picker.js';
 import { COLUMN_HEAD_BYTES, COUNTER_BIT, decodeCompactRow, FORMAT_VERSION, HEADER_BYTES, readTimestamp, readU16, readU32 } from './compact-row.js';
 
@@ -49,7 +49,7 @@ export class CompactRenderer {
   private readonly families: FamilyEntry[] = [];
   private readonly selected: ReadonlyMap<string, ReadonlySet<string> | undefined> | undefined;
   private readonly picker: CellPicker;
-  private readonly docColumns = new Map<string, DocColumn>();
+  private readonly docColumns = new DocColumns();
   private last: ColumnEntry | undefined;
 
   constructor(
@@ -112,20 +112,9 @@ export class CompactRenderer {
     for (const c of decodeCompactRow(v).columns) {
       for (const version of c.versions) {
         if (!picker.keep(c.family, c.qualifier, version.timestamp)) continue;
-        out.cellText(this.docColumnOf(c.family, c.qualifier), version.timestamp, version.json, version.schemaId);
+        out.cellText(this.docColumns.of(c.family, c.qualifier), version.timestamp, version.json, version.schemaId);
       }
     }
-  }
-
-  private docColumnOf(family: string, qualifier: string): DocColumn {
-    const id = `${family}\0${qualifier}`;
-    let doc = this.docColumns.get(id);
-    if (doc === undefined) {
-      doc = docColumn(family, qualifier);
-      if (this.docColumns.size >= 10_000) this.docColumns.clear();
-      this.docColumns.set(id, doc);
-    }
-    return doc;
   }
 
   private familyOf(v: Buffer, start: number, end: number): FamilyEntry {
