@@ -16,11 +16,24 @@ export interface ReloadPlan {
   readonly changed: readonly string[];
   /** Settings that changed but need a restart (not applied). */
   readonly ignored: readonly string[];
+  /** Why the whole file is refused (the running configuration stays), if it is. */
+  readonly refused?: string;
 }
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 export function planReload(running: Config, next: Config): ReloadPlan {
+  // A file that lost its auth section (an edit gone wrong, a template) must not open a gateway
+  // that required tokens; a restart may still start an open one.
+  if (running.auth !== undefined && next.auth === undefined && next.authOptional !== true) {
+    return {
+      config: running,
+      changed: [],
+      ignored: [],
+      refused:
+        'configuration auth: the file has no auth tokens, which would serve every client without a token; write auth: {required: false} to open the gateway on purpose',
+    };
+  }
   const ignored: string[] = RESTART_ONLY.filter((k) => !same(running[k], next[k]));
   const changed: string[] = LIVE.filter((k) => !same(running[k], next[k]));
   let limits: Limits = next.limits;

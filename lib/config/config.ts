@@ -73,6 +73,12 @@ export interface AuthConfig {
   readonly tokens: readonly TokenConfig[];
 }
 
+/** The parsed `auth` section: tokens, or open (absent, or `required: false` to say so on purpose). */
+interface ParsedAuth {
+  readonly auth?: AuthConfig;
+  readonly openByChoice: boolean;
+}
+
 /** `cors: true` = any origin without credentials; an allow-list echoes only listed origins. */
 export type CorsConfig = false | true | { readonly origins: readonly string[]; readonly credentials: boolean };
 
@@ -100,6 +106,11 @@ export interface Config {
   readonly cors: CorsConfig;
   /** Bearer tokens; undefined = the gateway is open (and says so at startup). */
   readonly auth?: AuthConfig;
+  /**
+   * The file says `auth: {required: false}`: open on purpose. A reload may drop the tokens of a
+   * running gateway only then (config/config-reload.ts), so a lost auth section cannot open it.
+   */
+  readonly authOptional?: boolean;
   /** Serve HTTPS with these PEM files. */
   readonly tls?: TlsConfig;
   /** Refuse every write with 403. */
@@ -263,10 +274,15 @@ function onlyKeys(key: string, m: Record<string, unknown>, known: readonly strin
 
 const SCOPES: readonly Scope[] = ['read', 'write', '*'];
 
-function parseAuth(raw: unknown): AuthConfig | undefined {
-  if (raw === undefined || raw === null) return undefined;
+function parseAuth(raw: unknown): ParsedAuth {
+  if (raw === undefined || raw === null) return { openByChoice: false };
   const a = mapping('auth', raw);
-  onlyKeys('auth', a, ['tokens']);
+  onlyKeys('auth', a, ['required', 'tokens']);
+  if (a.required !== undefined && typeof a.required !== 'boolean') bad('auth.required', 'must be true or false');
+  if (a.required === false) {
+    if (a.tokens !== undefined) bad('auth.required', 'is false (every client is served without a token): remove auth.tokens, or required');
+    return { openByChoice: true };
+  }
   if (!Array.isArray(a.tokens)) bad('auth.tokens', 'must be a list of {name, sha256, scopes}');
   const names = new Set<string>();
   const digests = new Set<string>();
@@ -292,7 +308,7 @@ function parseAuth(raw: unknown): AuthConfig | undefined {
     return { name, sha256, scopes };
   });
   if (tokens.length === 0) bad('auth.tokens', 'is empty: list at least one token, or remove auth to run an open gateway');
-  return { tokens };
+  return { auth: { tokens }, openByChoice: false };
 }
 
 const ORIGIN = /^https?:\/\/[^/\s?#]+$/i;
@@ -402,13 +418,15 @@ export function buildConfig(file: Record<string, unknown>, flags: ConfigFlags = 
   if (flags.logLevel !== undefined && !LOG_LEVELS.includes(flags.logLevel))
     bad('--log-level', `must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(flags.logLevel)}`);
   const dataFlag = flags.data ?? (file.data === undefined ? undefined : filePath(baseDir, text('data', file.data)));
+  const auth = parseAuth(file.auth);
   return {
     host,
     port,
     revision,
     instances,
     cors: parseCors(file.cors),
-    auth: parseAuth(file.auth),
+    auth: auth.auth,
+    ...(auth.openByChoice ? { authOptional: true } : {}),
     tls: parseTls(file.tls, baseDir),
     readOnly: (file.readOnly as boolean | undefined) ?? d.readOnly,
     admin: parseAdmin(file.admin, host, port),

@@ -191,3 +191,21 @@ t.test('a SIGHUP while serve --workers starts neither ends it nor any worker', a
   child.kill('SIGTERM');
   t.equal((await exited)[0], 0);
 });
+
+t.test('a reload that drops auth is refused unless the file says auth: {required: false}', async (t) => {
+  const dir = tempDir(t);
+  const config = writeFile(dir, 'rowgate.yaml', configText(dir, '', { a: TOKEN_A }));
+  const s = await serveCli(t, ['--config', config]);
+  const open = `host: 127.0.0.1\nport: 0\nstore: {kind: lmdb, path: ${join(dir, 'data')}}\n`;
+  writeFile(dir, 'rowgate.yaml', open);
+  process.kill(s.pid, 'SIGHUP');
+  await s.waitLog(/"level":50,[^\n]*auth[^\n]*"msg":"SIGHUP: the configuration file was refused; the running configuration stays"/);
+  t.equal(await status(s.port, undefined), 401, 'still requires a token');
+  t.equal(await status(s.port, TOKEN_A), 200, 'token a still works');
+
+  writeFile(dir, 'rowgate.yaml', `${open}auth: {required: false}\n`);
+  process.kill(s.pid, 'SIGHUP');
+  await s.waitLog(/"changed":\["auth"\][^\n]*"msg":"configuration reloaded"/);
+  t.equal(await status(s.port, undefined), 200, 'said explicitly: the gateway is open');
+  t.equal(await s.stop(), 0);
+});

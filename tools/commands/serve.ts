@@ -237,6 +237,10 @@ async function serve(flags: ServeFlags): Promise<void> {
     if (next === undefined) return;
     const before = running;
     const plan = planReload(before, next);
+    if (plan.refused !== undefined) {
+      log.error({ pid: process.pid, error: plan.refused }, 'SIGHUP: the configuration file was refused; the running configuration stays');
+      return;
+    }
     running = plan.config;
     gateway.reload(plan.config);
     if (plan.ignored.length > 0) log.warn({ pid: process.pid, ignored: plan.ignored }, 'SIGHUP: these settings changed but need a restart; ignored until then');
