@@ -109,7 +109,7 @@ export interface PlainColumn {
  * Whether cells of family:qualifier written without writer_schema take the plain path of
  * encodeCellCached: no counter, a reader schema that is one primitive type, allowed as a writer
  * (STRICT columns), its id known. Then encodeCellCached stores a value as avroToJson of the same
- * value, which for a canonical JSON text (plain-line.ts checks) is that text. null: never plain;
+ * value, which for a canonical JSON text (plain-values.ts says which texts) is that text. null: never plain;
  * undefined: a cache is cold (ask again once a row went through encodeCell).
  */
 export function plainColumnOf(layout: TableLayout, family: string, qualifier: string, schemas: SchemaTable): PlainColumn | null | undefined {

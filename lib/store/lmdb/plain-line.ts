@@ -6,20 +6,21 @@
  * 3.4 us a row for the same rows, about 0.7 of it the entity id's row key through the general
  * path's functions.
  *
- * A line is taken here only when the general path would store exactly these bytes, and it is
- * checked completely first: ASCII only; `{"entityId": [...], "cells": {family: {qualifier:
- * [{"value": v, "timestamp": t}]}}}` with keys in any order and JSON whitespace anywhere; one cell
- * a column; columns of families in the layout whose values take the plain path of the cell codec
- * (cell-codec.ts plainColumnOf: string, long, int, double or boolean, no writer_schema); names
- * and strings of printable characters without escapes; numbers in canonical form (what the codec
- * would print back); timestamps of at most 15 digits, not older than the family's TTL; a row key
- * within the store's limits. Anything else (including every bad line) answers false, and the
- * caller takes the general path, which stores the row or names what is wrong with it. The
- * entity id goes through the general path's own functions (parseExactJson, entityIdFromBody,
- * resolveEntityId, formatEntityIdJson); test/store/plain-line.test.ts compares the bytes of both
- * paths over many rows.
+ * This module only finds a line's shape and its spans: ASCII only; `{"entityId": [...], "cells":
+ * {family: {qualifier: [{"value": v, "timestamp": t}]}}}` with keys in any order, each once, and
+ * JSON whitespace anywhere; one cell a column; names of printable characters without escapes. What
+ * is valid is decided by the codec's own functions: a column takes this path when the cell codec
+ * stores its values as written (cell-codec.ts plainColumnOf: string, long, int, double or boolean,
+ * no writer_schema), a value or timestamp span when the codec accepts it as written
+ * (lib/model/cells/plain-values.ts: the canonical text the codec prints), the entity id through
+ * the general path's parseExactJson, entityIdFromBody and resolveEntityId, a cell's age against
+ * its family's TTL and the row key against the store's limits as the general path checks them.
+ * Anything else (including every bad line) answers 0, and the caller takes the general path,
+ * which stores the row or names what is wrong with it; test/store/plain-line.test.ts compares the
+ * bytes of both paths over many rows.
  */
 import { plainColumnOf, type PlainColumn } from '../../model/cells/cell-codec.js';
+import { digitsValue, plainStringClose, plainTimestampEnd, plainValueEnd } from '../../model/cells/plain-values.js';
 import { entityIdFromBody, resolveEntityId } from '../../model/keys/entity-id.js';
 import { parseExactJson, type JsonTextPlace } from '../../model/json/exact-json.js';
 import type { FamilyLayout, SchemaTable, TableLayout } from '../../model/types.js';
@@ -34,22 +35,15 @@ const CR = 0x0d;
 const SPACE = 0x20;
 const QUOTE = 0x22;
 const COMMA = 0x2c;
-const MINUS = 0x2d;
-const DOT = 0x2e;
-const ZERO = 0x30;
-const NINE = 0x39;
 const OPEN_BRACKET = 0x5b;
 const BACKSLASH = 0x5c;
 const COLON = 0x3a;
 const CLOSE_BRACKET = 0x5d;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
-const TILDE = 0x7e;
 
 /** Cells a line may have here; a wider row takes the general path (the bench's rows have 5). */
 const MAX_CELLS = 64;
-/** Digits of an integer taken here: up to 15 every integer is a safe double, printed back as given. */
-const MAX_DIGITS = 15;
 /** Where the entity id sits in the line: inside the row object, as the general parser meets it. */
 const ENTITY_ID_PLACE: JsonTextPlace = { offset: 0, depth: 1 };
 
@@ -58,8 +52,6 @@ const ENTITY_ID = ascii('entityId');
 const CELLS = ascii('cells');
 const VALUE = ascii('value');
 const TIMESTAMP = ascii('timestamp');
-const TRUE = ascii('true');
-const FALSE = ascii('false');
 
 interface KnownColumn {
   readonly name: Uint8Array;
@@ -307,7 +299,8 @@ export class PlainLineEncoder {
         if (this.valueStart[i]! >= 0) return -1;
         p = this.colon(p + VALUE.length + 2);
         if (p < 0) return -1;
-        const valueEnd = this.value(p, plain);
+        // The codec decides whether the value is valid as written (plain-values.ts).
+        const valueEnd = plainValueEnd(plain.kind, b, p, this.end);
         if (valueEnd < 0) return -1;
         this.valueStart[i] = p;
         this.valueEnd[i] = valueEnd;
@@ -316,10 +309,9 @@ export class PlainLineEncoder {
         if (this.timestamps[i]! >= 0) return -1;
         p = this.colon(p + TIMESTAMP.length + 2);
         if (p < 0) return -1;
-        const digitsEnd = this.integerEnd(p);
-        // Negative (-1 skips the cell), longer, or not an integer: the general path decides.
-        if (digitsEnd < 0 || b[p] === MINUS) return -1;
-        this.timestamps[i] = this.digitsValue(p, digitsEnd);
+        const digitsEnd = plainTimestampEnd(b, p, this.end);
+        if (digitsEnd < 0) return -1;
+        this.timestamps[i] = digitsValue(b, p, digitsEnd);
         this.timestampStart[i] = p;
         this.timestampEnd[i] = digitsEnd;
         p = digitsEnd;
@@ -331,109 +323,9 @@ export class PlainLineEncoder {
     }
   }
 
-  /** A value of the column's kind at `p`, in the canonical form the codec prints; the position after it, or -1. */
-  private value(p: number, plain: PlainColumn): number {
-    const b = this.b;
-    switch (plain.kind) {
-      case 'string': {
-        if (b[p] !== QUOTE) return -1;
-        const end = this.name(p);
-        return end < 0 ? -1 : end + 1;
-      }
-      case 'boolean':
-        if (this.matches(p, TRUE)) return p + TRUE.length;
-        return this.matches(p, FALSE) ? p + FALSE.length : -1;
-      case 'long':
-        return this.integerEnd(p);
-      case 'int': {
-        const end = this.integerEnd(p);
-        if (end < 0) return -1;
-        const v = b[p] === MINUS ? -this.digitsValue(p + 1, end) : this.digitsValue(p, end);
-        return v >= -2147483648 && v <= 2147483647 ? end : -1;
-      }
-      case 'double':
-        return this.doubleEnd(p);
-    }
-  }
-
-  /**
-   * The end of a JSON integer of at most 15 digits in canonical form (no leading zero, not -0)
-   * not followed by a fraction or exponent; -1 otherwise.
-   */
-  private integerEnd(p: number): number {
-    const b = this.b;
-    const negative = b[p] === MINUS;
-    const first = negative ? p + 1 : p;
-    let q = first;
-    while (q < this.end && b[q]! >= ZERO && b[q]! <= NINE) q++;
-    const digits = q - first;
-    if (digits === 0 || digits > MAX_DIGITS) return -1;
-    if (b[first] === ZERO && (digits > 1 || negative)) return -1;
-    const next = b[q];
-    if (next === DOT || next === 0x65 || next === 0x45) return -1;
-    return q;
-  }
-
-  /**
-   * The end of a JSON number at `p` whose text is the one a double prints as (String(Number(text)));
-   * -1 otherwise. Integers of up to 15 digits are canonical as written (checked by integerEnd).
-   */
-  private doubleEnd(p: number): number {
-    const simple = this.integerEnd(p);
-    if (simple >= 0) return simple;
-    const b = this.b;
-    let q = p;
-    if (b[q] === MINUS) q++;
-    const intStart = q;
-    while (q < this.end && b[q]! >= ZERO && b[q]! <= NINE) q++;
-    if (q === intStart || (b[intStart] === ZERO && q - intStart > 1)) return -1;
-    const intDigits = q - intStart;
-    let fracStart = q;
-    if (b[q] === DOT) {
-      fracStart = ++q;
-      while (q < this.end && b[q]! >= ZERO && b[q]! <= NINE) q++;
-      if (q === fracStart) return -1;
-    }
-    if (b[q] === 0x65 || b[q] === 0x45) {
-      q++;
-      if (b[q] === 0x2b || b[q] === MINUS) q++;
-      const expStart = q;
-      while (q < this.end && b[q]! >= ZERO && b[q]! <= NINE) q++;
-      if (q === expStart) return -1;
-    } else if (q > fracStart && b[q - 1] !== ZERO) {
-      // A decimal of at most 15 significant digits, no trailing zero, at least 1e-6: the double
-      // nearest it prints back as that text (15 digits always survive a double; a shorter text
-      // would be another decimal of 15 digits or fewer naming the same double). No string made.
-      let leadingZeros = 0;
-      if (intDigits === 1 && b[intStart] === ZERO) while (b[fracStart + leadingZeros] === ZERO) leadingZeros++;
-      const significant = leadingZeros > 0 || (intDigits === 1 && b[intStart] === ZERO) ? q - fracStart - leadingZeros : intDigits + q - fracStart;
-      if (significant <= MAX_DIGITS && leadingZeros < 6) return q;
-    }
-    const text = b.toString('latin1', p, q);
-    return String(Number(text)) === text ? q : -1;
-  }
-
-  /** The value of the decimal digits b[p, end) (at most 15: exact). */
-  private digitsValue(p: number, end: number): number {
-    const b = this.b;
-    let v = 0;
-    for (let q = p; q < end; q++) v = v * 10 + (b[q]! - ZERO);
-    return v;
-  }
-
-  /**
-   * A string of printable ASCII without escapes at `p` (a name or a string value): the position
-   * of its closing quote, or -1. Its JSON text is then exactly what JSON.stringify writes for it.
-   */
+  /** A string of printable ASCII without escapes at `p` (a name): the position of its closing quote, or -1. */
   private name(p: number): number {
-    const b = this.b;
-    if (b[p] !== QUOTE) return -1;
-    for (let q = p + 1; q < this.end; q++) {
-      const c = b[q]!;
-      if (c === QUOTE) return q;
-      if (c < SPACE || c > TILDE || c === BACKSLASH) return -1;
-    }
-    return -1;
+    return plainStringClose(this.b, p, this.end);
   }
 
   /** Whether the string at `p` is `"<key>"`. */
