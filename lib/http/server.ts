@@ -12,7 +12,7 @@ import type { Duplex } from 'node:stream';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.js';
-import { rgError, type RowgateError } from '../errors.js';
+import { isRowgateError, rgError, type RowgateError } from '../errors.js';
 import { GatewayMetrics, instrumentStore, UNMATCHED_ROUTE, type AuthFailureReason } from '../metrics/metrics.js';
 import type { Store } from '../store/store.js';
 import { accessOf, Authenticator, requireScope, type Principal } from './auth.js';
@@ -202,6 +202,14 @@ export function createGateway(config: Config, rawStore: Store, log: Logger): Gat
       });
     });
     const fail = (e: unknown): void => {
+      // A client that hangs up mid-body fails the body read (node's 'aborted', ECONNRESET): not a
+      // fault of ours and nobody to answer, so it is an aborted request (metrics count it by
+      // res.writableFinished) at info; at error with a stack, any client could fill the error log.
+      if (!isRowgateError(e) && !req.complete && socket.destroyed) {
+        log.info({ reqId, url: req.url, error: (e as Error | undefined)?.message }, 'request aborted by the client');
+        res.destroy();
+        return;
+      }
       const err: RowgateError = asRowgateError(e);
       const authFailure = (e as { authFailure?: AuthFailureReason } | null | undefined)?.authFailure;
       if (authFailure !== undefined) metrics.authFailure(authFailure);

@@ -342,3 +342,33 @@ t.test('writeNumber writes what JSON.stringify writes: durations of two decimals
   for (const n of [0, 9, 10, 99, 100, Number.MAX_SAFE_INTEGER, -1, -0.5, 0.001, 1e-7, 1e21, 2 ** 60, 123.456, NaN, Infinity]) check(n);
   t.same(mismatches, [], 'no number written otherwise');
 });
+
+t.test('a client that disconnects mid-body is logged as an aborted request at info, not as an internal error', async (t) => {
+  const before = requestLines().length;
+  const errorsBefore = lines.filter((l) => (l.level as number) >= 50).length;
+  const url = new URL(base);
+  await new Promise<void>((resolve) => {
+    const req = request({ host: url.hostname, port: url.port, method: 'POST', path: ROWS, headers: { ...json, 'content-length': '100000' } });
+    req.on('error', () => resolve());
+    // Half a row, then the client is gone.
+    req.write('[{"entityId": [1], "cells": {"strings": {"q": [{"value": "half');
+    setTimeout(() => {
+      req.destroy();
+      resolve();
+    }, 100);
+  });
+  const line = await nextLine(before);
+  await new Promise((r) => setTimeout(r, 50));
+  t.match(line, { route: ROWS_ROUTE, method: 'POST', aborted: true });
+  t.equal(lines.filter((l) => (l.level as number) >= 50).length, errorsBefore, 'nothing logged at error');
+  t.notOk(
+    lines.some((l) => l.msg === 'internal error'),
+    'no internal error',
+  );
+  t.ok(
+    lines.some((l) => l.level === 30 && l.msg === 'request aborted by the client' && l.reqId === line.reqId),
+    'an info line says the client went away mid-body',
+  );
+  const metrics = (await gateway.metrics.text()).body;
+  t.match(metrics, /rowgate_http_responses_aborted_total\{route="\/v1\/instances\/:instance\/tables\/:table\/rows",method="POST"\} 1/, 'counted as aborted');
+});
