@@ -1,12 +1,12 @@
 /**
  * create-table, ls, get, scan and export options, --config for every command, usage errors.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { demoRow } from '../../lib/demo/demo-data.js';
 import { USERS_LAYOUT_JSON } from '../../lib/model/layout/demo-layouts.js';
-import { ensureBuilt, runCli, tempDir, writeFile } from './helpers.js';
+import { ensureBuilt, runCli, serveCli, tempDir, writeFile } from './helpers.js';
 
 t.before(ensureBuilt);
 
@@ -323,4 +323,34 @@ t.test('usage', async (t) => {
   t.match(missing.stderr, /required option '--eid <eid>' not specified/);
   const extra = await runCli(['ls', 'extra']);
   t.equal(extra.code, 2);
+});
+
+t.test('a --data that holds no store is refused by the commands that read, naming it; a file is named as a file', async (t) => {
+  const dir = tempDir(t);
+  const empty = join(dir, 'not-a-store');
+  mkdirSync(empty);
+  writeFile(empty, 'notes.txt', 'hello\n');
+  for (const args of [
+    ['ls'],
+    ['get', '--instance', 'default', '--table', 'users', '--eid', '[1]'],
+    ['scan', '--instance', 'default', '--table', 'users'],
+    ['export', '--instance', 'default', '--table', 'users', '--out', join(dir, 'out.json')],
+  ]) {
+    const r = await runCli([...args, '--data', empty]);
+    t.equal(r.code, 1, `${args[0]}: exit 1`);
+    t.match(r.stderr, /data directory .*not-a-store holds no rowgate store \(no data\.mdb\)/, `${args[0]}: names the folder`);
+  }
+  t.same(readdirSync(empty), ['notes.txt'], 'nothing was created there');
+  const file = writeFile(dir, 'a-file', 'x');
+  const r = await runCli(['ls', '--data', file]);
+  t.equal(r.code, 1);
+  t.match(r.stderr, /data directory .*a-file is a file, not a directory/);
+  t.notMatch(r.stderr, /EEXIST/);
+
+  // serve over an existing empty folder says it starts an empty store without the demo data.
+  const fresh = join(dir, 'fresh');
+  mkdirSync(fresh);
+  const s = await serveCli(t, ['--data', fresh, '--port', '0', '--log-level', 'info']);
+  await s.waitLog(/"level":40,[^\n]*fresh[^\n]*empty store without demo data/);
+  t.equal(await s.stop(), 0);
 });

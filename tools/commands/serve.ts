@@ -29,7 +29,7 @@ import { isRowgateError } from '../../lib/errors.js';
 import { CliError, EXIT_USAGE, systemErrorMessage } from '../support/cli-error.js';
 import { checkPortsFree } from '../support/port-check.js';
 import { startProgress } from '../support/progress.js';
-import { withStoreOptions } from '../support/store-options.js';
+import { checkDataPath, withStoreOptions } from '../support/store-options.js';
 
 interface ServeFlags {
   readonly config?: string;
@@ -332,7 +332,15 @@ function isRunning(pid: number): boolean {
  * start never leaves a half-seeded directory that later starts would take for user data.
  */
 async function seedDemoIfNew(config: Config, log: Logger): Promise<void> {
-  if (config.store.kind !== 'lmdb' || existsSync(config.store.path)) return;
+  if (config.store.kind !== 'lmdb') return;
+  if (existsSync(config.store.path)) {
+    checkDataPath(config.store.path, true);
+    // Demo data goes only into a folder that does not exist yet; an existing one may be a mistyped --data.
+    if (!existsSync(join(config.store.path, 'data.mdb'))) {
+      log.warn({ path: config.store.path }, 'the data directory holds no store: starting an empty store without demo data (check --data or store.path)');
+    }
+    return;
+  }
   const target = resolve(config.store.path);
   mkdirSync(dirname(target), { recursive: true });
   // No dot in the name: lmdb-js opens a path with an extension as a file, not a directory.

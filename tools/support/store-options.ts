@@ -3,7 +3,8 @@
  * name, through the same loadConfig/openStore as `serve`, so each command works against any store
  * a configuration file names.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_DATA_DIR, loadConfig, type Config } from '../../lib/config/config.js';
 import { openStore } from '../../lib/store/open-store.js';
@@ -33,11 +34,26 @@ export interface OpenedStore {
  */
 export async function openConfiguredStore(flags: StoreFlags, options: { readonly create: boolean }): Promise<OpenedStore> {
   const config = loadConfig({ config: flags.config, data: flags.data });
-  if (config.store.kind === 'lmdb' && !options.create && !existsSync(config.store.path)) {
-    throw new CliError(`data directory ${config.store.path} does not exist (rowgate serve creates one with demo data, rowgate create-table an empty one)`);
-  }
+  if (config.store.kind === 'lmdb') checkDataPath(config.store.path, options.create);
   const store = await openStore(config.store);
   return { config, store };
+}
+
+/**
+ * A mistyped --data must not become a new empty store: a command that only reads refuses a folder
+ * without data.mdb (LMDB's data file) rather than creating one there and printing nothing, and a
+ * file is named as such rather than as mkdir's EEXIST.
+ */
+export function checkDataPath(path: string, create: boolean): void {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (stat !== undefined && !stat.isDirectory()) throw new CliError(`data directory ${path} is a file, not a directory: check --data (or store.path)`);
+  if (create) return;
+  if (stat === undefined) {
+    throw new CliError(`data directory ${path} does not exist (rowgate serve creates one with demo data, rowgate create-table an empty one)`);
+  }
+  if (!existsSync(join(path, 'data.mdb'))) {
+    throw new CliError(`data directory ${path} holds no rowgate store (no data.mdb): check --data (or store.path); rowgate create-table makes a store in it`);
+  }
 }
 
 /** Runs `fn` with the store open and always closes it. */
