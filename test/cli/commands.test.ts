@@ -1,7 +1,7 @@
 /**
  * create-table, ls, get, scan and export options, --config for every command, usage errors.
  */
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { demoRow } from '../../lib/demo/demo-data.js';
@@ -353,4 +353,30 @@ t.test('a --data that holds no store is refused by the commands that read, namin
   const s = await serveCli(t, ['--data', fresh, '--port', '0', '--log-level', 'info']);
   await s.waitLog(/"level":40,[^\n]*fresh[^\n]*empty store without demo data/);
   t.equal(await s.stop(), 0);
+});
+
+t.test('export takes the format from --out: .ndjson and .jsonl are ndjson, .avro avro; a --format that contradicts it is refused', async (t) => {
+  const dir = tempDir(t);
+  const data = ['--data', join(dir, 'data')];
+  await runCli(['create-table', ...data, '--instance', 'x', '--layout', writeFile(dir, 'u.json', USERS_LAYOUT_JSON)]);
+  const rows = Array.from({ length: 20 }, (_, i) => JSON.stringify(demoRow(i)));
+  t.equal((await runCli(['import', ...data, '--instance', 'x', '--table', 'users', '-'], { input: rows.join('\n') })).code, 0);
+  const table = [...data, '--instance', 'x', '--table', 'users'];
+  const ndjson = (await runCli(['export', ...table, '--format', 'ndjson'])).stdout;
+  for (const name of ['a.ndjson', 'a.jsonl', 'A.NDJSON']) {
+    const r = await runCli(['export', ...table, '--out', join(dir, name)]);
+    t.equal(r.code, 0, r.stderr);
+    t.equal(readFileSync(join(dir, name), 'utf8'), ndjson, `${name}: LF-framed rows`);
+  }
+  const avro = await runCli(['export', ...table, '--out', join(dir, 'a.avro')]);
+  t.equal(avro.code, 0, avro.stderr);
+  t.equal(readFileSync(join(dir, 'a.avro')).subarray(0, 4).toString('latin1'), 'Obj\x01', 'an Avro object container file');
+  const json = await runCli(['export', ...table, '--out', join(dir, 'a.json')]);
+  t.match(readFileSync(join(dir, 'a.json'), 'utf8'), /\r\n$/, 'any other name: the row stream (CR LF)');
+  t.equal(json.code, 0);
+
+  const clash = await runCli(['export', ...table, '--format', 'json', '--out', join(dir, 'b.avro')]);
+  t.equal(clash.code, 2);
+  t.match(clash.stderr, /^rowgate export: --out .*b\.avro names an avro file, but --format is json/);
+  t.notOk(existsSync(join(dir, 'b.avro')) || existsSync(join(dir, 'b.avro.partial')), 'nothing written');
 });

@@ -12,7 +12,7 @@
  */
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { ROW_FORMATS, terminatorOf, type RowFormat } from '../../lib/rows/row-formats.js';
 import { documentsToAvro } from '../support/documents-to-rows.js';
@@ -42,7 +42,26 @@ interface ExportFlags extends StoreFlags, ScanFlags, RemoteFlags {
   readonly out?: string;
   readonly resume?: boolean;
   readonly parallel?: number;
-  readonly format: RowFormat;
+  readonly format?: RowFormat;
+}
+
+/** An export's flags with its format settled (formatOf). */
+type ResolvedFlags = ExportFlags & { readonly format: RowFormat };
+
+/** The output names whose format is not in doubt; any other name (x.json, x.out) is the row stream. */
+const FORMAT_OF_EXTENSION: Readonly<Record<string, RowFormat>> = { '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.avro': 'avro' };
+
+/**
+ * --format, else the one --out's extension names, else json. `--out users.ndjson` alone wrote CR
+ * LF JSON; a --format that contradicts the extension is refused rather than guessed between.
+ */
+export function formatOf(format: RowFormat | undefined, out: string | undefined): RowFormat {
+  const named = out === undefined ? undefined : FORMAT_OF_EXTENSION[extname(out).toLowerCase()];
+  if (format === undefined) return named ?? 'json';
+  if (named !== undefined && named !== format) {
+    throw new CliError(`--out ${out} names an ${named} file, but --format is ${format}: give --format ${named}, or an --out of another name`, EXIT_USAGE);
+  }
+  return format;
 }
 
 /** Exit status of an export stopped by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it). */
@@ -66,12 +85,14 @@ export function registerExport(program: Command): void {
       .option('--resume', 'continue an interrupted export to --out FILE after the last complete row of FILE.partial')
       .option('--parallel <n>', 'with --url: read N split ranges at once, written in key order', positiveInteger)
       .addOption(
-        new Option('--format <format>', 'json (CR LF after each row, as GET rows), ndjson (LF) or avro (an Avro object container file, schema from the layout)')
-          .choices([...ROW_FORMATS])
-          .default('json'),
+        new Option(
+          '--format <format>',
+          'json (CR LF after each row, as GET rows), ndjson (LF) or avro (an Avro object container file, schema from the layout); default: from --out (.ndjson or .jsonl: ndjson, .avro: avro), else json',
+        ).choices([...ROW_FORMATS]),
       ),
   );
-  withScanOptions(cmd, '-1', 'all').action(async (flags: ExportFlags) => {
+  withScanOptions(cmd, '-1', 'all').action(async (given: ExportFlags) => {
+    const flags: ResolvedFlags = { ...given, format: formatOf(given.format, given.out) };
     const parallel = flags.parallel ?? 1;
     if (parallel > 1 && flags.url === undefined) {
       throw new CliError('--parallel reads split ranges from a gateway: give --url (a local export already renders on the scan threads)', EXIT_USAGE);
@@ -213,7 +234,7 @@ function exportProgress(total: number | undefined, already: number, withCells: b
 }
 
 async function exportLocal(
-  flags: ExportFlags,
+  flags: ResolvedFlags,
   known: TableLayout | undefined,
   store: Store,
   target: ExportTarget,
@@ -266,7 +287,7 @@ async function progressTotal(whole: RowSelection, tableRows: () => Promise<numbe
 }
 
 async function exportRemote(
-  flags: ExportFlags,
+  flags: ResolvedFlags,
   known: TableLayout | undefined,
   parallel: number,
   target: ExportTarget,
