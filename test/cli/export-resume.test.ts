@@ -178,3 +178,27 @@ t.test('a real SIGKILL or Ctrl-C mid-export, then --resume: the uninterrupted ex
     t.ok(readFileSync(out).equals(full), `${signal} at ${at * 100}%, resumed: the uninterrupted export, byte for byte`);
   }
 });
+
+t.test('an interrupted Avro export gives advice that works: its partial file is removed and the same command runs again', async (t) => {
+  const dir = tempDir(t);
+  const h = await filledGateway(t, dir);
+  const slow = await slowProxy(t, h.base);
+  const out = join(dir, 'rows.avro');
+  const args = ['export', '--url', slow, ...TABLE, '--format', 'avro', '--out', out];
+  const stopped = await interrupt(args, `${out}.partial`, 100_000, 'SIGINT');
+  t.equal(stopped.code, 130, 'Ctrl-C: exit 130');
+  t.notMatch(stopped.stderr, /--resume/, 'no advice to resume (an Avro file is not continued)');
+  t.match(stopped.stderr, /an Avro export starts again from the first row; run again:\nrowgate export: {3}tools\/rowgate export --url .* --out .*rows\.avro\n/);
+  t.notOk(existsSync(`${out}.partial`), 'the partial file, of no use, is removed');
+  const again = await runCli([...args.slice(0, 2), h.base, ...args.slice(3)]);
+  t.equal(again.code, 0, again.stderr);
+  t.equal(readFileSync(out).subarray(0, 4).toString('latin1'), 'Obj\x01');
+
+  // A partial file a killed Avro export left (no chance to remove it): the message says to delete it.
+  const killed = join(dir, 'killed.avro');
+  writeFileSync(`${killed}.partial`, 'Obj\x01 cut short');
+  const refused = await runCli(['export', '--url', h.base, ...TABLE, '--out', killed]);
+  t.equal(refused.code, 1);
+  t.match(refused.stderr, /killed\.avro\.partial exists: an earlier export to .*killed\.avro was interrupted; an Avro file cannot be continued: delete it/);
+  t.notMatch(refused.stderr, /--resume/);
+});

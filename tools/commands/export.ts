@@ -105,7 +105,7 @@ export function registerExport(program: Command): void {
     // their cells; a gateway sends the row stream (CR LF), which the export turns into LF (ndjson)
     // or reads back into rows for the Avro encoder (avro) as it writes.
     const stage = flags.url === undefined ? undefined : flags.format === 'ndjson' ? new CrLfToLf() : layout !== undefined ? documentsToAvro(layout) : undefined;
-    const target = openTarget(flags.out, flags.resume === true, stage);
+    const target = openTarget(flags.out, flags.resume === true, stage, flags.format !== 'avro');
     const controller = new AbortController();
     const onSignal = (signal: NodeJS.Signals): void => controller.abort(new Interrupted(signal));
     process.once('SIGINT', onSignal);
@@ -151,9 +151,19 @@ export function registerExport(program: Command): void {
       const interrupted = e instanceof Interrupted;
       const message = e instanceof Error && (interrupted || e instanceof RemoteError || e instanceof CliError) ? e.message : undefined;
       // Worth continuing: something was written (now or by an earlier run) or the user stopped it.
+      // An Avro file is not cut at a row, so --resume cannot continue it: it goes, and the advice is to run again.
+      if (target.partial !== undefined && flags.format === 'avro' && (interrupted || written > 0)) {
+        rmSync(target.partial, { force: true });
+        const hint = `stopped after ${written} rows; an Avro export starts again from the first row; run again:\n  ${rerunCommand(false)}`;
+        if (message === undefined) {
+          process.stderr.write(`rowgate export: ${hint}\n`);
+          throw e;
+        }
+        throw new CliError(`${message}\n${hint}`, exitCodeOf(e));
+      }
       if (target.partial !== undefined && (interrupted || written > 0 || target.resumed !== undefined)) {
         const rows = written + (target.resumed?.rows ?? 0);
-        const hint = `stopped after ${rows} rows, kept in ${target.partial}; continue with:\n  ${resumeCommand()}`;
+        const hint = `stopped after ${rows} rows, kept in ${target.partial}; continue with:\n  ${rerunCommand(true)}`;
         if (message === undefined) {
           process.stderr.write(`rowgate export: ${hint}\n`);
           throw e;
@@ -362,8 +372,8 @@ async function exportRemote(
   }
 }
 
-/** The command line again with --resume (and without a --token value: it is in ROWGATE_TOKEN or given again). */
-function resumeCommand(): string {
+/** The command line again, with --resume when `resume` (and without a --token value: it is in ROWGATE_TOKEN or given again). */
+function rerunCommand(resume: boolean): string {
   const args: string[] = [];
   const argv = process.argv.slice(2);
   for (let i = 0; i < argv.length; i++) {
@@ -376,5 +386,5 @@ function resumeCommand(): string {
     args.push(/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
   }
   const token = argv.some((a) => a === '--token' || a.startsWith('--token=')) ? ` (with the token in ${TOKEN_ENV})` : '';
-  return `tools/rowgate ${args.join(' ')} --resume${token}`;
+  return `tools/rowgate ${args.join(' ')}${resume ? ' --resume' : ''}${token}`;
 }

@@ -42,7 +42,8 @@ export function partialPath(out: string): string {
  * Opens the target; with a `stage` (a format other than json, lib/rows/row-formats.ts) rows are
  * written into the stage and it writes the file.
  */
-export function openTarget(out: string | undefined, resume: boolean, stage?: Duplex): ExportTarget {
+/** `resumable`: false for a format whose file cannot be continued at a row (Avro's blocks). */
+export function openTarget(out: string | undefined, resume: boolean, stage?: Duplex, resumable = true): ExportTarget {
   if (out === undefined) {
     if (resume) throw new CliError('--resume needs --out FILE (standard output cannot be continued)', EXIT_USAGE);
     if (stage === undefined) {
@@ -66,6 +67,10 @@ export function openTarget(out: string | undefined, resume: boolean, stage?: Dup
   let fd: number;
   let resumed: ResumePoint | undefined;
   if (existsSync(partial)) {
+    if (!resumable)
+      throw new CliError(
+        `${partial} exists: an earlier export to ${out} was interrupted; an Avro file cannot be continued: delete it and run the export again`,
+      );
     if (!resume) throw new CliError(`${partial} exists: an earlier export to ${out} was interrupted; continue it with --resume, or delete it to start again`);
     fd = openSync(partial, 'r+');
     resumed = resumePoint(fd);
