@@ -1,7 +1,10 @@
 /**
  * Helpers of the command-line tests: they run the built CLI (`node tools/rowgate ...`) as a user
- * would. The CLI runs from dist/: when dist is missing or older than a source file in lib/ or
- * tools/, it is rebuilt once (`npm run build`), under a lock so parallel test files build once.
+ * would. The CLI runs from dist/, the tests load the TypeScript sources: both must be the same code.
+ * `npm test` builds dist/ first (the `pretest` script), so under it a dist/ older than a source file
+ * in lib/ or tools/ (a source changed during the run) fails the test instead of being rebuilt. Run
+ * any other way (`npx tap test/cli/serve.test.ts`), a missing or stale dist/ is rebuilt once
+ * (`npm run build`, under a lock so parallel test files build once), saying so on stderr.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -35,9 +38,21 @@ function isBuilt(): boolean {
   return built >= Math.max(newestSource(join(ROOT, 'lib')), newestSource(join(ROOT, 'tools')));
 }
 
-/** Builds dist/ when it is missing or stale; parallel callers wait for one build. */
+/** True under `npm test` (npm's lifecycle event, inherited by tap's test processes): its `pretest` built dist/. */
+const BUILT_BY_NPM_TEST = process.env.npm_lifecycle_event === 'test';
+
+/**
+ * Makes sure the CLI processes run the code under test. Under `npm test` a stale dist/ throws; run
+ * otherwise, dist/ is built when it is missing or stale, parallel callers waiting for one build.
+ */
 export async function ensureBuilt(): Promise<void> {
   if (isBuilt()) return;
+  if (BUILT_BY_NPM_TEST) {
+    throw new Error(
+      `${BUILT_CLI} is missing or older than a source file in lib/ or tools/, although npm test built dist/ first (pretest): ` +
+        'a source changed during the run, so the CLI would run other code than the tests load. Run npm test again.',
+    );
+  }
   const lock = join(tmpdir(), `rowgate-build-${createHash('sha1').update(ROOT).digest('hex').slice(0, 12)}.lock`);
   for (let waited = 0; ; waited += 200) {
     try {
@@ -52,6 +67,7 @@ export async function ensureBuilt(): Promise<void> {
   }
   try {
     if (isBuilt()) return;
+    process.stderr.write('# dist/ is missing or older than lib/ or tools/: building it (npm run build) so the CLI runs the code under test\n');
     const r = spawnSync('npm', ['run', 'build'], { cwd: ROOT, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`npm run build failed:\n${r.stdout}\n${r.stderr}`);
   } finally {
