@@ -5,7 +5,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { demoRow } from '../../lib/demo/demo-data.js';
+import { sha256Hex } from '../../lib/http/auth.js';
 import { USERS_LAYOUT_JSON } from '../../lib/model/layout/demo-layouts.js';
+import { startGateway } from '../http/harness.js';
 import { ensureBuilt, runCli, serveCli, tempDir, writeFile } from './helpers.js';
 
 t.before(ensureBuilt);
@@ -379,4 +381,26 @@ t.test('export takes the format from --out: .ndjson and .jsonl are ndjson, .avro
   t.equal(clash.code, 2);
   t.match(clash.stderr, /^rowgate export: --out .*b\.avro names an avro file, but --format is json/);
   t.notOk(existsSync(join(dir, 'b.avro')) || existsSync(join(dir, 'b.avro.partial')), 'nothing written');
+});
+
+t.test('usage errors carry the rowgate <command>: prefix, and a mistyped required flag is named with a suggestion', async (t) => {
+  const typo = await runCli(['export', '--instnace', 'x', '--table', 'users']);
+  t.equal(typo.code, 2);
+  t.match(typo.stderr, /^rowgate export: unknown option '--instnace'\n\(Did you mean --instance\?\)/, 'the typo, not the missing --instance');
+  const missing = await runCli(['get', '--instance', 'a', '--table', 'b']);
+  t.match(missing.stderr, /^rowgate get: required option '--eid <eid>' not specified\n/);
+  const unknown = await runCli(['frobnicate']);
+  t.match(unknown.stderr, /^rowgate: unknown command 'frobnicate'/);
+});
+
+t.test('a 401 from --url points at --token and ROWGATE_TOKEN', async (t) => {
+  const h = await startGateway({ auth: { tokens: [{ name: 'a', sha256: sha256Hex('secret-token-0123'), scopes: { '*': '*' } }] } });
+  t.teardown(() => h.close());
+  for (const args of [['export', '--instance', 'default', '--table', 'sample_table'], ['ls']]) {
+    const r = await runCli([...args, '--url', h.base]);
+    t.equal(r.code, 1, `${args[0]}: exit 1`);
+    t.match(r.stderr, /401[^\n]*give the gateway's token with --token or the ROWGATE_TOKEN environment variable/, `${args[0]}: says how to give a token`);
+    const wrong = await runCli([...args, '--url', h.base, '--token', 'not-it']);
+    t.match(wrong.stderr, /401[^\n]*the token given \(--token or ROWGATE_TOKEN\) was refused/, `${args[0]}: a wrong token is named as such`);
+  }
 });

@@ -95,6 +95,13 @@ export class Gateway {
     this.token = flags.token ?? process.env[TOKEN_ENV];
   }
 
+  /** What to do about a 401: the fix is on this side (a token to give, or the one given is wrong). */
+  private authHint(status: number | undefined): string {
+    if (status !== 401) return '';
+    if (this.token === undefined) return `; give the gateway's token with --token or the ${TOKEN_ENV} environment variable`;
+    return `; the token given (--token or ${TOKEN_ENV}) was refused`;
+  }
+
   get url(): string {
     return this.base.origin + this.base.pathname.replace(/\/$/, '');
   }
@@ -118,7 +125,14 @@ export class Gateway {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', () => reject(new RemoteError(`${url.pathname}: answered ${res.statusCode}`, res.statusCode)));
-        res.on('end', () => reject(new RemoteError(`${this.url}: ${errorText(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'))}`, res.statusCode)));
+        res.on('end', () =>
+          reject(
+            new RemoteError(
+              `${this.url}: ${errorText(res.statusCode ?? 0, Buffer.concat(chunks).toString('utf8'))}${this.authHint(res.statusCode)}`,
+              res.statusCode,
+            ),
+          ),
+        );
       });
       req.on('error', (e: NodeJS.ErrnoException) =>
         reject(new RemoteError(`${this.url}: ${e.code ?? e.message}${e.code === 'ABORT_ERR' ? '' : ` (${e.message})`}`)),
