@@ -13,6 +13,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { AdminConfig } from '../config/config.js';
+import { rgError, type RowgateError } from '../errors.js';
+import { serialize } from '../http/serializers.js';
 import type { GatewayMetrics } from '../metrics/metrics.js';
 import type { Store } from '../store/store.js';
 import { acceptsJson, closeTask, healthcheckReply, PONG, type AdminReply } from './dropwizard.js';
@@ -36,6 +38,8 @@ function send(res: ServerResponse, status: number, contentType: string, body: st
 
 const sendJson = (res: ServerResponse, status: number, body: unknown): void => send(res, status, 'application/json', JSON.stringify(body));
 const reply = (res: ServerResponse, r: AdminReply): void => send(res, r.status, r.contentType, r.body);
+/** Errors in the API's coded body (docs/errors.md), so one client reads both listeners' errors. */
+const sendError = (res: ServerResponse, err: RowgateError): void => send(res, err.status, 'application/json', serialize.error(err.toBody()));
 
 /** The admin resources and their methods (HEAD wherever GET is). */
 const METHODS: Record<string, readonly string[]> = {
@@ -66,10 +70,10 @@ export function createAdminServer(config: AdminConfig, targets: AdminTargets, lo
     const q = url.indexOf('?');
     const path = (q < 0 ? url : url.slice(0, q)).replace(/\/+$/, '') || '/';
     const methods = METHODS[path];
-    if (methods === undefined) return sendJson(res, 404, { status: 404, error: `no admin resource ${path} (try ${Object.keys(METHODS).join(', ')})` });
+    if (methods === undefined) return sendError(res, rgError('RG_ERR_ROUTE_NOT_FOUND', `no admin resource ${path} (try ${Object.keys(METHODS).join(', ')})`));
     if (!methods.includes(req.method ?? '')) {
       res.setHeader('allow', methods.join(', '));
-      return sendJson(res, 405, { status: 405, error: `method ${req.method} is not allowed on ${path}` });
+      return sendError(res, rgError('RG_ERR_METHOD_NOT_ALLOWED', `method ${req.method} is not allowed on ${path} (allowed: ${methods.join(', ')})`));
     }
     if (path === '/healthz') return sendJson(res, 200, { status: 'ok', uptimeSeconds: Math.round(process.uptime()) });
     if (path === '/readyz') {
@@ -106,7 +110,7 @@ export function createAdminServer(config: AdminConfig, targets: AdminTargets, lo
   const server = createServer({ headersTimeout: 10_000, requestTimeout: 30_000 }, (req, res) => {
     handle(req, res).catch((e: unknown) => {
       log.error({ err: e, url: req.url }, 'admin request failed');
-      if (!res.headersSent) sendJson(res, 500, { status: 500, error: 'internal error (logged by the server)' });
+      if (!res.headersSent) sendError(res, rgError('RG_ERR_INTERNAL', 'internal error (logged by the server)', e));
       else res.destroy();
     });
   });

@@ -10,7 +10,8 @@
  *   POST /tasks/close?instance=I[&table=T]   drop the store's caches of an instance or a table
  */
 import type { IncomingMessage } from 'node:http';
-import { isRowgateError } from '../errors.js';
+import { isRowgateError, rgError, type RowgateError } from '../errors.js';
+import { serialize } from '../http/serializers.js';
 import { parseQuery } from '../http/query.js';
 import type { Store } from '../store/store.js';
 
@@ -68,22 +69,29 @@ export function healthcheckReply(results: Readonly<Record<string, HealthResult>>
  * Bigtable table was re-created by another tool. An unknown instance or table is a 404, so a typo
  * is not answered as done.
  */
+/** A refused task in the API's coded error body (docs/errors.md), as the admin listener's other errors. */
+function coded(err: RowgateError): AdminReply {
+  return { status: err.status, contentType: 'application/json', body: serialize.error(err.toBody()) };
+}
+
 export async function closeTask(store: Store, search: string): Promise<AdminReply> {
   let query: ReadonlyMap<string, string>;
   try {
     query = parseQuery(search);
   } catch (e) {
-    return json(400, { status: 400, error: isRowgateError(e) ? e.message : String(e) });
+    return coded(isRowgateError(e) ? e : rgError('RG_ERR_BAD_PARAMETER', String(e)));
   }
   for (const name of query.keys()) {
-    if (name !== 'instance' && name !== 'table') return json(400, { status: 400, error: `unknown parameter ${name} of /tasks/close (known: instance, table)` });
+    if (name !== 'instance' && name !== 'table')
+      return coded(rgError('RG_ERR_BAD_PARAMETER', `unknown parameter ${name} of /tasks/close (known: instance, table)`));
   }
   const instance = query.get('instance');
   const table = query.get('table');
-  if (instance === undefined || instance === '') return json(400, { status: 400, error: '/tasks/close needs instance=<name> (and optionally table=<name>)' });
-  if (!(await store.listInstances()).includes(instance)) return json(404, { status: 404, error: `instance ${instance} not found` });
+  if (instance === undefined || instance === '')
+    return coded(rgError('RG_ERR_BAD_PARAMETER', '/tasks/close needs instance=<name> (and optionally table=<name>)'));
+  if (!(await store.listInstances()).includes(instance)) return coded(rgError('RG_ERR_INSTANCE_NOT_FOUND', `instance ${instance} not found`));
   if (table !== undefined && !(await store.listTables(instance)).includes(table))
-    return json(404, { status: 404, error: `table ${table} not found in instance ${instance}` });
+    return coded(rgError('RG_ERR_TABLE_NOT_FOUND', `table ${table} not found in instance ${instance}`));
   store.forget(instance, table);
   return { status: 200, contentType: TEXT, body: table === undefined ? `closed instance ${instance}\n` : `closed table ${table} of instance ${instance}\n` };
 }

@@ -49,8 +49,15 @@ t.test('healthz, readyz and metrics after some requests', async (t) => {
   const ready = await raw(admin, 'GET', '/readyz');
   t.equal(ready.status, 200);
   t.same(JSON.parse(ready.body), { status: 'ready', store: 'lmdb' });
-  t.equal((await raw(admin, 'GET', '/nope')).status, 404);
-  t.equal((await raw(admin, 'POST', '/metrics')).status, 405);
+  // The API's coded error body, as every other error of the gateway (docs/errors.md).
+  const nope = await raw(admin, 'GET', '/nope');
+  t.equal(nope.status, 404);
+  t.same(Object.keys(JSON.parse(nope.body)).sort(), ['code', 'exception', 'exceptionName', 'status']);
+  t.match(JSON.parse(nope.body), { status: 404, code: 'RG_ERR_ROUTE_NOT_FOUND', exception: /no admin resource \/nope \(try \/healthz/ });
+  const wrong = await raw(admin, 'POST', '/metrics');
+  t.equal(wrong.status, 405);
+  t.equal(wrong.headers.allow, 'GET, HEAD');
+  t.match(JSON.parse(wrong.body), { status: 405, code: 'RG_ERR_METHOD_NOT_ALLOWED', exception: /method POST is not allowed on \/metrics/ });
 
   const rows = Array.from({ length: 5 }, (_, i) => ({ entityId: [i], cells: { strings: { q: [{ value: `v${i}`, timestamp: 1 }] } } }));
   t.equal((await raw(h.base, 'POST', `${TABLE}/rows`, JSON.stringify(rows), json)).status, 200);
