@@ -2,7 +2,7 @@
  * Settings from the environment, for containers (docs/configuration.md, "Environment variables"). One precedence for
  * every setting: command-line flags > environment > configuration file > defaults. An empty
  * variable counts as unset (container templates often leave them empty). Read: ROWGATE_CONFIG,
- * ROWGATE_DATA, ROWGATE_HOST, ROWGATE_PORT (over PORT), ROWGATE_LOG_LEVEL. ROWGATE_TOKEN is the
+ * ROWGATE_DATA, ROWGATE_HOST, ROWGATE_PORT (over PORT), ROWGATE_ADMIN_PORT, ROWGATE_LOG_LEVEL. ROWGATE_TOKEN is the
  * bearer token of the command line's remote mode (tools/support/remote.ts); the gateway does not read it.
  */
 import { rgError } from '../errors.js';
@@ -15,6 +15,8 @@ export interface ConfigFlags {
   readonly host?: string;
   readonly revision?: string | number;
   readonly logLevel?: string;
+  /** The admin listener's port (--admin-port, ROWGATE_ADMIN_PORT), over admin.port. */
+  readonly adminPort?: string | number;
 }
 
 export const LOG_LEVELS: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -39,7 +41,11 @@ export function flagsFromEnvironment(env: Environment): ConfigFlags {
   const logLevel = value(env, 'ROWGATE_LOG_LEVEL');
   if (logLevel !== undefined && !LOG_LEVELS.includes(logLevel))
     bad('ROWGATE_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(logLevel)}`);
+  const adminPort = value(env, 'ROWGATE_ADMIN_PORT');
+  if (adminPort !== undefined && !(/^\d+$/.test(adminPort) && Number(adminPort) <= 65535))
+    bad('ROWGATE_ADMIN_PORT', `must be an integer from 0 to 65535, got ${JSON.stringify(adminPort)}`);
   return {
+    adminPort,
     config: value(env, 'ROWGATE_CONFIG'),
     data: value(env, 'ROWGATE_DATA'),
     host: value(env, 'ROWGATE_HOST'),

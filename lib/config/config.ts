@@ -359,12 +359,20 @@ function defaultAdminPort(port: number): number {
   return port + 1;
 }
 
-function parseAdmin(raw: unknown, host: string, port: number): AdminConfig | false {
-  if (raw === false) return false;
+function parseAdmin(raw: unknown, host: string, port: number, flagPort: string | number | undefined): AdminConfig | false {
+  if (raw === false) {
+    if (flagPort !== undefined) bad('admin', 'is false (no admin listener), yet --admin-port or ROWGATE_ADMIN_PORT gives it a port: remove one');
+    return false;
+  }
   const a = raw === undefined || raw === null || raw === true ? {} : mapping('admin', raw);
   onlyKeys('admin', a, ['host', 'port', 'readyTimeoutMs']);
   const adminHost = a.host === undefined ? host : text('admin.host', a.host);
-  const adminPort = a.port === undefined || a.port === null ? defaultAdminPort(port) : integer('admin.port', a.port, 0, 65535);
+  const adminPort =
+    flagPort !== undefined
+      ? integer('--admin-port', flagPort, 0, 65535)
+      : a.port === undefined || a.port === null
+        ? defaultAdminPort(port)
+        : integer('admin.port', a.port, 0, 65535);
   if (adminPort !== 0 && adminPort === port) {
     bad('admin.port', `${adminPort} is the port of the main listener; pick another (or admin: false)`);
   }
@@ -429,7 +437,7 @@ export function buildConfig(file: Record<string, unknown>, flags: ConfigFlags = 
     ...(auth.openByChoice ? { authOptional: true } : {}),
     tls: parseTls(file.tls, baseDir),
     readOnly: (file.readOnly as boolean | undefined) ?? d.readOnly,
-    admin: parseAdmin(file.admin, host, port),
+    admin: parseAdmin(file.admin, host, port, flags.adminPort),
     store: parseStore(file.store, dataFlag, baseDir),
     limits: parseLimits(file.limits),
     logLevel: flags.logLevel ?? (file.logLevel as string | undefined) ?? d.logLevel,

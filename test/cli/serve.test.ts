@@ -237,3 +237,21 @@ t.test('request log lines written just before SIGTERM are in the log when serve 
   t.equal(ids[0], 'client-chosen-1');
   t.match(logged[1], { status: 200, instance: 'default', table: 'users', client: '127.0.0.1' });
 });
+
+t.test('a busy admin port is named as the admin listener with how to move it; --admin-port and ROWGATE_ADMIN_PORT move it', async (t) => {
+  const dir = tempDir(t);
+  const blocker = createServer();
+  // The admin port is the main port + 1: take a port whose successor is the one blocked.
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => blocker.close());
+  const adminPort = (blocker.address() as { port: number }).port;
+  const busy = await runCli(['serve', '--data', join(dir, 'data'), '--port', String(adminPort - 1)]);
+  t.equal(busy.code, 2);
+  t.match(busy.stderr, new RegExp(`admin listener: listen EADDRINUSE[^\\n]*:${adminPort}[^\\n]*--admin-port`), busy.stderr);
+  const moved = await serveCli(t, ['--data', join(dir, 'data'), '--port', '0', '--admin-port', '0']);
+  t.ok(moved.adminPort !== undefined && moved.adminPort !== adminPort, '--admin-port 0: any free port');
+  t.equal(await moved.stop(), 0);
+  const fromEnv = await serveCli(t, ['--data', join(dir, 'data'), '--port', '0'], { env: { ROWGATE_ADMIN_PORT: '0' } });
+  t.ok(fromEnv.adminPort !== undefined && fromEnv.adminPort !== adminPort, 'ROWGATE_ADMIN_PORT=0: any free port');
+  t.equal(await fromEnv.stop(), 0);
+});

@@ -39,6 +39,7 @@ interface ServeFlags {
   readonly revision?: string;
   readonly workers?: string;
   readonly logLevel?: string;
+  readonly adminPort?: string;
 }
 
 export function registerServe(program: Command): void {
@@ -46,6 +47,7 @@ export function registerServe(program: Command): void {
     .option('--port <n>', 'TCP port (default 8080; 0 = any free port, printed in the listening line)')
     .option('--host <host>', 'address to listen on (default 127.0.0.1)')
     .option('--revision <1|2|3>', 'interface revision served (default 3)')
+    .option('--admin-port <n>', 'port of the admin listener (/healthz, /readyz, /metrics; default the main port + 1; 0 = any free port)')
     .option('--workers <n>', 'gateway processes sharing the port (node:cluster; default 1, e.g. one per core)')
     .option('--log-level <level>', `log level: ${LOG_LEVELS.join(', ')} (default info)`)
     .action(async (flags: ServeFlags) => {
@@ -63,7 +65,15 @@ function parseWorkers(text: string | undefined): number {
 }
 
 function configFlags(flags: ServeFlags): ConfigFlags {
-  return { config: flags.config, data: flags.data, port: flags.port, host: flags.host, revision: flags.revision, logLevel: flags.logLevel };
+  return {
+    config: flags.config,
+    data: flags.data,
+    port: flags.port,
+    host: flags.host,
+    revision: flags.revision,
+    logLevel: flags.logLevel,
+    adminPort: flags.adminPort,
+  };
 }
 
 /**

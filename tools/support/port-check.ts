@@ -5,6 +5,7 @@
  */
 import { createServer } from 'node:net';
 import type { Config } from '../../lib/config/config.js';
+import { CliError } from './cli-error.js';
 
 function probe(host: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -18,5 +19,14 @@ function probe(host: string, port: number): Promise<void> {
 /** Rejects with the system's error (EADDRINUSE, EACCES, EADDRNOTAVAIL) for a port that cannot be bound. */
 export async function checkPortsFree(config: Config): Promise<void> {
   if (config.port !== 0) await probe(config.host, config.port);
-  if (config.admin !== false && config.admin.port !== 0) await probe(config.admin.host, config.admin.port);
+  if (config.admin !== false && config.admin.port !== 0) {
+    try {
+      await probe(config.admin.host, config.admin.port);
+    } catch (e) {
+      // Named, or it reads as the main port's failure (the admin port defaults to the main port + 1).
+      throw new CliError(
+        `admin listener: ${(e as Error).message} (the admin port: admin.port, else the main port + 1); move it with --admin-port N (or ROWGATE_ADMIN_PORT, admin.port), or turn it off with admin: false`,
+      );
+    }
+  }
 }
