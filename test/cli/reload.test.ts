@@ -148,9 +148,15 @@ t.test('with --workers, every worker reloads', async (t) => {
   const s = await serveCli(t, ['--config', config, '--workers', '2']);
   writeFile(dir, 'rowgate.yaml', configText(dir, '', { b: TOKEN_B }));
   process.kill(s.pid, 'SIGHUP');
-  await s.waitLog(/"msg":"configuration reloaded"/, 2);
-  const pids = new Set([...s.stderr().matchAll(/"pid":(\d+),[^\n]*"msg":"configuration reloaded"/g)].map((m) => m[1]));
-  t.equal(pids.size, 2, 'two workers logged their reload');
+  await s.waitLog(/"msg":"configuration reloaded"/);
+  await sleep(300);
+  const reloaded = s.stderr().match(/^.*"msg":"configuration reloaded".*$/gm) ?? [];
+  t.equal(reloaded.length, 1, 'one line for the reload, from the primary');
+  const line = JSON.parse(reloaded[0]!) as { pid: number; pids: number[]; changed: string[] };
+  t.equal(line.pid, s.pid, 'logged by the primary');
+  t.equal(new Set(line.pids).size, 2, "with both workers' pids");
+  t.notOk(line.pids.includes(s.pid));
+  t.same(line.changed, ['auth']);
   for (let i = 0; i < 8; i++) {
     t.equal(await status(s.port, TOKEN_B), 200, `connection ${i}: token b works`);
     t.equal(await status(s.port, TOKEN_A), 401, `connection ${i}: token a is refused`);
@@ -207,5 +213,16 @@ t.test('a reload that drops auth is refused unless the file says auth: {required
   process.kill(s.pid, 'SIGHUP');
   await s.waitLog(/"changed":\["auth"\][^\n]*"msg":"configuration reloaded"/);
   t.equal(await status(s.port, undefined), 200, 'said explicitly: the gateway is open');
+  t.equal(await s.stop(), 0);
+});
+
+t.test('the outcome of a reload is logged whatever the log level', async (t) => {
+  const dir = tempDir(t);
+  const config = writeFile(dir, 'rowgate.yaml', configText(dir, 'logLevel: error\n', { a: TOKEN_A }));
+  const s = await serveCli(t, ['--config', config]);
+  writeFile(dir, 'rowgate.yaml', configText(dir, 'logLevel: warn\n', { b: TOKEN_B }));
+  process.kill(s.pid, 'SIGHUP');
+  await s.waitLog(/"changed":\["auth","logLevel"\],"tokens":\["b"\],"msg":"configuration reloaded"/);
+  t.equal(await status(s.port, TOKEN_B), 200);
   t.equal(await s.stop(), 0);
 });

@@ -112,6 +112,9 @@ function onSighup(reload: () => void): void {
   process.on('SIGHUP', reload);
 }
 
+/** How long the primary waits for the workers' reload outcomes before logging those that came. */
+const RELOAD_REPORT_MS = 5000;
+
 /** The cluster primary: seeds, forks `count` workers running serve(), prints one listening line. */
 async function servePrimary(flags: ServeFlags, count: number): Promise<void> {
   const { config, log } = await prepare(flags);
@@ -126,7 +129,23 @@ async function servePrimary(flags: ServeFlags, count: number): Promise<void> {
   // Workers that listen (and reload on SIGHUP); a SIGHUP for one still starting waits until it does.
   const serving = new Set<number>();
   const hupWhenServing = new Set<number>();
-  cluster.on('message', (worker, message: { rowgateListening?: number; adminPort?: number }) => {
+  // A reload's outcomes from the workers it was sent to, logged as one line once all came (or after RELOAD_REPORT_MS).
+  let reports: ReloadOutcome[] = [];
+  let awaited = 0;
+  let reportTimer: NodeJS.Timeout | undefined;
+  const flushReports = (): void => {
+    clearTimeout(reportTimer);
+    reportTimer = undefined;
+    logReload(log, reports);
+    reports = [];
+    awaited = 0;
+  };
+  cluster.on('message', (worker, message: { rowgateListening?: number; adminPort?: number; rowgateReloaded?: ReloadOutcome }) => {
+    if (message?.rowgateReloaded !== undefined) {
+      reports.push(message.rowgateReloaded);
+      if (reports.length >= awaited) flushReports();
+      return;
+    }
     if (typeof message?.rowgateListening !== 'number') return;
     serving.add(worker.id);
     if (hupWhenServing.delete(worker.id)) worker.process.kill('SIGHUP');
@@ -167,13 +186,19 @@ async function servePrimary(flags: ServeFlags, count: number): Promise<void> {
   process.on('SIGINT', stop);
   // Every worker re-reads the file itself (and logs what it did); the primary only takes the log level.
   onSighup(() => {
+    // A file the primary refuses every worker would refuse too: said once, here, and not passed on.
     const next = readForReload(flags, log);
-    if (next !== undefined) log.level = next.logLevel;
+    if (next === undefined) return;
+    log.level = next.logLevel;
+    if (reportTimer !== undefined) flushReports();
     for (const w of Object.values(cluster.workers ?? {})) {
       if (w === undefined) continue;
-      if (serving.has(w.id)) w.process.kill('SIGHUP');
-      else hupWhenServing.add(w.id);
+      if (serving.has(w.id)) {
+        awaited++;
+        w.process.kill('SIGHUP');
+      } else hupWhenServing.add(w.id);
     }
+    reportTimer = setTimeout(flushReports, RELOAD_REPORT_MS).unref();
   });
   serveClusterMetrics();
   for (let i = 0; i < count; i++) fork();
@@ -247,18 +272,21 @@ async function serve(flags: ServeFlags): Promise<void> {
     if (next === undefined) return;
     const before = running;
     const plan = planReload(before, next);
-    if (plan.refused !== undefined) {
-      log.error({ pid: process.pid, error: plan.refused }, 'SIGHUP: the configuration file was refused; the running configuration stays');
-      return;
+    if (plan.refused === undefined) {
+      running = plan.config;
+      gateway.reload(plan.config);
     }
-    running = plan.config;
-    gateway.reload(plan.config);
-    if (plan.ignored.length > 0) log.warn({ pid: process.pid, ignored: plan.ignored }, 'SIGHUP: these settings changed but need a restart; ignored until then');
-    log.info(
-      { pid: process.pid, changed: plan.changed, ...(plan.config.auth === undefined ? {} : { tokens: plan.config.auth.tokens.map((t) => t.name) }) },
-      'configuration reloaded',
-    );
-    if (plan.config.auth === undefined && before.auth !== undefined)
+    const outcome: ReloadOutcome = {
+      pid: process.pid,
+      changed: plan.changed,
+      ignored: plan.ignored,
+      refused: plan.refused,
+      tokens: plan.config.auth?.tokens.map((t) => t.name),
+    };
+    // With --workers the primary logs one line for all of them (servePrimary).
+    if (cluster.isWorker) process.send?.({ rowgateReloaded: outcome });
+    else logReload(log, [outcome]);
+    if (plan.refused === undefined && plan.config.auth === undefined && before.auth !== undefined)
       log.warn('no auth tokens configured: the gateway is open to every client that can reach it');
   });
 
@@ -268,6 +296,34 @@ async function serve(flags: ServeFlags): Promise<void> {
     return;
   }
   announce(config, address.port, adminAddress?.port);
+}
+
+/** What one process made of a SIGHUP (a worker sends it to the primary). */
+interface ReloadOutcome {
+  readonly pid: number;
+  readonly changed: readonly string[];
+  readonly ignored: readonly string[];
+  readonly refused?: string;
+  readonly tokens?: readonly string[];
+}
+
+/**
+ * One line for a reload, whatever the log level (an operator sending SIGHUP to a gateway at warn
+ * saw nothing): at info through a logger of its own when the level is above info; `silent` stays
+ * silent. `outcomes`: one per process (the workers', logged by the primary with their pids).
+ */
+function logReload(log: Logger, outcomes: readonly ReloadOutcome[]): void {
+  if (outcomes.length === 0) return;
+  const out = log.level === 'silent' || log.isLevelEnabled('info') ? log : log.child({}, { level: 'info' });
+  const first = outcomes[0]!;
+  const who = cluster.isPrimary && outcomes.some((o) => o.pid !== process.pid) ? { pid: process.pid, pids: outcomes.map((o) => o.pid) } : { pid: first.pid };
+  const refused = outcomes.find((o) => o.refused !== undefined)?.refused;
+  if (refused !== undefined) {
+    out.error({ ...who, error: refused }, 'SIGHUP: the configuration file was refused; the running configuration stays');
+    return;
+  }
+  if (first.ignored.length > 0) out.warn({ ...who, ignored: first.ignored }, 'SIGHUP: these settings changed but need a restart; ignored until then');
+  out.info({ ...who, changed: first.changed, ...(first.tokens === undefined ? {} : { tokens: first.tokens }) }, 'configuration reloaded');
 }
 
 /** The contract lines (docs/cli.md, "serve"): `listening on ...`, then the admin listener's, on stdout. */
