@@ -43,7 +43,7 @@ t.test('import and export draw a progress bar on a terminal and none into a pipe
   t.match(imported.output, /importing \|[^|]*\| \d+%/, 'import on a terminal: a bar with its percentage of the input');
   t.match(imported.output, /imported 3000 rows/, 'and the summary line');
 
-  const exported = await onTerminal(['export', ...flags, '--out', join(dir, 'out.ndjson')]);
+  const exported = await onTerminal(['export', ...flags, '--out', join(dir, 'out.json')]);
   t.equal(exported.code, 0, 'export exits 0');
   t.match(
     exported.output,
@@ -66,7 +66,7 @@ t.test('import and export draw a progress bar on a terminal and none into a pipe
     '--parallel',
     '2',
     '--out',
-    join(dir, 'remote.ndjson'),
+    join(dir, 'remote.json'),
   ]);
   t.equal(remote.code, 0, remote.output);
   t.match(
@@ -77,20 +77,20 @@ t.test('import and export draw a progress bar on a terminal and none into a pipe
   t.match(remote.output, /exported 3000 rows/);
   // Resumed with a limit: the bar counts the rows already written, so its total is the whole
   // export's limit (regression: it was the limit less those rows, and the bar passed 100%).
-  const full = await runCli(['export', ...flags, '--limit', '2000', '--out', join(dir, 'first.ndjson')]);
+  const full = await runCli(['export', ...flags, '--limit', '2000', '--out', join(dir, 'first.json')]);
   t.equal(full.code, 0, full.stderr);
-  const written = readFileSync(join(dir, 'first.ndjson'), 'utf8').split('\r\n').slice(0, 500);
-  writeFile(dir, 'resumed.ndjson.partial', written.join('\r\n') + '\r\n');
-  const resumed = await onTerminal(['export', ...flags, '--limit', '2000', '--resume', '--out', join(dir, 'resumed.ndjson')]);
+  const written = readFileSync(join(dir, 'first.json'), 'utf8').split('\r\n').slice(0, 500);
+  writeFile(dir, 'resumed.json.partial', written.join('\r\n') + '\r\n');
+  const resumed = await onTerminal(['export', ...flags, '--limit', '2000', '--resume', '--out', join(dir, 'resumed.json')]);
   t.equal(resumed.code, 0, resumed.output);
   t.match(resumed.output, /\d+\/2000 rows/, 'resumed with --limit 2000 after 500 rows: the bar counts to 2000');
   t.notMatch(resumed.output, /\/1500 rows/, 'not to the 1500 rows left');
-  const remotePiped = await runCli(['export', '--url', gateway.base, '--instance', 'it', '--table', 'users', '--out', join(dir, 'remote2.ndjson')]);
+  const remotePiped = await runCli(['export', '--url', gateway.base, '--instance', 'it', '--table', 'users', '--out', join(dir, 'remote2.json')]);
   t.notMatch(remotePiped.stderr, /\u001b\[|\r(?!\n)|%/, 'export --url into a pipe: no bar');
   t.match(remotePiped.stderr, /^exported 3000 rows[^\n]*\n$/, 'only the summary line');
 
   // The same commands into pipes (runCli): only the summary lines, no bar drawing.
-  const piped = await runCli(['export', ...flags, '--out', join(dir, 'out2.ndjson')]);
+  const piped = await runCli(['export', ...flags, '--out', join(dir, 'out2.json')]);
   t.equal(piped.code, 0, 'piped export exits 0');
   t.notMatch(piped.stderr, /\u001b\[|\r(?!\n)|%/, 'no cursor codes, carriage returns or percentages on a pipe');
   t.match(piped.stderr, /^exported 3000 rows/);
