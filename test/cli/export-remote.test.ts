@@ -46,7 +46,13 @@ t.test('export --url equals the full scan and the local export, with and without
   const stdout = await runCli(['export', '--url', h.base, ...TABLE]);
   t.equal(stdout.code, 0, stdout.stderr);
   t.ok(stdout.stdout === full, 'to standard output: the full scan, byte for byte');
-  t.match(stdout.stderr, /^exported 3000 rows, \d+ bytes from http:\/\/127\.0\.0\.1:\d+ in /);
+  t.match(stdout.stderr, /^exported 3000 rows from http:\/\/127\.0\.0\.1:\d+ in \d+\.\d\d s \(\d+ rows\/s\); wrote (\d+) bytes\n$/);
+  t.equal(Number(/wrote (\d+) bytes/.exec(stdout.stderr)?.[1]), Buffer.byteLength(full), 'the bytes written');
+  // An Avro file: the bytes of the file, not the JSON received.
+  const avroOut = join(dir, 'summary.avro');
+  const avro = await runCli(['export', '--url', h.base, ...TABLE, '--out', avroOut]);
+  t.equal(avro.code, 0, avro.stderr);
+  t.equal(Number(/wrote (\d+) bytes/.exec(avro.stderr)?.[1]), statSync(avroOut).size, 'avro: the file bytes');
   for (const parallel of ['2', '4', '7']) {
     const out = join(dir, `p${parallel}.json`);
     const r = await runCli(['export', '--url', h.base, ...TABLE, '--parallel', parallel, '--out', out]);

@@ -141,8 +141,12 @@ export function registerExport(program: Command): void {
       const seconds = (performance.now() - started) / 1000;
       const before = target.resumed?.rows ?? 0;
       const resumed = before > 0 ? ` (resumed after ${before} rows already in ${target.partial})` : '';
+      // What this run wrote (rows, cells, the output's bytes), as import reports what it read.
+      const cells = result.cells === undefined ? '' : `, ${result.cells} cells`;
+      const from = result.from === undefined ? '' : ` from ${result.from}`;
+      const bytes = target.written?.() ?? result.bytes;
       process.stderr.write(
-        `exported ${result.rows + before} rows, ${result.detail} in ${seconds.toFixed(2)} s (${rateText(result.rows, seconds)} rows/s)${resumed}\n`,
+        `exported ${result.rows} rows${cells}${from} in ${seconds.toFixed(2)} s (${rateText(result.rows, seconds)} rows/s); wrote ${bytes} bytes${resumed}\n`,
       );
     } catch (e) {
       progress?.stop();
@@ -197,8 +201,12 @@ function exitCodeOf(e: unknown): number {
 
 interface ExportResult {
   readonly rows: number;
-  /** What the summary line says besides rows: cells (local) or bytes (remote). */
-  readonly detail: string;
+  /** Cells written (a local export: a remote one receives documents, not counted cells). */
+  readonly cells?: number;
+  /** Bytes handed to the output (the file's, unless a stage turns them into something else). */
+  readonly bytes: number;
+  /** Where the rows came from, for the summary (a remote export). */
+  readonly from?: string;
 }
 
 type ProgressSink = (p: Progress) => void;
@@ -281,7 +289,7 @@ async function exportLocal(
       if (signal.aborted) throw signal.reason;
     },
   });
-  return { rows: result.rows, detail: `${result.cells} cells` };
+  return { rows: result.rows, cells: result.cells, bytes: result.bytes };
 }
 
 /**
@@ -366,7 +374,7 @@ async function exportRemote(
         },
       },
     );
-    return { rows: result.rows, detail: `${result.bytes} bytes from ${gateway.url}` };
+    return { rows: result.rows, bytes: result.bytes, from: gateway.url };
   } finally {
     spool.remove();
   }

@@ -283,7 +283,9 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
     await parsers.close();
   }
   const seconds = (performance.now() - started) / 1000;
-  process.stdout.write(`imported ${committedRows} rows, ${committedCells} cells in ${seconds.toFixed(2)} s (${rateText(committedCells, seconds)} cells/s)\n`);
+  process.stdout.write(
+    `imported ${committedRows} rows, ${committedCells} cells in ${seconds.toFixed(2)} s (${rateText(committedRows, seconds)} rows/s, ${rateText(committedCells, seconds)} cells/s)\n`,
+  );
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { once } from 'node:events';
 import type { Duplex } from 'node:stream';
-import { createWriteStream, existsSync, ftruncateSync, fstatSync, openSync, readSync, renameSync } from 'node:fs';
+import { createWriteStream, existsSync, ftruncateSync, fstatSync, openSync, readSync, renameSync, statSync } from 'node:fs';
 import { CliError, EXIT_USAGE } from './cli-error.js';
 import { Output } from './output.js';
 
@@ -29,6 +29,8 @@ export interface ExportTarget {
   complete(): Promise<void>;
   /** Stops writing, keeping what was written (for --resume). */
   abandon(): Promise<void>;
+  /** After complete(): the bytes this run wrote to FILE or through the stage; undefined when not counted here. */
+  written?(): number;
 }
 
 const BLOCK = 1 << 20;
@@ -51,6 +53,8 @@ export function openTarget(out: string | undefined, resume: boolean, stage?: Dup
       return { output, complete: () => output.flush(), abandon: async () => undefined };
     }
     stage.pipe(process.stdout, { end: false });
+    let staged = 0;
+    stage.on('data', (b: Buffer) => (staged += b.length));
     const output = new Output(stage);
     const ended = new Promise<void>((resolve) => stage.on('end', resolve));
     return {
@@ -61,6 +65,7 @@ export function openTarget(out: string | undefined, resume: boolean, stage?: Dup
         await new Output(process.stdout).flush();
       },
       abandon: async () => undefined,
+      written: () => staged,
     };
   }
   const partial = partialPath(out);
@@ -91,6 +96,8 @@ export function openTarget(out: string | undefined, resume: boolean, stage?: Dup
       if (stage !== undefined && !stream.writableFinished) await once(stream, 'finish');
       renameSync(partial, out);
     },
+    // The file's bytes (what a stage made of the rows: Avro, LF) less those an earlier run wrote.
+    written: () => statSync(out).size - (resumed?.bytes ?? 0),
     abandon: async () => {
       try {
         await output.end();
