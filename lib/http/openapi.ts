@@ -146,10 +146,9 @@ const ERROR_HEADERS: Record<number, Json> = {
   503: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'string' } } },
 };
 
-function errorDescription(status: number): string {
-  const codes = Object.entries(ERRORS)
-    .filter(([, spec]) => spec.status === status)
-    .map(([code]) => code);
+/** The codes of `status` that this route can answer (routes.ts declares them), not every code of the status. */
+function errorDescription(route: Route, status: number): string {
+  const codes = [...new Set(route.errors.filter((code) => ERRORS[code].status === status))];
   return codes.length === 0 ? 'Error' : codes.join(', ');
 }
 
@@ -172,7 +171,7 @@ function operationOf(route: Route): Json {
     content['x-rowgate-stream'] = { framing: 'CRLF', description: 'zero or more row documents, each followed by CR LF; zero rows is an empty body' };
   responses['200'] = { description: route.stream ? 'A row stream: each row document followed by CR LF' : 'OK', content: { 'application/json': content } };
   for (const status of errorStatuses(route)) {
-    const response: Json = { description: errorDescription(status), content: { 'application/json': { schema: ref('Error') } } };
+    const response: Json = { description: errorDescription(route, status), content: { 'application/json': { schema: ref('Error') } } };
     const headers = ERROR_HEADERS[status];
     if (headers) response.headers = headers;
     responses[String(status)] = response;

@@ -11,7 +11,7 @@ t.test('root, version, instances, metadata, tables and layouts', async (t) => {
     t.equal(res.headers['content-type'], 'application/json');
     return JSON.parse(res.body) as Record<string, unknown> & unknown[];
   };
-  t.same(await body('/v1'), { resources: ['version', 'instances'], service: 'rowgate' });
+  t.same(await body('/v1'), { resources: ['version', 'instances', 'openapi.json'], service: 'rowgate' });
   const version = await body('/v1/version');
   t.same(version['service-client-data-version'], { majorVersion: 2, minorVersion: 0, revision: 0, protocolName: 'system' });
   t.match(version['rest-version'], /^\d+\.\d+\.\d+$/);

@@ -242,3 +242,24 @@ for (const revision of [1, 2, 3] as Revision[]) {
     }
   });
 }
+
+t.test("each operation lists the error codes of its own route, and GET /v1's resources name the document", async (t) => {
+  const h = await startGateway();
+  t.teardown(() => h.close());
+  const root = JSON.parse((await raw(h.base, 'GET', '/v1')).body) as { resources: string[] };
+  t.ok(root.resources.includes('openapi.json'), 'GET /v1 names openapi.json');
+  const doc = JSON.parse((await raw(h.base, 'GET', '/v1/openapi.json')).body) as {
+    paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>>;
+  };
+  for (const route of routesFor(3)) {
+    const path = route.path.replace(/:(\w+)/g, '{$1}');
+    const op = doc.paths[path]?.[route.method.toLowerCase()];
+    if (op === undefined) continue;
+    for (const [status, response] of Object.entries(op.responses)) {
+      if (!/^[45]\d\d$/.test(status)) continue;
+      for (const code of response.description.match(/RG_ERR_\w+/g) ?? [])
+        t.ok(route.errors.includes(code as never), `${route.method} ${route.path} ${status}: ${code} is one of its route's errors`);
+    }
+  }
+  t.notMatch(doc.paths['/v1']!.get!.responses['400']?.description ?? '', /RG_ERR_BAD_LAYOUT/, 'GET /v1 does not list a layout error');
+});

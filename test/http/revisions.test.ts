@@ -33,7 +33,7 @@ for (const revision of [1, 2, 3] as Revision[]) {
         t.equal(res.headers['content-type'], 'application/json');
         t.doesNotThrow(() => JSON.parse(res.body), path);
       }
-      t.same(JSON.parse((await get('/v1')).body), { resources: ['version', 'instances'], service: 'rowgate' });
+      t.same(JSON.parse((await get('/v1')).body), { resources: ['version', 'instances', 'openapi.json'], service: 'rowgate' });
       t.same(
         JSON.parse((await get('/v1/instances')).body).map((i: { name: string }) => i.name),
         ['default', 'hidden'],

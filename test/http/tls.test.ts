@@ -73,7 +73,7 @@ t.test('HTTPS serves the same interface', { skip: haveOpenssl ? false : `openssl
 
   const root = await httpsGet(port, '/v1', auth, ca);
   t.equal(root.status, 200, 'verified against the self-signed certificate');
-  t.same(JSON.parse(root.body), { resources: ['version', 'instances'], service: 'rowgate' });
+  t.same(JSON.parse(root.body), { resources: ['version', 'instances', 'openapi.json'], service: 'rowgate' });
   const rows = await httpsGet(port, '/v1/instances/default/tables/sample_table/rows', auth, ca);
   t.equal(rows.status, 200);
   t.equal(rows.body, '');

@@ -9,7 +9,7 @@ import { serialize } from '../serializers.js';
 export const SERVICE_NAME = 'rowgate';
 
 export const getRoot: Handler = async (ctx, req, res) => {
-  sendJson(ctx, req, res, 200, serialize.root({ resources: ['version', 'instances'], service: SERVICE_NAME }));
+  sendJson(ctx, req, res, 200, serialize.root({ resources: ['version', 'instances', 'openapi.json'], service: SERVICE_NAME }));
 };
 
 /** "system-2.0" -> the ProtocolVersion fields of the original (docs/data-model.md, "Instances and versions"). */
