@@ -78,7 +78,9 @@ class Interrupted extends Error {
 
 export function registerExport(program: Command): void {
   const cmd = withRemoteOptions(
-    withStoreOptions(program.command('export').description('write rows in the row stream format (revision 3 JSON + CR LF per row)'))
+    withStoreOptions(
+      program.command('export').description('write rows as json (revision 3 JSON + CR LF per row, as GET rows), ndjson or avro (--format, or from --out)'),
+    )
       .requiredOption('--instance <name>', 'instance')
       .requiredOption('--table <name>', 'table')
       .option('--out <file>', 'write to FILE instead of standard output (through FILE.partial, renamed when complete)')
