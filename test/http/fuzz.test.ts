@@ -955,7 +955,10 @@ async function fuzzRevision(t: Test, revision: Revision, count: number, rawCount
         sent++;
         equivalencePairs++;
         note(again, `${r.what} (chunked by ${pieces})`, r.mustReject, describe);
-        if (verdict(again) !== verdict(o) && failures.length < 20)
+        // On a full disk a write's 507 depends on the pages free at that moment, not on the body:
+        // the other send of the same body may find room (seed 1201422155: 507, then 200 chunked).
+        const diskDependent = fullDisk !== undefined && (o.status === 507 || again.status === 507);
+        if (!diskDependent && verdict(again) !== verdict(o) && failures.length < 20)
           failures.push(`${r.what}: ${verdict(o)} with Content-Length, ${verdict(again)} chunked by ${pieces}: ${describe()}`);
       }
     }
