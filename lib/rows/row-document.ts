@@ -220,13 +220,14 @@ export class RowDocumentWriter {
 
   /**
    * Opens a row whose entity id is that of `key[start, end)`: written by `ids` from the key's
-   * bytes where it can, else `text()` (the same id, as text).
+   * bytes where it can, else `text(rowKey)` of a copy of those bytes (the same id, as text): the
+   * caller passes one function made once, not a closure per row.
    */
-  beginRowKey(ids: EntityIdBytes, key: Uint8Array, start: number, end: number, text: () => string): void {
+  beginRowKey(ids: EntityIdBytes, key: Uint8Array, start: number, end: number, text: (rowKey: Buffer) => string): void {
     this.reserve(ROW_OPEN.length + (end - start) * 3 + 32 + CELLS_OPEN.length);
     const out = this.buf;
     const p = ids.write(out, this.pos + ROW_OPEN.length, key, start, end);
-    if (p < 0) return this.beginRow(text());
+    if (p < 0) return this.beginRow(text(Buffer.from(key.subarray(start, end))));
     this.startRow();
     out.set(ROW_OPEN, this.pos);
     out.set(CELLS_OPEN, p);
@@ -359,10 +360,7 @@ function put(out: Buffer, p: number, src: Uint8Array, start: number, end: number
  * thread's profile); longs above 2^53 (bigints) as their text.
  */
 function writeTimestamp(out: Buffer, p: number, timestamp: Timestamp): number {
-  if (typeof timestamp !== 'number') return p + out.write(timestamp.toString(), p, 'latin1');
-  if (timestamp < 1e8) return writeSmall(out, p, timestamp | 0);
-  const high = Math.floor(timestamp / 1e8);
-  return writeEight(out, writeSmall(out, p, high), timestamp - high * 1e8);
+  return typeof timestamp === 'number' ? writeSafeInteger(out, p, timestamp) : p + out.write(timestamp.toString(), p, 'latin1');
 }
 
 /** A safe integer's decimal digits at `p`, with a minus sign when negative; the new position. */

@@ -10,6 +10,7 @@ import { resolveEntityId } from '../model/keys/entity-id.js';
 import type { EntityIdInput, RowKeyFormat, RowOut } from '../model/types.js';
 import type { FramedRenderSpec, RowTerminator } from './row-document.js';
 import { RowSerializer } from './stages/serialize.js';
+import { frame } from './stages/framing.js';
 import { dialectOf } from './dialect.js';
 
 /** Rows are framed by CR LF, after every row including the last. */
@@ -63,10 +64,9 @@ export function rowRenderSpec(revision: Revision, terminator: RowTerminator = RO
 
 // Serializers depend only on the key format (one object per parsed layout) and the revision:
 // built once per layout, not per request.
-const serializers = new WeakMap<RowKeyFormat, Map<Revision, RowSerializerFn>>();
+const serializers = new WeakMap<RowKeyFormat, Map<Revision, RowSerializer>>();
 
-/** One row's document as a string (no terminator), through the one writer (row-document.ts). */
-export function rowSerializer(format: RowKeyFormat, revision: Revision): RowSerializerFn {
+function serializerOf(format: RowKeyFormat, revision: Revision): RowSerializer {
   let byRevision = serializers.get(format);
   if (byRevision === undefined) {
     byRevision = new Map();
@@ -74,9 +74,19 @@ export function rowSerializer(format: RowKeyFormat, revision: Revision): RowSeri
   }
   let serializer = byRevision.get(revision);
   if (serializer === undefined) {
-    const rows = new RowSerializer(format, dialectOf(revision).renderSpec);
-    serializer = (row) => rows.document(row).toString('utf8');
+    serializer = new RowSerializer(format, dialectOf(revision).renderSpec);
     byRevision.set(revision, serializer);
   }
   return serializer;
+}
+
+/** One row's document as a string (no terminator), through the one writer (row-document.ts). */
+export function rowSerializer(format: RowKeyFormat, revision: Revision): RowSerializerFn {
+  const serializer = serializerOf(format, revision);
+  return (row) => serializer.document(row).toString('utf8');
+}
+
+/** Rows as the row stream sends them (each document followed by `terminator`): the serialize and framing stages' work, for rows at hand (gets). */
+export function framedRows(rows: readonly RowOut[], format: RowKeyFormat, revision: Revision, terminator: RowTerminator): Buffer {
+  return frame(serializerOf(format, revision).batch(rows), terminator).bytes;
 }

@@ -7,7 +7,7 @@
 import { END_OF_TIME } from '../model/read/read-request.js';
 import { FOREVER, type FamilyLayout, type ReadSpec, type TableLayout, type Timestamp } from '../model/types.js';
 
-interface FamilyPlan {
+export interface FamilyPlan {
   readonly family: FamilyLayout;
   /** undefined = every qualifier of the family. */
   readonly qualifiers?: ReadonlySet<string>;
@@ -59,6 +59,16 @@ export class CellPicker {
     return [...this.plans.keys()];
   }
 
+  /** What the read returns of a family: its plan, or null when nothing (not selected, or not in the layout). */
+  planOf(family: string): FamilyPlan | null {
+    return this.plans.get(family) ?? null;
+  }
+
+  /** Whether the read returns column `qualifier` of a family it selects (declared in a group family, selected by `cols`). */
+  static selects(plan: FamilyPlan, qualifier: string): boolean {
+    return (plan.declared === undefined || plan.declared.has(qualifier)) && (plan.qualifiers === undefined || plan.qualifiers.has(qualifier));
+  }
+
   /** Starts a new row: version counting restarts. */
   beginRow(): void {
     this.curFamily = '';
@@ -78,8 +88,7 @@ export class CellPicker {
       this.curQualifier = qualifier;
       this.seenVersions = 0;
       this.keptVersions = 0;
-      const declared = plan.declared === undefined || plan.declared.has(qualifier);
-      if (!declared || (plan.qualifiers !== undefined && !plan.qualifiers.has(qualifier))) {
+      if (!CellPicker.selects(plan, qualifier)) {
         this.curLimit = 0;
       } else {
         const isCounter = plan.counterColumns === 'all' || (plan.counterColumns instanceof Set && plan.counterColumns.has(qualifier));

@@ -5,7 +5,7 @@
  * drained. One row is read with a point get and printed as GET rows?eid prints it (a missing row
  * with no cells).
  */
-import { rowRenderSpec, rowSerializer } from '../../lib/rows/row-format.js';
+import { framedRows, rowRenderSpec } from '../../lib/rows/row-format.js';
 import type { RowTerminator } from '../../lib/rows/row-document.js';
 import { scanSource, type ChunkSource } from '../../lib/rows/row-stream.js';
 import { Readable, Transform, Writable } from 'node:stream';
@@ -64,7 +64,7 @@ export async function dumpRows(args: DumpArgs): Promise<DumpResult> {
 
 /** One row by key, as one chunk (none with --limit 0, as GET rows?eid=E&limit=0). */
 function pointSource(
-  args: { readonly store: Store; readonly instance: string; readonly table: string; readonly layout: TableLayout; readonly terminator: string },
+  args: Pick<DumpArgs, 'store' | 'instance' | 'table' | 'layout' | 'terminator'>,
   selection: Extract<RowSelection, { kind: 'row' }>,
 ): ChunkSource {
   let done = selection.limit === 0;
@@ -73,8 +73,7 @@ function pointSource(
       if (done) return undefined;
       done = true;
       const [row] = await args.store.get(args.instance, args.table, [selection.rowKey], selection.read);
-      const text = rowSerializer(args.layout.keyFormat, 3)(row!) + args.terminator;
-      return { bytes: Buffer.from(text, 'utf8'), rows: 1, cells: row!.cells.length };
+      return { bytes: framedRows([row!], args.layout.keyFormat, 3, args.terminator), rows: 1, cells: row!.cells.length };
     },
     close: async () => undefined,
   };

@@ -4,7 +4,6 @@
  * HEAD is the same request without the body (node drops it); a scan is then not run at all.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Revision } from '../../config/config.js';
 import { pipeline } from 'node:stream';
 import { rgError } from '../../errors.js';
 import { compileWildcard, resolveEntityId } from '../../model/keys/entity-id.js';
@@ -18,7 +17,7 @@ import { bulkKeys, storableKey } from '../../rows/request-keys.js';
 import { asksForFreshening, FRESHENING_HEADER, FRESHENING_STORED } from '../freshening.js';
 import { sendJson } from '../respond.js';
 import { compressor, encodingHeaders, negotiateEncoding } from '../compression.js';
-import { rowRenderSpec, rowSerializer } from '../../rows/row-format.js';
+import { framedRows, rowRenderSpec } from '../../rows/row-format.js';
 import { RowStream, scanSource } from '../../rows/row-stream.js';
 import { scanTrailers } from '../scan-trailers.js';
 import { CONTENT_TYPE, negotiateRowFormat, terminatorOf, type RowFormat } from '../../rows/row-formats.js';
@@ -119,7 +118,7 @@ function sendRows(
   if (ctx.store.getChunk === undefined) {
     return ctx.store.get(params.instance!, params.table!, keys, read).then((rows: readonly RowOut[]) => {
       info.rows = rows.length;
-      return sendBody(ctx, req, res, rowsText(rows, layout, ctx.config.revision, terminatorOf(format)), format);
+      return sendBody(ctx, req, res, framedRows(rows, layout.keyFormat, ctx.config.revision, terminatorOf(format)), format);
     });
   }
   const chunk = ctx.store.getChunk(params.instance!, params.table!, keys, read, rowRenderSpec(ctx.config.revision, terminatorOf(format)));
@@ -131,14 +130,6 @@ function sendRows(
 function sendBody(ctx: AppContext, req: IncomingMessage, res: ServerResponse, body: string | Buffer, format: RowFormat): void {
   if (format === 'json') return sendJson(ctx, req, res, 200, body);
   sendJson(ctx, req, res, 200, body, { 'content-type': CONTENT_TYPE[format] });
-}
-
-/** Rows as the row stream writes them: each row's JSON document followed by its terminator. */
-function rowsText(rows: readonly RowOut[], layout: TableLayout, revision: Revision, terminator: string): string {
-  const serialize = rowSerializer(layout.keyFormat, revision);
-  let body = '';
-  for (const row of rows) body += serialize(row) + terminator;
-  return body;
 }
 
 async function streamScan(

@@ -196,10 +196,6 @@ export function resolveEntityId(format: RowKeyFormat, input: EntityIdInput): Buf
 
 /** Revision 3 `entityId` of a row, as compact JSON text. */
 export function formatEntityIdJson(format: RowKeyFormat, rowKey: Buffer): string {
-  if (format.encoding === 'FORMATTED') {
-    const fast = formattedJson(format, rowKey);
-    if (fast !== undefined) return fast;
-  }
   let components: ComponentValue[] | undefined;
   try {
     components = decodeRowKey(format, rowKey);
@@ -210,50 +206,6 @@ export function formatEntityIdJson(format: RowKeyFormat, rowKey: Buffer): string
   }
   if (components === undefined) return JSON.stringify(`rowkey=${toStringBinary(rowKey)}`);
   return componentsToJson(components);
-}
-
-const TWO_32 = 0x1_0000_0000;
-
-/**
- * formatEntityIdJson of a FORMATTED key whose components decode cleanly, written straight from its
- * bytes: a scan writes one per row, and decodeRowKey's bigint per LONG component and the array of
- * components cost 180-300 ns a row (1,000,000 bench rows on the scan threads). Undefined for any key
- * that is not plainly well formed (too short, a missing terminator, extra bytes, a long beyond 2^53,
- * text that may not be UTF-8): the general path answers those, as before.
- * test/model/entity-id.test.ts compares the two over generated keys of every component type.
- */
-function formattedJson(format: Extract<RowKeyFormat, { encoding: 'FORMATTED' }>, key: Buffer): string | undefined {
-  if (format.suppressMaterialization) return undefined;
-  const specs = format.components;
-  let out = '[';
-  let pos = format.hashSize;
-  let i = 0;
-  for (; i < specs.length && pos < key.length; i++) {
-    if (i > 0) out += ',';
-    const type = specs[i]!.type;
-    if (type === 'STRING') {
-      const end = key.indexOf(0, pos);
-      if (end < 0) return undefined;
-      const text = key.toString('utf8', pos, end);
-      if (text.includes('\uFFFD')) return undefined;
-      out += JSON.stringify(text);
-      pos = end + 1;
-    } else if (type === 'INTEGER') {
-      if (pos + 4 > key.length) return undefined;
-      out += ((key.readUInt32BE(pos) ^ 0x80000000) | 0).toString();
-      pos += 4;
-    } else {
-      if (pos + 8 > key.length) return undefined;
-      // The sign bit flipped back: a signed high word; within +-2^53 the value is an exact double.
-      const high = (key.readUInt32BE(pos) ^ 0x80000000) | 0;
-      if (high < -0x20_0000 || high >= 0x20_0000) return undefined;
-      out += (high * TWO_32 + key.readUInt32BE(pos + 4)).toString();
-      pos += 8;
-    }
-  }
-  if (pos !== key.length || i < format.nullableStartIndex) return undefined;
-  for (; i < specs.length; i++) out += i > 0 ? ',null' : 'null';
-  return out + ']';
 }
 
 const SHELL_ESCAPES: Record<string, string> = { '\\': '\\\\', "'": "\\'", '"': '\\"', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' };

@@ -20,23 +20,22 @@ import { SerializeStage } from './serialize.js';
 
 /**
  * The rows of `request`, filtered: the store scan iterator and the filter stage, the part every
- * format shares (the Avro format's stages follow it directly: avro.ts). Destroying it returns the
- * store scan.
+ * format shares (the row documents' stages follow it below, the Avro format's in avro.ts). A store
+ * failure destroys the stream with its error; destroying the stream returns the store scan.
  */
 export function filteredRows(store: Store, instance: string, table: string, request: ScanRequest, layout: TableLayout): Readable {
   const scan = store.scan(instance, table, request);
   const source = Readable.from(scan, { objectMode: true, highWaterMark: 1 });
-  // Readable.from returns the iterator when destroyed; a scan not started yet is returned here too.
+  // A scan destroyed before its first read is returned too (returning twice is harmless).
   source.once('close', () => void scan.return());
-  return source.pipe(new FilterStage(layout, request.read)).once('close', () => source.destroy());
+  // The error reaches the reader: pipeline destroys the filter stage with it.
+  return pipeline(source, new FilterStage(layout, request.read), () => undefined);
 }
 
 /** The rows of `request` as framed chunks, through the reference stages. */
 export function referenceSource(store: Store, instance: string, table: string, request: ScanRequest, layout: TableLayout, spec: FramedRenderSpec): ChunkSource {
-  const scan = store.scan(instance, table, request);
   const stages = pipeline(
-    Readable.from(scan, { objectMode: true, highWaterMark: 1 }),
-    new FilterStage(layout, request.read),
+    filteredRows(store, instance, table, request, layout),
     new SerializeStage(layout.keyFormat, spec),
     new FramingStage(spec.terminator),
     () => undefined, // errors reach the reader through the iterator below
@@ -49,7 +48,6 @@ export function referenceSource(store: Store, instance: string, table: string, r
     },
     close: async () => {
       stages.destroy();
-      await scan.return();
     },
   };
 }

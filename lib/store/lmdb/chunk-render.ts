@@ -141,7 +141,7 @@ export class ChunkRenderer implements RowVisitor {
 
   beginRow(rowKey: Buffer): void {
     this.picker.beginRow();
-    this.out.beginRowKey(this.entityIdBytes, rowKey, 0, rowKey.length, () => this.entityId(rowKey));
+    this.out.beginRowKey(this.entityIdBytes, rowKey, 0, rowKey.length, this.entityId);
     this.rowKey = rowKey;
   }
 
@@ -183,7 +183,7 @@ export class ChunkRenderer implements RowVisitor {
       end = unescapeInto(this.keyScratch, key);
       rowKey = this.keyScratch;
     }
-    this.out.beginRowKey(this.entityIdBytes, rowKey, 0, end, () => this.entityId(Buffer.from(rowKey.subarray(0, end))));
+    this.out.beginRowKey(this.entityIdBytes, rowKey, 0, end, this.entityId);
     this.compact.render(this.out, value);
     return this.kept(this.out.endRow(keepEmpty), key, escaped);
   }

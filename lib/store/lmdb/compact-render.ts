@@ -13,9 +13,9 @@
  *     own rule); rows still in format 1 take this path too.
  */
 import { END_OF_TIME } from '../../model/read/read-request.js';
-import type { FamilyLayout, ReadSpec, TableLayout, Timestamp } from '../../model/types.js';
+import type { ReadSpec, TableLayout, Timestamp } from '../../model/types.js';
 import { docColumn, DocColumns, type DocColumn, type RowDocumentWriter } from '../../rows/row-document.js';
-import { CellPicker, expiryOf } from '../cell-picker.js';
+import { CellPicker, type FamilyPlan } from '../cell-picker.js';
 import { COLUMN_HEAD_BYTES, COUNTER_BIT, decodeCompactRow, FORMAT_VERSION, HEADER_BYTES, readTimestamp, readU16, readU32 } from './compact-row.js';
 
 /** Columns remembered per family and scan; a map family with more distinct qualifiers decodes the rest. */
@@ -24,11 +24,8 @@ const COLUMN_CACHE = 256;
 interface FamilyEntry {
   readonly name: Buffer;
   readonly family: string;
-  /** null: the read returns nothing of this family (not selected, or not in the layout). */
-  readonly layout: FamilyLayout | null;
-  readonly expiredBefore: number;
-  /** Selected qualifiers (`cols=f:q`); undefined = all. */
-  readonly qualifiers?: ReadonlySet<string>;
+  /** What the read returns of the family (the CellPicker's plan); null: nothing. */
+  readonly plan: FamilyPlan | null;
   readonly columns: ColumnEntry[];
 }
 
@@ -47,28 +44,18 @@ export class CompactRenderer {
   /** The time range's exclusive end; Infinity when the read is unbounded. */
   private readonly maxTs: Timestamp;
   private readonly families: FamilyEntry[] = [];
-  private readonly selected: ReadonlyMap<string, ReadonlySet<string> | undefined> | undefined;
   private readonly picker: CellPicker;
   private readonly docColumns = new DocColumns();
   private last: ColumnEntry | undefined;
 
   constructor(
-    private readonly layout: TableLayout,
+    layout: TableLayout,
     private readonly read: ReadSpec,
-    private readonly now: number,
+    now: number,
   ) {
     this.picker = new CellPicker(layout, read, now);
     this.minTs = read.minTimestamp;
     this.maxTs = read.maxTimestamp === END_OF_TIME ? Infinity : read.maxTimestamp;
-    if (read.columns !== undefined) {
-      const selected = new Map<string, Set<string> | undefined>();
-      for (const c of read.columns) {
-        if (c.qualifier === undefined) selected.set(c.family, undefined);
-        else if (!selected.has(c.family)) selected.set(c.family, new Set([c.qualifier]));
-        else selected.get(c.family)?.add(c.qualifier);
-      }
-      this.selected = selected;
-    }
   }
 
   /**
@@ -96,11 +83,12 @@ export class CompactRenderer {
       const valueStart = qualStart + qualBytes;
       const head = p;
       p = valueStart + valueBytes;
-      if (family!.layout === null) continue;
+      const plan = family!.plan;
+      if (plan === null) continue;
       const column = this.columnOf(family!, v, qualStart, valueStart);
       if (!column.kept) continue;
       const timestamp = readTimestamp(v, head + 8);
-      if (timestamp < family!.expiredBefore || timestamp < this.minTs || timestamp >= this.maxTs) continue;
+      if (timestamp < plan.expiredBefore || timestamp < this.minTs || timestamp >= this.maxTs) continue;
       out.cellBytes(column.doc, timestamp, v, valueStart, p, readU32(v, head + 4) & ~COUNTER_BIT);
     }
   }
@@ -120,16 +108,7 @@ export class CompactRenderer {
   private familyOf(v: Buffer, start: number, end: number): FamilyEntry {
     for (const f of this.families) if (sameBytes(f.name, v, start, end)) return f;
     const name = v.toString('utf8', start, end);
-    const layout = this.layout.families.get(name);
-    const chosen = layout !== undefined && (this.selected === undefined || this.selected.has(name));
-    const entry: FamilyEntry = {
-      name: Buffer.from(v.subarray(start, end)),
-      family: name,
-      layout: chosen ? layout : null,
-      expiredBefore: layout === undefined ? -Infinity : expiryOf(layout.ttlSeconds, this.now),
-      qualifiers: this.selected?.get(name),
-      columns: [],
-    };
+    const entry: FamilyEntry = { name: Buffer.from(v.subarray(start, end)), family: name, plan: this.picker.planOf(name), columns: [] };
     this.families.push(entry);
     return entry;
   }
@@ -149,9 +128,7 @@ export class CompactRenderer {
     }
     if (found === undefined) {
       const qualifier = v.toString('utf8', start, end);
-      const layout = family.layout!;
-      const declared = layout.mapSchema !== undefined || layout.columns.some((c) => c.name === qualifier);
-      const kept = declared && (family.qualifiers === undefined || family.qualifiers.has(qualifier));
+      const kept = CellPicker.selects(family.plan!, qualifier);
       found = { family, qualifier: Buffer.from(v.subarray(start, end)), kept, doc: docColumn(family.family, qualifier) };
       if (family.columns.length < COLUMN_CACHE) family.columns.push(found);
     }
