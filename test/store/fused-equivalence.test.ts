@@ -83,6 +83,57 @@ function valueJson(rnd: () => number): string {
   ]);
 }
 
+/** A row's columns (family, qualifier, writer schema), repeated by many rows of a table. */
+type Shape = { family: string; qualifier: string; schemaId: number; counter: boolean }[];
+
+function shapeOf(rnd: () => number, layout: TableLayout): Shape {
+  const shape: Shape = [];
+  for (const family of layout.families.values()) {
+    // Map qualifiers of one length ('k0', 'k1'): two shapes differ in a name's bytes, not its length.
+    const qualifiers = family.mapSchema ? [pick(rnd, ['k0', 'k1']), 'zz'] : family.columns.filter(() => rnd() < 0.8).map((c) => c.name);
+    for (const qualifier of qualifiers) {
+      const counter = (family.mapSchema ?? family.columns.find((c) => c.name === qualifier)?.schema)?.type === 'COUNTER';
+      shape.push({ family: family.name, qualifier, schemaId: Math.floor(rnd() * 3), counter });
+    }
+  }
+  return shape;
+}
+
+/** The shape with names of the same lengths changed where the layout allows (k0 and k1; declared columns of one length): only the names' bytes tell the two apart. */
+function renamed(layout: TableLayout, shape: Shape): Shape {
+  return shape.map((c) => {
+    const family = layout.families.get(c.family)!;
+    if (family.mapSchema) return { ...c, qualifier: c.qualifier === 'k0' ? 'k1' : c.qualifier === 'k1' ? 'k0' : c.qualifier };
+    const other = family.columns.find(
+      (d) => d.name !== c.qualifier && d.name.length === c.qualifier.length && !shape.some((e) => e.family === c.family && e.qualifier === d.name),
+    );
+    return other === undefined ? c : { ...c, qualifier: other.name };
+  });
+}
+
+/**
+ * Rows of three shapes (two told apart only by names), one version a column, at a timestamp shared by the row or one a cell: the
+ * fused loop writes a run of rows of one shape in one go (compact-render.ts's RowShape), and the
+ * time range, TTL and names decide where a row leaves the run.
+ */
+function shapedRowsOf(rnd: () => number, layout: TableLayout, from: number, count: number): RowWrite[] {
+  const first = shapeOf(rnd, layout);
+  const shapes = [first, renamed(layout, first), shapeOf(rnd, layout)];
+  const rows: RowWrite[] = [];
+  for (let i = from; i < from + count; i++) {
+    const shape = pick(rnd, shapes);
+    const shared = pick(rnd, STAMPS);
+    const cells: EncodedCell[] = shape.map(({ family, qualifier, schemaId, counter }) => {
+      const timestamp = rnd() < 0.7 ? shared : pick(rnd, STAMPS);
+      return counter
+        ? { kind: 'counter-set', family, qualifier, timestamp, value: BigInt(Math.floor(rnd() * 1e6)) }
+        : { kind: 'value', family, qualifier, timestamp, schemaId, json: valueJson(rnd) };
+    });
+    if (cells.length > 0) rows.push({ rowKey: encodeRowKey(layout.keyFormat, componentsOf(rnd, layout, i)), cells });
+  }
+  return rows;
+}
+
 /** Random rows of `layout`; `wide` adds one row too large for a compact row (stored spilled). */
 function rowsOf(rnd: () => number, layout: TableLayout, count: number): RowWrite[] {
   const rows: RowWrite[] = [];
@@ -167,7 +218,7 @@ t.test('fused scans and point gets give the reference stages’ bytes, over many
     const { store } = await openStoreWithTable(t, layout, { scanThreads: 2, parallelScan: { minBytes: 0, partBytes: 4096 } });
     const lmdb = store;
     const rnd = random(1000 + index);
-    const rows = rowsOf(rnd, layout, 60);
+    const rows = [...rowsOf(rnd, layout, 60), ...shapedRowsOf(rnd, layout, 60, 90)];
     await store.write('i', layout.name, rows);
     for (let r = 0; r < 25; r++) {
       const read = randomRead(rnd, layout);

@@ -12,9 +12,10 @@
  *  2. every version: the row is decoded and its cells go through a CellPicker (the filter stage's
  *     own rule); rows still in format 1 take this path too.
  */
+import { UNSAFE_HIGH_WORD } from '../../model/cells/timestamp.js';
 import { END_OF_TIME } from '../../model/read/read-request.js';
 import type { ReadSpec, TableLayout, Timestamp } from '../../model/types.js';
-import { docColumn, DocColumns, type DocColumn, type RowDocumentWriter } from '../../rows/row-document.js';
+import { docColumn, DocColumns, type CellRun, type DocColumn, type RowDocumentWriter } from '../../rows/row-document.js';
 import { CellPicker, type FamilyPlan } from '../cell-picker.js';
 import { COLUMN_HEAD_BYTES, COUNTER_BIT, decodeCompactRow, FORMAT_VERSION, HEADER_BYTES, readTimestamp, readU16, readU32 } from './compact-row.js';
 
@@ -39,6 +40,28 @@ interface ColumnEntry {
   follower?: ColumnEntry;
 }
 
+/**
+ * The columns of the rows the renderer last saw whole: each column's head words (name lengths,
+ * schema word), names and document glue, so a row of the same shape is checked by comparing bytes
+ * and written in one run (RowDocumentWriter.cellsOfRun).
+ */
+interface RowShape {
+  readonly n: number;
+  /** Per column: the u32 of its name lengths and its schema word, as stored. */
+  readonly heads: Uint32Array;
+  /** The columns' stored name bytes, one after another. */
+  readonly names: Buffer;
+  /** Newest versions older than this leave a column out (time range start, TTLs): not this shape. */
+  readonly keepFrom: number;
+  readonly run: CellRun;
+  /** The fitted row's value spans and timestamps (filled by fits()). */
+  readonly starts: Int32Array;
+  readonly ends: Int32Array;
+  readonly stamps: Float64Array;
+}
+
+const TWO_32 = 0x1_0000_0000;
+
 export class CompactRenderer {
   private readonly minTs: Timestamp;
   /** The time range's exclusive end; Infinity when the read is unbounded. */
@@ -47,6 +70,12 @@ export class CompactRenderer {
   private readonly picker: CellPicker;
   private readonly docColumns = new DocColumns();
   private last: ColumnEntry | undefined;
+  private shape: RowShape | undefined;
+  /** Shapes learnt, and rows written by one: a table whose rows rarely repeat a shape stops learning. */
+  private shapes = 0;
+  private shapeRows = 0;
+  /** The columns the row being rendered returned, in order. */
+  private readonly seen: ColumnEntry[] = [];
 
   constructor(
     layout: TableLayout,
@@ -71,6 +100,14 @@ export class CompactRenderer {
   /** Path 1: each column's newest version, when the read keeps it. */
   private renderNewest(out: RowDocumentWriter, v: Buffer): void {
     const n = readU16(v, 2);
+    const shape = this.shape;
+    if (shape !== undefined && n === shape.n && this.fits(shape, v)) {
+      this.shapeRows++;
+      out.cellsOfRun(shape.run, v, shape.starts, shape.ends, shape.stamps);
+      return;
+    }
+    const seen = this.seen;
+    seen.length = 0;
     let p = HEADER_BYTES;
     let family: FamilyEntry | undefined;
     for (let i = 0; i < n; i++) {
@@ -90,7 +127,72 @@ export class CompactRenderer {
       const timestamp = readTimestamp(v, head + 8);
       if (timestamp < plan.expiredBefore || timestamp < this.minTs || timestamp >= this.maxTs) continue;
       out.cellBytes(column.doc, timestamp, v, valueStart, p, readU32(v, head + 4) & ~COUNTER_BIT);
+      seen.push(column);
     }
+    if (seen.length === n && n > 0 && this.shapes <= this.shapeRows / 4 + 16) this.learnShape(out, v, seen);
+  }
+
+  /**
+   * Whether the row in `v` has the shape's columns (names and schema words as bytes) with every
+   * newest version a safe integer inside the read's time range and TTL; fills the shape's value
+   * spans and timestamps when it does.
+   */
+  private fits(shape: RowShape, v: Buffer): boolean {
+    const { heads, names, starts, ends, stamps, keepFrom } = shape;
+    const maxTs = this.maxTs;
+    let p = HEADER_BYTES;
+    let at = 0;
+    for (let i = 0; i < shape.n; i++) {
+      const lengths = readU32(v, p);
+      if (lengths !== heads[2 * i] || readU32(v, p + 4) !== heads[2 * i + 1]) return false;
+      const nameStart = p + COLUMN_HEAD_BYTES;
+      const valueStart = nameStart + (lengths & 0xffff) + (lengths >>> 16);
+      for (let j = nameStart; j < valueStart; j++) if (v[j] !== names[at++]) return false;
+      starts[i] = valueStart;
+      const high = readU32(v, p + 8);
+      const timestamp = high * TWO_32 + readU32(v, p + 12);
+      if (high >= UNSAFE_HIGH_WORD || timestamp < keepFrom || timestamp >= maxTs) return false;
+      stamps[i] = timestamp;
+      p = valueStart + readU32(v, p + 16);
+      ends[i] = p;
+    }
+    return true;
+  }
+
+  /** Keeps the shape of a row whose columns the read all returned (a table's next rows mostly share it). */
+  private learnShape(out: RowDocumentWriter, v: Buffer, columns: readonly ColumnEntry[]): void {
+    const n = columns.length;
+    const heads = new Uint32Array(2 * n);
+    const nameParts: Buffer[] = [];
+    const schemaIds: number[] = [];
+    // A time range starting past 2^53 (a bigint) fits no row of safe timestamps: Infinity.
+    let keepFrom = typeof this.minTs === 'number' ? this.minTs : Infinity;
+    let p = HEADER_BYTES;
+    for (let i = 0; i < n; i++) {
+      const lengths = readU32(v, p);
+      heads[2 * i] = lengths;
+      heads[2 * i + 1] = readU32(v, p + 4);
+      schemaIds.push(heads[2 * i + 1]! & ~COUNTER_BIT);
+      const nameStart = p + COLUMN_HEAD_BYTES;
+      const valueStart = nameStart + (lengths & 0xffff) + (lengths >>> 16);
+      nameParts.push(v.subarray(nameStart, valueStart));
+      keepFrom = Math.max(keepFrom, Number(columns[i]!.family.plan!.expiredBefore));
+      p = valueStart + readU32(v, p + 16);
+    }
+    this.shapes++;
+    this.shape = {
+      n,
+      heads,
+      names: Buffer.concat(nameParts),
+      keepFrom,
+      run: out.cellRun(
+        columns.map((c) => c.doc),
+        schemaIds,
+      ),
+      starts: new Int32Array(n),
+      ends: new Int32Array(n),
+      stamps: new Float64Array(n),
+    };
   }
 
   /** Path 2: every version, through the CellPicker. */
