@@ -12,6 +12,7 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Command, CommanderError } from 'commander';
 import { open } from 'lmdb';
 import { pino } from 'pino';
 import { AggregatorRegistry, Registry } from 'prom-client';
@@ -27,6 +28,7 @@ import {
   replaceLmdbReadKey,
   socketResponse,
   socketWriteQueueSize,
+  unknownOptionBeforeMissing,
 } from '../lib/deps/internals.js';
 import { PlainCounter, PlainHistogram } from '../lib/metrics/plain-metrics.js';
 
@@ -139,7 +141,8 @@ t.test(
   async (t) => {
     // A file size limit fails the commit in lmdb-js's write thread (EIO: node ignores SIGXFSZ).
     const script = `
-    import { open } from 'lmdb';
+    import { Command, CommanderError } from 'commander';
+import { open } from 'lmdb';
     const report = (kind, e) => process.stdout.write(JSON.stringify({ kind, message: e.message, code: e.code, stack: e.stack }) + '\\n');
     const print = console.error;
     console.error = (...args) => (args.length === 1 && args[0] instanceof Error ? report('printed', args[0]) : print(...args));
@@ -240,4 +243,25 @@ t.test("@google-cloud/bigtable: the data client's gRPC stub, its ReadRows method
   const [error] = (await once(call, 'error').catch((e: unknown) => [e])) as [{ code?: number }];
   t.equal(error.code, 14, 'UNAVAILABLE from grpc-js (the metadata taken as its own)');
   t.throws(() => grpcMethod(stub, 'NoSuchMethod'), /internals changed/);
+});
+
+t.test("commander: a command's unknown option is reported before a missing required one", async (t) => {
+  const code = (args: string[], door: boolean): string => {
+    const cmd = new Command('export').exitOverride().configureOutput({ writeErr: () => undefined });
+    cmd
+      .requiredOption('--instance <name>')
+      .option('--table <name>')
+      .action(() => undefined);
+    if (door) unknownOptionBeforeMissing(cmd);
+    try {
+      cmd.parse(args, { from: 'user' });
+      return 'parsed';
+    } catch (e) {
+      return (e as CommanderError).code;
+    }
+  };
+  t.equal(code(['--instnace', 'x'], false), 'commander.missingMandatoryOptionValue', 'commander alone names the missing option');
+  t.equal(code(['--instnace', 'x'], true), 'commander.unknownOption', 'through the door: the unknown one');
+  t.equal(code(['--table', 'x'], true), 'commander.missingMandatoryOptionValue', 'and still the missing one when nothing is unknown');
+  t.equal(code(['--instance', 'i'], true), 'parsed');
 });

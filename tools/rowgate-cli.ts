@@ -6,6 +6,7 @@
  */
 import cluster from 'node:cluster';
 import { Command, CommanderError } from 'commander';
+import { unknownOptionBeforeMissing } from '../lib/deps/internals.js';
 import { isRowgateError } from '../lib/errors.js';
 import { REST_VERSION } from '../lib/version.js';
 import { CliError, EXIT_FAILURE, EXIT_USAGE, systemErrorMessage } from './support/cli-error.js';
@@ -36,7 +37,7 @@ export function buildProgram(): Command {
   prefixUsageErrors(program, 'rowgate');
   for (const cmd of program.commands) {
     prefixUsageErrors(cmd, `rowgate ${cmd.name()}`);
-    typoBeforeMissing(cmd);
+    unknownOptionBeforeMissing(cmd);
   }
   return program;
 }
@@ -44,21 +45,6 @@ export function buildProgram(): Command {
 /** commander's `error: ...` lines begin `rowgate <command>: ...`, as every other error (docs/cli.md). */
 function prefixUsageErrors(cmd: Command, prefix: string): void {
   cmd.configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, `${prefix}: `)) });
-}
-
-/**
- * commander checks required options before unknown ones, so `--instnace x` was reported as a
- * missing --instance; an unknown option is named first (with commander's "Did you mean").
- */
-function typoBeforeMissing(cmd: Command): void {
-  const internals = cmd as unknown as { missingMandatoryOptionValue(option: unknown): void; unknownOption(flag: string): void };
-  const missing = internals.missingMandatoryOptionValue.bind(cmd);
-  internals.missingMandatoryOptionValue = (option) => {
-    const known = new Set(cmd.options.flatMap((o) => [o.long, o.short]).concat(['--help', '-h']));
-    const unknown = cmd.args.map((a) => a.split('=')[0]!).find((a) => a.startsWith('-') && a !== '-' && !known.has(a));
-    if (unknown !== undefined) internals.unknownOption(unknown);
-    else missing(option);
-  };
 }
 
 /** The message and exit status for an error a command threw. */

@@ -30,11 +30,16 @@
  *   wire bytes, without the client's protobuf objects and stream layers (gateway/direct ReadRows
  *   0.30 -> 1.18 on the emulator, 29437ab).
  *
+ * - commander's Command.missingMandatoryOptionValue and unknownOption (tools/rowgate-cli.ts):
+ *   commander checks required options before unknown ones, so `--instnace x` was reported as a
+ *   missing --instance; the CLI names the unknown option first, with commander's own message.
+ *
  * Nothing here loads a package at import: the scan threads import this module for readKey alone,
  * and the Bigtable client takes ~280 ms to load. A caller of a pino or Bigtable function already
  * holds that package's objects, so the lazy loads below find it loaded.
  */
 import type { Bigtable } from '@google-cloud/bigtable';
+import type { Command } from 'commander';
 import type { ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
@@ -192,4 +197,29 @@ let Metadata: (new () => GrpcMetadata) | undefined;
 export function grpcMetadata(): GrpcMetadata {
   Metadata ??= (createRequire(require.resolve('@google-cloud/bigtable'))('google-gax') as { grpc: { Metadata: new () => GrpcMetadata } }).grpc.Metadata;
   return new Metadata();
+}
+
+// commander
+
+interface CommandInternals {
+  missingMandatoryOptionValue?: (option: unknown) => void;
+  unknownOption?: (flag: string) => void;
+}
+
+/**
+ * Makes `cmd` report an unknown option on its command line (with commander's "Did you mean")
+ * before a required option that is missing: commander checks the required ones first.
+ */
+export function unknownOptionBeforeMissing(cmd: Command): void {
+  const internals = cmd as unknown as CommandInternals;
+  const missing = internals.missingMandatoryOptionValue;
+  const unknownOption = internals.unknownOption;
+  if (typeof missing !== 'function' || typeof unknownOption !== 'function')
+    throw changed('commander Command without missingMandatoryOptionValue or unknownOption');
+  internals.missingMandatoryOptionValue = (option) => {
+    const known = new Set(cmd.options.flatMap((o) => [o.long, o.short]).concat(['--help', '-h']));
+    const unknown = cmd.args.map((a) => a.split('=')[0]!).find((a) => a.startsWith('-') && a !== '-' && !known.has(a));
+    if (unknown !== undefined) unknownOption.call(cmd, unknown);
+    else missing.call(cmd, option);
+  };
 }
