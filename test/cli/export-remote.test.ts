@@ -46,7 +46,8 @@ t.test('export --url equals the full scan and the local export, with and without
   const stdout = await runCli(['export', '--url', h.base, ...TABLE]);
   t.equal(stdout.code, 0, stdout.stderr);
   t.ok(stdout.stdout === full, 'to standard output: the full scan, byte for byte');
-  t.match(stdout.stderr, /^exported 3000 rows from http:\/\/127\.0\.0\.1:\d+ in \d+\.\d\d s \(\d+ rows\/s\); wrote (\d+) bytes\n$/);
+  t.match(stdout.stderr, /^exported 3000 rows, 6000 cells from http:\/\/127\.0\.0\.1:\d+ in \d+\.\d\d s \(\d+ rows\/s\); wrote (\d+) bytes\n$/);
+  t.match(local.stderr, /^exported 3000 rows, 6000 cells in /, 'the cells a local export counts');
   t.equal(Number(/wrote (\d+) bytes/.exec(stdout.stderr)?.[1]), Buffer.byteLength(full), 'the bytes written');
   // An Avro file: the bytes of the file, not the JSON received.
   const avroOut = join(dir, 'summary.avro');

@@ -203,7 +203,7 @@ function exitCodeOf(e: unknown): number {
 
 interface ExportResult {
   readonly rows: number;
-  /** Cells written (a local export: a remote one receives documents, not counted cells). */
+  /** Cells written (a remote export counts them in the documents it receives). */
   readonly cells?: number;
   /** Bytes handed to the output (the file's, unless a stage turns them into something else). */
   readonly bytes: number;
@@ -226,7 +226,7 @@ function afterResume(selection: RowSelection, layout: TableLayout, target: Expor
 
 /**
  * Export progress on a terminal: rows against the total when one is known (a --limit, or the
- * split estimates of a whole-table export) with an ETA, cells (local exports), bytes and rate.
+ * split estimates of a whole-table export) with an ETA, cells, bytes and rate.
  */
 function exportProgress(total: number | undefined, already: number, withCells: boolean): Progress & { add(rows: number, bytes: number, cells?: number): void } {
   const started = performance.now();
@@ -343,7 +343,7 @@ async function exportRemote(
     const limit = selection.kind === 'row' ? selection.limit : selection.request.limit;
     ranges = [{ limit, params: { ...params, eid: flags.eid! } }];
   }
-  const progress = exportProgress(total, target.resumed?.rows ?? 0, false);
+  const progress = exportProgress(total, target.resumed?.rows ?? 0, true);
   onProgress(progress);
   // Spools of earlier runs for this output that were killed outright (export-spool.ts); this
   // run's own is made only if a range is read ahead of its turn.
@@ -367,8 +367,8 @@ async function exportRemote(
         parallel,
         spoolDir: () => spool.folder(),
         signal,
-        onChunk: (r, b) => {
-          progress.add(r, b);
+        onChunk: (r, b, c) => {
+          progress.add(r, b, c);
         },
         onWritten: (r) => {
           rows += r;
@@ -376,7 +376,7 @@ async function exportRemote(
         },
       },
     );
-    return { rows: result.rows, bytes: result.bytes, from: gateway.url };
+    return { rows: result.rows, cells: result.cells, bytes: result.bytes, from: gateway.url };
   } finally {
     spool.remove();
   }

@@ -14,6 +14,7 @@ import { Output } from './output.js';
 
 export interface OrderedResult {
   readonly rows: number;
+  readonly cells: number;
   readonly bytes: number;
 }
 
@@ -21,8 +22,8 @@ export interface OrderedOptions {
   readonly parallel: number;
   /** The spool folder, made by the first call. */
   readonly spoolDir: () => string;
-  /** Told the rows and bytes of each chunk as it is read (for progress). */
-  readonly onChunk?: (rows: number, bytes: number) => void;
+  /** Told the rows, bytes and cells of each chunk as it is read (for progress). */
+  readonly onChunk?: (rows: number, bytes: number, cells: number) => void;
   /** Told the rows each write to the output added. */
   readonly onWritten?: (rows: number) => void;
   readonly signal?: AbortSignal;
@@ -34,6 +35,7 @@ interface Slot {
   spoolPath?: string;
   spooledRows: number;
   rows: number;
+  cells: number;
   bytes: number;
   done: Promise<void>;
 }
@@ -63,8 +65,9 @@ export async function writeInOrder(sources: readonly (() => ChunkSource)[], outp
         // Another range failed: stop, and fail this one too, so no range after a gap is ever written.
         if (failed !== undefined) throw failed;
         if (options.signal?.aborted) throw options.signal.reason;
-        options.onChunk?.(chunk.rows, chunk.bytes.length);
+        options.onChunk?.(chunk.rows, chunk.bytes.length, chunk.cells);
         slot.rows += chunk.rows;
+        slot.cells += chunk.cells;
         slot.bytes += chunk.bytes.length;
         if (i === head) {
           // Its turn came while it was being read: what waits in its spool first, then straight on.
@@ -89,7 +92,7 @@ export async function writeInOrder(sources: readonly (() => ChunkSource)[], outp
   const fill = (): void => {
     while (failed === undefined && next < sources.length && active < options.parallel && next - head < options.parallel * 2) {
       const i = next++;
-      const slot: Slot = { spooledRows: 0, rows: 0, bytes: 0, done: Promise.resolve() };
+      const slot: Slot = { spooledRows: 0, rows: 0, cells: 0, bytes: 0, done: Promise.resolve() };
       active++;
       slot.done = read(i, slot).then(
         () => {
@@ -108,6 +111,7 @@ export async function writeInOrder(sources: readonly (() => ChunkSource)[], outp
     }
   };
   let rows = 0;
+  let cells = 0;
   let bytes = 0;
   try {
     for (; head < sources.length; head++) {
@@ -116,6 +120,7 @@ export async function writeInOrder(sources: readonly (() => ChunkSource)[], outp
       await slot.done;
       await copySpool(slot);
       rows += slot.rows;
+      cells += slot.cells;
       bytes += slot.bytes;
     }
   } catch (e) {
@@ -123,5 +128,5 @@ export async function writeInOrder(sources: readonly (() => ChunkSource)[], outp
     await Promise.allSettled(slots.map((s) => s.done));
     throw failed;
   }
-  return { rows, bytes };
+  return { rows, cells, bytes };
 }

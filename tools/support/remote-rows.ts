@@ -4,6 +4,7 @@
  * mid-range is retried from the row after the last whole row received (bounded retries, with
  * backoff), so the range's rows come out exactly once, in order, whatever the network does.
  */
+import { countDocumentCells } from './document-cells.js';
 import { ROWS_TRAILER } from '../../lib/http/scan-trailers.js';
 import { lastRowOf, ROW_TERMINATOR, rowKeyOfDocument } from '../../lib/rows/row-format.js';
 import type { TableLayout } from '../../lib/model/types.js';
@@ -98,7 +99,7 @@ async function* rangeChunks(
           got += rows;
           last = whole;
           failures = 0;
-          yield { bytes: whole, rows, cells: 0 };
+          yield { bytes: whole, rows, cells: countDocumentCells(whole) };
         }
       } catch (e) {
         throw new RemoteError(`${gateway.url}: the connection dropped mid-range (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
