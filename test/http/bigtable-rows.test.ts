@@ -5,7 +5,7 @@
  *
  * Revision 3 only: the revisions differ in the gateway's dialect and row rendering, which the
  * Bigtable store does not take part in (it has no scanChunks fast path that renders rows itself);
- * rows-legacy-revisions.test.ts runs the suite under revisions 1 and 2.
+ * rows-revisions-1-2.test.ts runs the suite under revisions 1 and 2.
  */
 import t from 'tap';
 import { BigtableStore } from '../../lib/store/bigtable/bigtable-store.js';

@@ -1,6 +1,6 @@
 /**
  * What is the same under each revision outside the row suite (which rows.test.ts and
- * rows-legacy-revisions.test.ts run under revisions 3, 1 and 2): the info endpoints, routing and
+ * rows-revisions-1-2.test.ts run under revisions 3, 1 and 2): the info endpoints, routing and
  * protocol errors (413, 414 included), CORS, and the 400 for a parameter of another revision, whose
  * message names the revision served.
  */

@@ -1,6 +1,6 @@
 /**
  * Rows over HTTP under revision 3 (the default): the revision-independent suite (./suites/rows-suite.ts,
- * also run under revisions 1 and 2 by rows-legacy-revisions.test.ts and on Bigtable by
+ * also run under revisions 1 and 2 by rows-revisions-1-2.test.ts and on Bigtable by
  * bigtable-rows.test.ts), then what only revision 3's JSON entity id text has.
  */
 import t from 'tap';

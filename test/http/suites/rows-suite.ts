@@ -1,7 +1,7 @@
 /**
  * The revision-independent HTTP row suite: reads, scans, POST, bulk get, delete and counters, with
  * their errors. Requests and expected rows go through the revision's Forms (./forms.ts), so the
- * same tests run under revisions 1, 2 and 3 (test/http/rows.test.ts, rows-legacy-revisions.test.ts)
+ * same tests run under revisions 1, 2 and 3 (test/http/rows.test.ts, rows-revisions-1-2.test.ts)
  * and on the Bigtable store (test/http/bigtable-rows.test.ts).
  *
  * The tests share one gateway and run in order: later ones read rows earlier ones wrote.
@@ -159,7 +159,7 @@ export function rowsSuite(t: Test, options: RowsSuiteOptions): void {
 
     t.test(
       'wildcard eid scans every value of a component, honouring limit',
-      { skip: f.wildcards ? false : 'revision 1 has no wildcards (legacy.test.ts checks the 400)' },
+      { skip: f.wildcards ? false : 'revision 1 has no wildcards (revisions-1-2-endpoints.test.ts checks the 400)' },
       async (t) => {
         const players = [
           ['cassander', 'greece'],
