@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { open } from 'lmdb';
 import { BENCH_INSTANCE, BENCH_LAYOUT, BENCH_TABLE, benchRowJson, CELLS_PER_ROW, WIDE_LAYOUT, wideRowJson, writeNdjson } from './dataset.js';
 import { findPostgres, measurePostgres, type PostgresFigures } from './postgres.js';
+import { writesPeerScenario } from './writes-peer.js';
 import type { FloorFigure } from './import-floors.js';
 import { benchBigtableTableName, bigtableGatewayConfig, expectedScanBytes, loadBigtable } from './bigtable.js';
 import { findCbtemulator, startCbtemulator } from './cbtemulator.js';
@@ -222,6 +223,8 @@ async function main(): Promise<void> {
   gatewayLog = join(tmp, 'gateway.log');
   try {
     if ([1, 2, 3, 4, 6, 7].some(want)) await lmdbScenarios(tmp, data, cfg);
+    // Scenario 3's durable single-row writes beside PostgreSQL's INSERT (bench/writes-peer.ts).
+    if (want(3)) results.writesPeer = await writesPeerScenario({ tmp, seconds: SECONDS, logFile: gatewayLog, note, add });
     if (want(5)) await bigtableScenario(tmp);
   } finally {
     if (process.env.BENCH_KEEP !== '1') rmSync(tmp, { recursive: true, force: true });
