@@ -139,6 +139,12 @@ export const ERRORS = {
     when: 'the configured maximum of concurrent scans is reached (retry later)',
     retryAfterSeconds: RETRY_AFTER_SECONDS,
   },
+  RG_ERR_TOO_MANY_WRITES: {
+    status: 503,
+    exceptionName: 'ServiceUnavailableException',
+    when: 'POST bodies in flight would exceed limits.writeBudgetBytes: nothing of the request was written (retry later)',
+    retryAfterSeconds: RETRY_AFTER_SECONDS,
+  },
   RG_ERR_STORE_UNAVAILABLE: {
     status: 503,
     exceptionName: 'ServiceUnavailableException',

@@ -32,6 +32,7 @@ t.test('defaults', async (t) => {
       maxEids: 10_000,
       maxPostCells: 1_000_000,
       maxScans: 64,
+      writeBudgetBytes: 16 * 1024 * 1024,
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 300_000,
       keepAliveTimeoutMs: 65_000,

@@ -40,6 +40,14 @@ export interface Limits {
   readonly maxPostCells: number;
   /** Scans running at once (503 beyond). */
   readonly maxScans: number;
+  /**
+   * Bytes of POST bodies a process holds at once, from their first byte read to their commit (503
+   * beyond, lib/http/write-budget.ts). A body's rows cost about 10x its bytes of resident memory
+   * while they wait and are written (a 9.5 MB POST of 150,000 small rows raised RSS by ~95 MB), so
+   * 16 MiB bounds concurrent POSTs to ~160-200 MB on a small machine. One POST alone is always
+   * taken, up to bodyBytes.
+   */
+  readonly writeBudgetBytes: number;
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
@@ -133,6 +141,7 @@ export const DEFAULT_LIMITS: Limits = {
   maxEids: 10_000,
   maxPostCells: 1_000_000,
   maxScans: 64,
+  writeBudgetBytes: 16 * 1024 * 1024,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 300_000,
   keepAliveTimeoutMs: 65_000,

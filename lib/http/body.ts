@@ -101,7 +101,8 @@ function declaredLength(req: IncomingMessage): number {
 export const BODY_BYTES = Symbol('rowgate.bodyBytes');
 export type BodyCounted = { [BODY_BYTES]?: number };
 
-export async function* jsonBodyItems(req: IncomingMessage, limit: number): AsyncGenerator<JsonValue> {
+/** `onBytes` is told each chunk's size as it arrives, before it is parsed; what it throws ends the read. */
+export async function* jsonBodyItems(req: IncomingMessage, limit: number, onBytes?: (bytes: number) => void): AsyncGenerator<JsonValue> {
   const text = new Utf8Pieces('request body');
   const rows = new JsonElementSplitter('request body');
   let size = 0;
@@ -110,6 +111,7 @@ export async function* jsonBodyItems(req: IncomingMessage, limit: number): Async
     size += chunk.length;
     (req as BodyCounted)[BODY_BYTES] = size;
     if (size > limit) throw tooLarge(limit);
+    onBytes?.(chunk.length);
     for (const row of rows.push(text.decode(chunk))) yield row;
   }
   for (const row of rows.push(text.end())) yield row;

@@ -13,12 +13,14 @@ import type { EntityIdInput, RowWrite, Timestamp } from '../../model/types.js';
 import { MAX_TIMESTAMP, timestampFromText } from '../../model/cells/timestamp.js';
 import type { RowDelete } from '../../store/store.js';
 import { checkBodyHead, jsonBodyItems } from '../body.js';
-import { tableLayout, type Handler } from '../context.js';
+import { tableLayout, type AppContext, type Handler, type Params, type RequestInfo } from '../context.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dialectOf, rowsPath } from '../../rows/dialect.js';
 import { bulkKeys, storableKey } from '../../rows/request-keys.js';
 import { PostTargets } from '../post-targets.js';
 import { sendJson, sendJsonPieces } from '../respond.js';
 import { writeBatch } from '../write-batch.js';
+import { writeBudgetOf, type WriteLease } from '../write-budget.js';
 
 /** Prefixes a coded error's message with where in the body it happened; the original is its cause, its code and headers kept. */
 function at(where: string, e: unknown): unknown {
@@ -29,10 +31,33 @@ function at(where: string, e: unknown): unknown {
 }
 
 export const postRows: Handler = async (ctx, req, res, params, _query, info) => {
-  const dialect = dialectOf(ctx.config.revision);
-  const { bodyBytes, maxPostCells } = ctx.config.limits;
+  const { bodyBytes } = ctx.config.limits;
   // 415 and a declared 413 come before any store call (limits are enforced before work is done).
   checkBodyHead(req, bodyBytes);
+  // The body's bytes are held against limits.writeBudgetBytes from now until the commit: a declared
+  // length at once (a 503 before anything is read), a chunked body as it arrives.
+  const lease = writeBudgetOf(ctx).lease(ctx.config.limits.writeBudgetBytes);
+  try {
+    const declared = Number(req.headers['content-length']);
+    if (declared > 0) lease.take(declared);
+    await postLeased(ctx, req, res, params, info, lease, declared > 0);
+  } finally {
+    lease.release();
+  }
+};
+
+/** The POST once its lease is taken (whole from a declared length, else chunk by chunk here). */
+async function postLeased(
+  ctx: AppContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  params: Params,
+  info: RequestInfo,
+  lease: WriteLease,
+  leasedWhole: boolean,
+): Promise<void> {
+  const dialect = dialectOf(ctx.config.revision);
+  const { bodyBytes, maxPostCells } = ctx.config.limits;
   const instance = params.instance!;
   const layout = await tableLayout(ctx, params);
   const input: RowInputContext = {
@@ -52,7 +77,7 @@ export const postRows: Handler = async (ctx, req, res, params, _query, info) => 
    * RG_ERR_BAD_BODY with a Content-Length and RG_ERR_BAD_ENTITY_ID sent a byte a chunk: fuzz).
    */
   let refused: unknown;
-  for await (const item of jsonBodyItems(req, bodyBytes)) {
+  for await (const item of jsonBodyItems(req, bodyBytes, leasedWhole ? undefined : (n) => lease.take(n))) {
     if (refused !== undefined) continue;
     try {
       let encoded: { row: RowWrite; entityId: EntityIdInput };
@@ -82,7 +107,7 @@ export const postRows: Handler = async (ctx, req, res, params, _query, info) => 
   info.rows = batch.rows;
   if (targets.small) sendJson(ctx, req, res, 200, [...targets.pieces()].join(''));
   else sendJsonPieces(ctx, req, res, 200, targets.byteLength(), targets.pieces());
-};
+}
 
 export const deleteRows: Handler = async (ctx, req, res, params, query, info) => {
   const dialect = dialectOf(ctx.config.revision);
