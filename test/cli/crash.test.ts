@@ -8,6 +8,9 @@
  *   is half-written, and the batches present are 0 .. last;
  * - the same child with several Store.write calls outstanding (as concurrent POSTs; lmdb-js
  *   commits them together): every acknowledged batch whole, none partial, still 0 .. last;
+ * - concurrent POSTs to `rowgate serve` (8 clients, one POST each outstanding), the server killed:
+ *   every acknowledged POST is present whole after it restarts, and each POST's counter increment
+ *   (in the same body) is counted exactly as often as its POSTs are present;
  * - `rowgate import --batch 50` of a generated NDJSON file (prepared batches, two writes in flight),
  *   killed once this process sees a random number of its batches committed: the rows present are
  *   whole batches of 50 forming a prefix of the file.
@@ -18,6 +21,7 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { open } from 'lmdb';
@@ -26,7 +30,7 @@ import { USERS_LAYOUT_JSON } from '../../lib/model/layout/demo-layouts.js';
 import { lmdbEnvOptions } from '../../lib/store/lmdb/env-options.js';
 import { rowForms } from '../store/row-forms.js';
 import { crashRow } from './fixtures/crash-rows.mjs';
-import { CLI, ensureBuilt, ROOT, runCli, tempDir, writeFile } from './helpers.js';
+import { CLI, ensureBuilt, ROOT, runCli, serveCli, tempDir, writeFile } from './helpers.js';
 
 const WRITER = join(ROOT, 'test', 'cli', 'fixtures', 'crash-writer.mjs');
 
@@ -267,5 +271,118 @@ t.test('rowgate import --batch 50 killed mid-load: the rows present are whole ba
       `${label}: killed mid-load ${delay} ms after ${seen} batches were seen committed; batches 0 .. ${last} of ${FILE_BATCHES} present (${last + 1 - nextBatch} from this run)`,
     );
     nextBatch = last + 1;
+  }
+});
+
+const CLIENTS = 8;
+const POST_ROWS = 5;
+/** Client c's counter row: one increment of logins:hits in each of its POSTs. */
+const COUNTER_UID = 900_000;
+
+/** POSTs `body` to the users table; resolves with the status, 0 when the connection failed (the server was killed). */
+function post(agent: Agent, port: number, body: string): Promise<number> {
+  return new Promise((resolve) => {
+    const req = request(
+      { host: '127.0.0.1', port, agent, method: 'POST', path: '/v1/instances/crash/tables/users/rows', headers: { 'content-type': 'application/json' } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', () => resolve(0));
+      },
+    );
+    req.on('error', () => resolve(0));
+    req.end(body);
+  });
+}
+
+t.test('concurrent POSTs to rowgate serve killed with SIGKILL: every acknowledged POST survives whole after a restart, counters exact', async (t) => {
+  const top = tempDir(t);
+  const dir = join(top, 'data');
+  const created = await runCli(['create-table', '--data', dir, '--instance', 'crash', '--layout', writeFile(top, 'users.json', USERS_LAYOUT_JSON)]);
+  t.equal(created.code, 0, created.stderr);
+  const cfg = writeFile(top, 'rowgate.yaml', 'admin: false\nlogLevel: warn\n');
+  /** Client c posts batches c, c + CLIENTS, c + 2 * CLIENTS, ...; its next one per run continues there. */
+  const next = Array.from({ length: CLIENTS }, (_, c) => c);
+  const acked = new Set<number>();
+  for (const [run, acks] of [30, 80, 150].entries()) {
+    const label = `run ${run + 1}`;
+    // A restart: each run serves the directory the last kill left.
+    const served = await serveCli(t, ['--config', cfg, '--data', dir, '--port', '0'], { admin: false });
+    const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
+    let ackedThisRun = 0;
+    let stopped = false;
+    const failures: number[] = [];
+    const client = async (c: number): Promise<void> => {
+      // Bounded: at most 2,000 POSTs a client a run.
+      for (let i = 0; i < 2000 && !stopped; i++) {
+        const b = next[c]!;
+        const rows = Array.from({ length: POST_ROWS }, (_, r) => crashRow(b, r, POST_ROWS));
+        const increment = { entityId: [COUNTER_UID + c], cells: { logins: { hits: [{ value: { incr: 1 } }] } } };
+        const status = await post(agent, served.port, JSON.stringify([...rows, increment]));
+        if (status === 0) return; // killed: this POST is unacknowledged
+        if (status !== 200) failures.push(status);
+        else {
+          acked.add(b);
+          ackedThisRun++;
+        }
+        next[c] = b + CLIENTS;
+      }
+    };
+    const clients = Array.from({ length: CLIENTS }, (_, c) => client(c));
+    for (let i = 0; i < 3000 && ackedThisRun < acks; i++) await sleep(10);
+    t.ok(ackedThisRun >= acks, `${label}: ${ackedThisRun} POSTs acknowledged before the kill`);
+    const delay = Math.floor(Math.random() * 40);
+    await sleep(delay);
+    served.child.kill('SIGKILL');
+    await once(served.child, 'exit');
+    await Promise.all(clients);
+    stopped = true;
+    agent.destroy();
+    t.same(failures, [], `${label}: every answered POST was a 200`);
+
+    // Read back by a new process: every acknowledged batch present and whole, no batch partial.
+    const exported = await runCli(['export', '--data', dir, '--instance', 'crash', '--table', 'users']);
+    t.equal(exported.code, 0, exported.stderr);
+    const batches = new Map<number, Map<number, string[]>>();
+    const counters = new Map<number, number>();
+    for (const doc of exported.stdout.split('\r\n')) {
+      if (doc === '') continue;
+      const row = JSON.parse(doc) as { entityId: [number]; cells: Cells };
+      const uid = row.entityId[0];
+      if (uid >= COUNTER_UID) {
+        counters.set(uid - COUNTER_UID, row.cells.logins!.hits![0]!.value as number);
+        continue;
+      }
+      const b = Math.floor(uid / 1000);
+      if (!batches.has(b)) batches.set(b, new Map());
+      batches.get(b)!.set(uid % 1000, cellLines(row.cells));
+    }
+    await checkForms(t, dir, label);
+    t.same(
+      [...acked].filter((b) => !batches.has(b)),
+      [],
+      `${label}: all ${acked.size} acknowledged POSTs are present (${batches.size - acked.size} more committed, unacknowledged)`,
+    );
+    let torn = 0;
+    for (const [b, rows] of batches) {
+      for (let r = 0; r < POST_ROWS; r++) {
+        const want = cellLines(crashRow(b, r, POST_ROWS).cells as Cells).join('\n');
+        if (rows.get(r)?.join('\n') !== want) torn++;
+      }
+      if (rows.size !== POST_ROWS) torn++;
+    }
+    t.equal(torn, 0, `${label}: every batch present is whole, cell by cell`);
+    for (let c = 0; c < CLIENTS; c++) {
+      // A client's batches present are its first ones, with no gap, and its counter counts exactly them.
+      const mine = [...batches.keys()].filter((b) => b % CLIENTS === c).sort((x, y) => x - y);
+      t.same(
+        mine,
+        Array.from({ length: mine.length }, (_, i) => c + i * CLIENTS),
+        `${label}: client ${c}'s batches present have no gap`,
+      );
+      t.equal(counters.get(c) ?? 0, mine.length, `${label}: client ${c}'s counter (${counters.get(c) ?? 0}) counts its ${mine.length} POSTs present`);
+      // The next run continues after the last batch present (a committed, unacknowledged one included).
+      next[c] = c + mine.length * CLIENTS;
+    }
   }
 });
