@@ -2,7 +2,7 @@
  * Scenario 3 (single-row writes): rowgate's durable single-row POST beside PostgreSQL's single-row
  * INSERT at synchronous_commit=on (pgbench), at 1, 10 and 50 clients, on tables of BENCH_WRITE_ROWS
  * (100,000) rows each, same disk, same run. Every POST is acknowledged after its commit is durable
- * (docs/durability.md), as every pgbench transaction is after its WAL flush.
+ * (docs/operations.md, "Durability of writes"), as every pgbench transaction is after its WAL flush.
  *
  * Both sides are closed loops of `clients` clients, each sending its next write when the last one
  * is answered, for BENCH_SECONDS. rowgate's client is this process (keep-alive HTTP over 127.0.0.1,
@@ -10,8 +10,8 @@
  * for a 1-client p50 of a fraction of a ms); PostgreSQL's is pgbench over its Unix socket
  * (prepared statements, its per-transaction log for the percentiles).
  *
- * Run alone: `node dist/bench/writes-peer.js` (BENCH_SECONDS, BENCH_WRITE_ROWS,
- * BENCH_WRITE_CLIENTS=1,10,50) prints the figures as JSON.
+ * Knobs: BENCH_SECONDS, BENCH_WRITE_ROWS (100000), BENCH_WRITE_CLIENTS (1,10,50). Run alone:
+ * `node dist/bench/writes-peer.js` prints the figures as JSON.
  */
 import { Agent, request } from 'node:http';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -70,8 +70,8 @@ export const DEFAULT_WRITE_CLIENTS = [1, 10, 50] as const;
 
 /** Measures both sides (PostgreSQL skipped, and said so, where it cannot run). */
 export async function measureWrites(o: WritesPeerOptions): Promise<WritesPeerFigures> {
-  const tableRows = o.tableRows ?? 100_000;
-  const clients = o.clients ?? DEFAULT_WRITE_CLIENTS;
+  const tableRows = o.tableRows ?? Number(process.env.BENCH_WRITE_ROWS ?? 100_000);
+  const clients = o.clients ?? (process.env.BENCH_WRITE_CLIENTS ?? DEFAULT_WRITE_CLIENTS.join(',')).split(',').map(Number);
   const note = o.note ?? (() => undefined);
   const rowgate = await measureRowgate(o.tmp, tableRows, clients, o.seconds, o.logFile, note);
   const found = findPostgres();
@@ -306,12 +306,9 @@ async function measurePostgresInserts(
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const tmp = mkdtempSync(join(tmpdir(), 'rowgate-bench-writes-'));
-  const clients = (process.env.BENCH_WRITE_CLIENTS ?? DEFAULT_WRITE_CLIENTS.join(',')).split(',').map(Number);
   measureWrites({
     tmp,
     seconds: Number(process.env.BENCH_SECONDS ?? 10),
-    tableRows: Number(process.env.BENCH_WRITE_ROWS ?? 100_000),
-    clients,
     logFile: join(tmp, 'gateway.log'),
     note: (line) => process.stderr.write(`[bench] ${line}\n`),
   })
