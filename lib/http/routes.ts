@@ -201,6 +201,7 @@ const COMMON: RouteEntry[] = [
       ...KEY_ERRORS,
       ...CELL_ERRORS,
       'RG_ERR_TOO_MANY_CELLS',
+      'RG_ERR_TOO_MANY_WRITES',
       ...WRITE,
     ],
   },
