@@ -44,7 +44,10 @@ t.test('a bad line in a later batch: earlier batches stay, nothing of its batch 
   t.equal(r.code, 1);
   t.equal(r.stdout, '', 'no summary line on failure');
   t.match(r.stderr, /^rowgate import: line 26: value of column info:age does not match its writer schema "int": expected int, got "twenty-six"\n/);
-  t.match(r.stderr, /\nrowgate import: rows before line 21 were imported \(20 rows, \d+ cells\); nothing from line 21 on was written\n$/);
+  t.match(
+    r.stderr,
+    /\nrowgate import: rows before line 21 were imported \(20 rows, \d+ cells\); nothing from line 21 on was written\nrowgate import: run the same command with --resume to continue from line 21 \(.*rows\.ndjson\.import-progress says where\)\n$/,
+  );
   t.notMatch(r.stderr, /\n\s+at /, 'no stack trace');
   t.same(
     await exportedUids(flags),
@@ -234,7 +237,7 @@ t.test('a batch the store refuses (counter overflow) stops the import: earlier b
   t.equal(r.code, 1);
   t.match(
     r.stderr,
-    /^rowgate import: writing lines 3-4 failed: incrementing counter logins:web by 1 overflows a 64-bit integer\nrowgate import: rows before line 3 were imported \(2 rows, \d+ cells\); nothing from line 3 on was written\n$/,
+    /^rowgate import: writing lines 3-4 failed: incrementing counter logins:web by 1 overflows a 64-bit integer\nrowgate import: rows before line 3 were imported \(2 rows, \d+ cells\); nothing from line 3 on was written\nrowgate import: run the same command with --resume to continue from line 3 \(.*\)\n$/,
   );
   t.same(await exportedUids(flags), [2], 'lines 1-2 only (row 1 has no info:email)');
 });

@@ -87,10 +87,18 @@ t.test('mergedRows: one key order across runs; rows of one key in run order, the
   for (let line = 0; line < 3000; line++) lines.push(row(Math.floor(random() * 800), line));
   const runs = parts(lines, 256);
   const merged = [...mergedRows(runs)].map(({ prefix, encoded }) => ({ key: Buffer.from(prefix), line: JSON.parse(encodedName(encoded)) as string }));
-  const expected = lines
-    .map((r, line) => ({ key: Buffer.from(r.rowKey.toString('latin1') + '\0\0', 'latin1'), line: `line ${line}`, order: line }))
-    .sort((a, b) => Buffer.compare(a.key, b.key) || a.order - b.order);
-  t.equal(merged.length, 3000);
+  // A part packs the lines of one key as one row (BatchPacker.finish merges them): its newest
+  // name is the line of the latest timestamp, the later line of equal ones.
+  const perPart = new Map<string, { key: Buffer; line: string; order: number; ts: number }>();
+  lines.forEach((r, line) => {
+    const key = Buffer.from(r.rowKey.toString('latin1') + '\0\0', 'latin1');
+    const id = `${Math.floor(line / 256)} ${key.toString('hex')}`;
+    const ts = 1 + (line % 3);
+    const held = perPart.get(id);
+    if (held === undefined || ts >= held.ts) perPart.set(id, { key, line: `line ${line}`, order: held?.order ?? line, ts });
+  });
+  const expected = [...perPart.values()].sort((a, b) => Buffer.compare(a.key, b.key) || a.order - b.order);
+  t.equal(merged.length, perPart.size);
   t.same(
     merged.map((m) => `${m.key.toString('hex')} ${m.line}`),
     expected.map((e) => `${e.key.toString('hex')} ${e.line}`),

@@ -20,12 +20,15 @@ import { decodeUtf8 } from '../../lib/model/json/utf8-pieces.js';
 import { rowPacker, type RowPacker } from '../../lib/store/row-packer.js';
 import type { PackedRows, StorePacking } from '../../lib/store/store.js';
 import type { LinesPart } from '../support/line-cutter.js';
+import type { Reject } from '../support/import-rejects.js';
 
 export interface ImportWorkerData {
   readonly layout: Record<string, unknown>;
   readonly maxRowKeyBytes: number | undefined;
   /** Hand batches over packed for the store (Store.packing, lib/store/row-packer.ts) where they fit its packed form; undefined: as row objects. */
   readonly packing: StorePacking | undefined;
+  /** Refused lines are reported (Reject) and parsing goes on (--max-bad-lines above 0); false: a part stops at its first bad line. */
+  readonly tolerant: boolean;
 }
 
 /** Main -> worker: a batch of lines to parse. Row i is `bytes[starts[i], ends[i])`, from input line `lines[i]`. */
@@ -36,8 +39,16 @@ export interface LinesBatch extends LinesPart {
 
 /** Worker -> main. Every message but `schema` answers the batch `index`. */
 export type FromImportWorker =
-  | { readonly type: 'batch'; readonly index: number; readonly rows: RowWrite[]; readonly cells: number }
-  | { readonly type: 'prepared'; readonly index: number; readonly batch: PackedRows; readonly cells: number }
+  | { readonly type: 'batch'; readonly index: number; readonly rows: RowWrite[]; readonly cells: number; readonly rejects: Reject[] }
+  /** `lines`: the lines packed (the batch may hold fewer rows: lines of one row are merged). */
+  | {
+      readonly type: 'prepared';
+      readonly index: number;
+      readonly batch: PackedRows;
+      readonly lines: number;
+      readonly cells: number;
+      readonly rejects: Reject[];
+    }
   /** A line that is not a valid row: nothing of its batch is to be written. */
   | { readonly type: 'bad-line'; readonly index: number; readonly line: number; readonly message: string }
   | { readonly type: 'failed'; readonly index: number; readonly message: string }
@@ -89,17 +100,22 @@ async function parseBatch(m: LinesBatch): Promise<void> {
     packer ??= rowPacker(data.packing, ctx.layout, schemas, data.maxRowKeyBytes ?? Infinity, m.bytes.byteLength * 2);
     // Empty, whatever an earlier batch that stopped left in it.
     packer.clear();
-    const cells = await parseLines(m, (row) => packer!.add(row), packer);
+    const rejects: Reject[] = [];
+    const cells = await parseLines(m, (row) => packer!.add(row), rejects, packer);
     if (cells === BAD_LINE) return;
     if (cells !== UNPACKABLE) {
       const prepared = packer.finish();
-      port.postMessage({ type: 'prepared', index: m.index, batch: prepared, cells } satisfies FromImportWorker, [prepared.bytes.buffer as ArrayBuffer]);
+      const lines = m.lines.length - rejects.length;
+      port.postMessage({ type: 'prepared', index: m.index, batch: prepared, lines, cells, rejects } satisfies FromImportWorker, [
+        prepared.bytes.buffer as ArrayBuffer,
+      ]);
       return;
     }
   }
   const rows: RowWrite[] = [];
-  const cells = await parseLines(m, (row) => rows.push(row) > 0);
-  if (cells !== BAD_LINE) port.postMessage({ type: 'batch', index: m.index, rows, cells } satisfies FromImportWorker);
+  const rejects: Reject[] = [];
+  const cells = await parseLines(m, (row) => rows.push(row) > 0, rejects);
+  if (cells !== BAD_LINE) port.postMessage({ type: 'batch', index: m.index, rows, cells, rejects } satisfies FromImportWorker);
 }
 
 /** parseLines' answer when a line was bad (and reported). */
@@ -109,9 +125,9 @@ const UNPACKABLE = -2;
 
 /**
  * Decodes, parses and encodes every line of the batch, handing each row to `take`; answers the
- * cells taken. With `packer`, a line it packs straight from its bytes (addLine) skips `take`.
+ * cells taken. A bad line stops the part (BAD_LINE, reported), or, tolerant, goes to `rejects`. With `packer`, a line it packs straight from its bytes (addLine) skips `take`.
  */
-async function parseLines(m: LinesBatch, take: (row: RowWrite) => boolean, packer?: RowPacker): Promise<number> {
+async function parseLines(m: LinesBatch, take: (row: RowWrite) => boolean, rejects: Reject[], packer?: RowPacker): Promise<number> {
   const bytes = Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength);
   let cells = 0;
   for (let i = 0; i < m.lines.length; i++) {
@@ -130,6 +146,11 @@ async function parseLines(m: LinesBatch, take: (row: RowWrite) => boolean, packe
       ({ row } = encodeRowInputCached(item, ctx) ?? (await encodeRowInput(item, ctx)));
     } catch (e) {
       if (!isRowgateError(e)) throw e;
+      if (data.tolerant) {
+        // A copy: the part's buffer is dropped once the part is answered.
+        rejects.push({ line: m.lines[i]!, reason: e.message, text: Uint8Array.prototype.slice.call(bytes, m.starts[i], m.ends[i]) });
+        continue;
+      }
       port.postMessage({ type: 'bad-line', index: m.index, line: m.lines[i]!, message: e.message } satisfies FromImportWorker);
       return BAD_LINE;
     }

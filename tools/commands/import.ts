@@ -16,16 +16,20 @@
  */
 import { createReadStream, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Command } from 'commander';
 import { isRowgateError } from '../../lib/errors.js';
 import type { RowWrite, SchemaTable } from '../../lib/model/types.js';
 import type { Store } from '../../lib/store/store.js';
-import { CliError } from '../support/cli-error.js';
+import { CliError, EXIT_USAGE } from '../support/cli-error.js';
 import { rateText, startProgress } from '../support/progress.js';
 import { positiveInteger } from '../support/read-options.js';
+import { InvalidArgumentError } from 'commander';
 import { withStore, withStoreOptions, type StoreFlags } from '../support/store-options.js';
 import { LineCutter } from '../support/line-cutter.js';
+import { defaultRejectFile, reasonsPath, RejectFiles, type Reject } from '../support/import-rejects.js';
+import { progressPath, readProgress, removeProgress, writeProgress, type ImportProgress } from '../support/import-progress.js';
 import type { FromImportWorker, ImportWorkerData, LinesBatch, ToImportWorker } from './import-worker.js';
 
 /**
@@ -58,7 +62,23 @@ interface ImportFlags extends StoreFlags {
   readonly table: string;
   readonly batch?: number;
   readonly threads?: number;
+  readonly maxBadLines: number;
+  readonly rejectFile?: string;
+  readonly resume?: boolean;
 }
+
+/** The contract, in `rowgate import --help` (docs/cli.md says the same at length). */
+const CONTRACT = `
+Batches are committed one by one: each batch is one atomic store write, the file as a whole is not.
+A bad line stops the import: the batches before it stay committed, nothing of its batch is written.
+An import stopped by a bad line, a failed write or a crash leaves FILE.import-progress, naming the
+first line not committed; --resume starts there (lines after it may have been fixed meanwhile).
+What a crash leaves: every batch reported committed, never part of one. A batch committed just
+before a crash may be imported again by --resume: the same cells for explicit timestamps, one more
+version without, counters ({"incr": n}) incremented again.
+--max-bad-lines N: up to N bad lines are refused instead of stopping the import, each written to the
+reject file (the line as read) and to REJECT.reasons (its line number and reason), for the batches
+committed; the (N+1)th stops it as a bad line does without the option.`;
 
 export function registerImport(program: Command): void {
   withStoreOptions(program.command('import').description('import rows from NDJSON (one row a line, in the POST shape); each batch is written atomically'))
@@ -70,8 +90,13 @@ export function registerImport(program: Command): void {
       positiveInteger,
     )
     .option('--threads <n>', `threads parsing lines (default: the machine's cores, at most ${MAX_PARSE_THREADS})`, positiveInteger)
+    .option('--max-bad-lines <n>', 'bad lines refused (to the reject file) before the import stops; 0: the first one stops it', nonNegativeInteger, 0)
+    .option('--reject-file <path>', 'where refused lines go, their reasons in PATH.reasons (default: FILE.rejects; rowgate-import-<time>.rejects for -)')
+    .option('--resume', 'continue an import that stopped, from the first line it did not commit (FILE.import-progress)')
     .argument('<file>', 'NDJSON file, or - for standard input')
+    .addHelpText('after', CONTRACT)
     .action(async (file: string, flags: ImportFlags) => {
+      if (flags.resume === true && file === '-') throw new CliError('--resume needs a FILE: standard input cannot be read again', EXIT_USAGE);
       await withStore(flags, { create: false }, ({ store }) => importRows(store, file, flags));
     });
 }
@@ -82,6 +107,8 @@ interface Batch {
   readonly lastLine: number;
   readonly rows: number;
   readonly cells: number;
+  /** Its lines refused (--max-bad-lines), written to the reject file once the batch is committed. */
+  readonly rejects: readonly Reject[];
   readonly write: () => Promise<void>;
   /**
    * Written alone (nothing else in flight, the next batch only after it): Store.write can refuse a
@@ -137,13 +164,47 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
   // A store that packs rows (the embedded store: its keys and values) gets batches packed on the parsing threads.
   const packing = store.packing;
   const threads = flags.threads ?? Math.max(1, Math.min(availableParallelism(), MAX_PARSE_THREADS));
-  const parsers = new Parsers(threads, { layout: layout.desc, maxRowKeyBytes: store.maxRowKeyBytes, packing }, schemas);
+  const tableName = `${flags.instance}/${flags.table}`;
+  // Where an earlier run stopped (--resume), and the progress record this run keeps (a FILE only).
+  const resumed: ImportProgress | undefined = flags.resume === true ? readProgress(file, tableName) : undefined;
+  if (file !== '-' && resumed === undefined) removeProgress(file);
+  const maxBadLines = flags.maxBadLines;
+  const rejectPath = maxBadLines > 0 ? (flags.rejectFile ?? resumed?.rejectFile ?? defaultRejectFile(file)) : undefined;
+  const rejectFiles =
+    rejectPath === undefined ? undefined : new RejectFiles(rejectPath, resumed?.rejectFile === rejectPath ? resumed.rejectLengths : undefined);
+  const parsers = new Parsers(threads, { layout: layout.desc, maxRowKeyBytes: store.maxRowKeyBytes, packing, tolerant: maxBadLines > 0 }, schemas);
   const stream = file === '-' ? process.stdin : createReadStream(file, { highWaterMark: 256 * 1024 });
   if (file === '-' && process.stdin.isTTY) process.stderr.write('reading rows from standard input (end with Ctrl-D)\n');
   const bytesRead = (): number => ('bytesRead' in stream ? (stream.bytesRead as number) : 0);
 
-  let committedRows = 0;
-  let committedCells = 0;
+  let committedRows = resumed?.rows ?? 0;
+  let committedCells = resumed?.cells ?? 0;
+  /** Lines refused in committed batches (an earlier run's included), and in batches handed to the store. */
+  let committedRefused = resumed !== undefined && resumed.rejectFile === rejectPath ? resumed.refused : 0;
+  let handedRefused = committedRefused;
+  /** Whether the progress record is kept (false once it could not be written). */
+  let keepsProgress = file !== '-';
+  /** Called once a batch is committed: its refused lines to the reject file, then the progress record. */
+  const recordCommitted = (batch: Batch): void => {
+    committedRows += batch.rows;
+    committedCells += batch.cells;
+    rejectFiles?.append(batch.rejects);
+    committedRefused += batch.rejects.length;
+    if (!keepsProgress) return;
+    const record: ImportProgress = {
+      input: resolve(file),
+      table: tableName,
+      nextLine: batch.lastLine + 1,
+      rows: committedRows,
+      cells: committedCells,
+      refused: committedRefused,
+      ...(rejectFiles === undefined ? {} : { rejectFile: rejectFiles.path, rejectLengths: rejectFiles.lengths }),
+    };
+    if (!writeProgress(file, record)) {
+      keepsProgress = false;
+      process.stderr.write(`rowgate import: warning: cannot write ${progressPath(file)}: this import cannot be continued with --resume\n`);
+    }
+  };
   /** Writes started and not yet settled, oldest first. */
   const inFlight: Promise<WriteOutcome>[] = [];
   /** Waits for the oldest batch being written; on failure stops the import naming its lines. */
@@ -156,11 +217,10 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
       const later = (await Promise.all(inFlight.splice(0))).filter((o) => o.ok).map((o) => `${o.batch.firstLine}-${o.batch.lastLine}`);
       const laterText = later.length === 0 ? '' : `\nexcept lines ${later.join(', ')}, which were written`;
       throw new CliError(
-        `writing lines ${batch.firstLine}-${batch.lastLine} failed: ${why}\n${stoppedText(batch.firstLine, committedRows, committedCells)}${laterText}`,
+        `writing lines ${batch.firstLine}-${batch.lastLine} failed: ${why}\n${stoppedText(batch.firstLine, committedRows, committedCells)}${laterText}${resumeText(batch.firstLine)}`,
       );
     }
-    committedRows += outcome.batch.rows;
-    committedCells += outcome.batch.cells;
+    recordCommitted(outcome.batch);
     progress.update(bytesRead(), { rows: committedRows, cells: committedCells, rate: rateText(committedCells, (performance.now() - started) / 1000) });
   };
   const settle = async (): Promise<void> => {
@@ -193,18 +253,30 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
     const lastLine = parts[parts.length - 1]!.lastLine;
     let rows = 0;
     let cells = 0;
+    const rejects: Reject[] = [];
     for (const m of answers) {
-      if (m.type === 'prepared') rows += m.batch.rows;
+      if (m.type === 'prepared') rows += m.lines;
       else if (m.type === 'batch') rows += m.rows.length;
       else if (m.type === 'bad-line') {
         await settle();
-        throw new CliError(`line ${m.line}: ${m.message}\n${stoppedText(firstLine, committedRows, committedCells)}`);
+        throw new CliError(`line ${m.line}: ${m.message}\n${stoppedText(firstLine, committedRows, committedCells)}${resumeText(firstLine)}`);
       } else {
         await settle();
         throw new Error(m.type === 'failed' ? m.message : `unexpected message ${m.type}`);
       }
       cells += m.cells;
+      rejects.push(...m.rejects);
     }
+    if (handedRefused + rejects.length > maxBadLines && rejects.length > 0) {
+      // The (N+1)th bad line stops the import as the first one does without --max-bad-lines.
+      const over = rejects[maxBadLines - handedRefused]!;
+      await settle();
+      throw new CliError(
+        `line ${over.line}: ${over.reason}\nmore than ${maxBadLines} bad lines (--max-bad-lines ${maxBadLines}); ${refusedText()}\n` +
+          `${stoppedText(firstLine, committedRows, committedCells)}${resumeText(firstLine)}`,
+      );
+    }
+    handedRefused += rejects.length;
     const written = answers.map((m) => (m.type === 'prepared' ? m.batch : (m as Extract<FromImportWorker, { type: 'batch' }>).rows));
     for (const part of written) {
       // Buffers arrive from a worker as plain Uint8Arrays: views, no copy.
@@ -217,12 +289,13 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
       lastLine,
       rows,
       cells,
+      rejects,
       write: () => store.writePacked(flags.instance, flags.table, written),
       alone: !packed,
     });
   };
 
-  const cutter = new LineCutter();
+  const cutter = new LineCutter(resumed?.nextLine ?? 1);
   const batchRows = flags.batch ?? (packing !== undefined ? DEFAULT_IMPORT_BATCH : DEFAULT_OBJECT_BATCH);
   const batchBytes = flags.batch === undefined && packing !== undefined ? DEFAULT_BATCH_BYTES : Infinity;
   let openBytes = 0;
@@ -281,11 +354,29 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
     progress.stop();
     if (file !== '-') stream.destroy();
     await parsers.close();
+    rejectFiles?.close();
   }
+  if (file !== '-') removeProgress(file);
   const seconds = (performance.now() - started) / 1000;
+  // Rates of this run's rows; the counts include a resumed import's earlier runs.
+  const rows = committedRows - (resumed?.rows ?? 0);
+  const cells = committedCells - (resumed?.cells ?? 0);
+  const resumedText = resumed === undefined ? '' : `; resumed at line ${resumed.nextLine} (${resumed.rows} rows, ${resumed.cells} cells before it)`;
+  const refused = committedRefused === 0 ? '' : `; ${refusedText()}`;
   process.stdout.write(
-    `imported ${committedRows} rows, ${committedCells} cells in ${seconds.toFixed(2)} s (${rateText(committedRows, seconds)} rows/s, ${rateText(committedCells, seconds)} cells/s)\n`,
+    `imported ${rows} rows, ${cells} cells in ${seconds.toFixed(2)} s (${rateText(rows, seconds)} rows/s, ${rateText(cells, seconds)} cells/s)${resumedText}${refused}\n`,
   );
+
+  /** How many lines were refused and where they are (the committed batches'). */
+  function refusedText(): string {
+    if (rejectFiles === undefined || committedRefused === 0) return 'no line was refused before it';
+    return `refused ${committedRefused} lines, in ${rejectFiles.path} (reasons in ${reasonsPath(rejectFiles.path)})`;
+  }
+  /** How to go on after a stop, when the progress record says where. */
+  function resumeText(from: number): string {
+    if (!keepsProgress || committedRows === 0) return '';
+    return `\nrun the same command with --resume to continue from line ${from} (${progressPath(file)} says where)`;
+  }
 }
 
 /**
@@ -354,6 +445,13 @@ function answerSchema(worker: Worker, schemas: SchemaTable, m: Extract<FromImpor
 function stoppedText(firstLine: number, rows: number, cells: number): string {
   if (rows === 0) return 'nothing was imported';
   return `rows before line ${firstLine} were imported (${rows} rows, ${cells} cells); nothing from line ${firstLine} on was written`;
+}
+
+/** commander argument parser for a count that may be 0. */
+function nonNegativeInteger(text: string): number {
+  const n = /^[0-9]+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(n)) throw new InvalidArgumentError('must be an integer, 0 or more');
+  return n;
 }
 
 /** Checks the input before the worker opens it: its size (a regular file), or undefined (stdin, pipes). */

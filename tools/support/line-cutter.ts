@@ -33,6 +33,9 @@ export class LineCutter {
   private numbers: number[] = [];
   private lineNo = 0;
 
+  /** `skipBefore`: lines numbered below it are counted but not held (`rowgate import --resume`). */
+  constructor(private readonly skipBefore = 1) {}
+
   /** Lines held, not yet taken. */
   get held(): number {
     return this.starts.length;
@@ -87,6 +90,7 @@ export class LineCutter {
   private line(start: number, end: number): void {
     const b = this.buf;
     this.lineNo++;
+    if (this.lineNo < this.skipBefore) return;
     if (end > start && b[end - 1] === 0x0d) end--;
     // A byte order mark some editors put at the start of a file is not part of the first row.
     if (this.lineNo === 1 && end - start >= 3 && b[start] === 0xef && b[start + 1] === 0xbb && b[start + 2] === 0xbf) start += 3;

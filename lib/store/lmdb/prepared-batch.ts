@@ -23,7 +23,7 @@ import type { RowWrite, TableLayout } from '../../model/types.js';
 import type { PackedRows } from '../store.js';
 import { cellKeyFits, rowPrefix } from './cell-key.js';
 import { ByteWriter } from '../../bytes/byte-writer.js';
-import { encodeCompactRow, MAX_COMPACT_COLUMNS } from './compact-row.js';
+import { decodeCompactRow, encodeCompactRow, MAX_COMPACT_COLUMNS } from './compact-row.js';
 import { RowModel } from './row-model.js';
 
 /** The packed batch (Store.writePacked's PackedRows) in this store's form. */
@@ -138,17 +138,60 @@ export class BatchPacker {
         from = to;
       }
     }
-    // A buffer of its own (not a slice of Node's pool), so the batch can be transferred.
+    const recordEnd = (i: number): number => (i + 1 < starts.length ? starts[i + 1]! : end);
+    // A buffer of its own (not a slice of Node's pool), so the batch can be transferred. Merged
+    // rows are never larger than their lines' records together, so `end` bytes are enough.
     const own = new Uint8Array(end);
     let out = 0;
-    for (const i of order) {
-      const from = starts[i]!;
-      const to = i + 1 < starts.length ? starts[i + 1]! : end;
-      own.set(buf.subarray(from, to), out);
-      out += to - from;
+    let rows = 0;
+    for (let k = 0; k < order.length;) {
+      const i = order[k]!;
+      let to = k + 1;
+      while (to < order.length && compare(i, order[to]!) === 0) to++;
+      const merged = to - k > 1 ? this.mergedRecord(order.slice(k, to), recordEnd) : undefined;
+      if (merged !== undefined) {
+        own.set(merged, out);
+        out += merged.length;
+        rows++;
+      } else {
+        for (let m = k; m < to; m++) {
+          const j = order[m]!;
+          own.set(buf.subarray(starts[j]!, recordEnd(j)), out);
+          out += recordEnd(j) - starts[j]!;
+          rows++;
+        }
+      }
+      k = to;
     }
     this.clear();
-    return { bytes: own, rows: order.length };
+    return { bytes: out === end ? own : own.slice(0, out), rows };
+  }
+
+  /**
+   * One record for several lines of one row (`group`, in input order): their compact rows merged
+   * and trimmed as the store would merge them one after another (a later line's version replaces
+   * an earlier one's of the same timestamp; max_versions and TTL applied once at the end, which
+   * keeps the same versions: a version trimmed after an earlier line stays below max_versions
+   * newer ones). Without it an import whose lines revisit rows made the writing thread read,
+   * decode, merge and rewrite the row once a line (250,000 lines over 20,000 keys: 2.5-2.8x the
+   * time of 250,000 new rows). undefined when the merged row has more columns than a compact row counts.
+   */
+  private mergedRecord(group: readonly number[], recordEnd: (i: number) => number): Buffer | undefined {
+    const buf = this.out.buf;
+    const first = group[0]!;
+    const prefixLength = buf.readUInt16LE(this.starts[first]!);
+    const compactAt = (i: number): Buffer => buf.subarray(this.starts[i]! + 2 + prefixLength + 4, recordEnd(i));
+    const model = decodeCompactRow(compactAt(first));
+    for (let m = 1; m < group.length; m++) model.merge(decodeCompactRow(compactAt(group[m]!)));
+    model.trim(this.layout.families, Date.now());
+    if (model.columns.length > MAX_COMPACT_COLUMNS) return undefined;
+    const compact = encodeCompactRow(model);
+    const head = this.starts[first]! + 2 + prefixLength;
+    const record = Buffer.allocUnsafe(2 + prefixLength + 4 + compact.length);
+    buf.copy(record, 0, this.starts[first]!, head);
+    record.writeUInt32LE(compact.length, 2 + prefixLength);
+    compact.copy(record, 2 + prefixLength + 4);
+    return record;
   }
 
   /**
