@@ -69,16 +69,18 @@ interface ImportFlags extends StoreFlags {
 
 /** The contract, in `rowgate import --help` (docs/cli.md says the same at length). */
 const CONTRACT = `
-Batches are committed one by one: each batch is one atomic store write, the file as a whole is not.
-A bad line stops the import: the batches before it stay committed, nothing of its batch is written.
-An import stopped by a bad line, a failed write or a crash leaves FILE.import-progress, naming the
-first line not committed; --resume starts there (lines after it may have been fixed meanwhile).
-What a crash leaves: every batch reported committed, never part of one. A batch committed just
-before a crash may be imported again by --resume: the same cells for explicit timestamps, one more
-version without, counters ({"incr": n}) incremented again.
---max-bad-lines N: up to N bad lines are refused instead of stopping the import, each written to the
-reject file (the line as read) and to REJECT.reasons (its line number and reason), for the batches
-committed; the (N+1)th stops it as a bad line does without the option.`;
+How an import commits (docs/cli.md, import):
+  Each batch is one atomic store write; the file as a whole is not. Batches are committed in input order.
+  A bad line stops the import: the batches before its batch stay committed, nothing of its batch or
+  after it is written.
+  A crash (kill -9, power loss) leaves every batch committed before it whole, and nothing of the others.
+  FILE.import-progress, rewritten after each committed batch and removed when the import ends well,
+  names the first line not committed; --resume starts there (a bad line may have been fixed
+  meanwhile). A batch committed just before a crash, its record not yet written, is imported again:
+  the same cells where timestamps are given, one more version where not, {"incr": n} added again.
+  --max-bad-lines N: up to N bad lines are refused instead of stopping it, each to the reject file
+  (the line as read) and REJECT.reasons (line number, reason) once its batch is committed; the
+  (N+1)th stops the import as a bad line does without the option.`;
 
 export function registerImport(program: Command): void {
   withStoreOptions(program.command('import').description('import rows from NDJSON (one row a line, in the POST shape); each batch is written atomically'))
