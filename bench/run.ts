@@ -19,6 +19,7 @@ import { BENCH_INSTANCE, BENCH_LAYOUT, BENCH_TABLE, benchRowJson, CELLS_PER_ROW,
 import { findPostgres, measurePostgres, type PostgresFigures } from './postgres.js';
 import { writesPeerScenario } from './writes-peer.js';
 import type { FloorFigure } from './import-floors.js';
+import { repeatedKeysFigure } from './import-repeated.js';
 import { benchBigtableTableName, bigtableGatewayConfig, expectedScanBytes, loadBigtable } from './bigtable.js';
 import { findCbtemulator, startCbtemulator } from './cbtemulator.js';
 import { cpuSecondsOf, download, fetchText, load, rssOf, run, slowRead, startServer, stopServer, type LoadResult, type Spawned } from './harness.js';
@@ -340,6 +341,19 @@ async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<vo
           `import floors: (a) writing the rows as bytes ${Math.round(writeRows)} rows/s (${floors.write.cpuSeconds.toFixed(1)} s CPU), (b) JSON.parse alone ${Math.round(parseRows)} rows/s on one thread, (c) appended in key order ${Math.round(appendRows)} rows/s (${floors.append.cpuSeconds.toFixed(1)} s CPU)`,
         );
       }
+      // Lines revisiting rows against as many unique rows (bench/import-repeated.ts; #28 goal 4: within 2x).
+      const rep = await repeatedKeysFigure(CLI, tmp, RUNS);
+      results.importRepeated = rep;
+      add({
+        scenario,
+        figure: `${rep.lines} lines over ${rep.keys} rows, s vs as many unique rows`,
+        value: Number(rep.repeatedSeconds.toFixed(2)),
+        unit: 's',
+        baseline: Number(rep.uniqueSeconds.toFixed(2)),
+        ratio: ratio(rep.repeatedSeconds, rep.uniqueSeconds),
+        target: '<= 2',
+        met: rep.ratio <= 2,
+      });
     }
     note(`import: ${Math.round(importRows)} rows/s (${importSeconds.toFixed(1)} s, whole process)`);
   }
