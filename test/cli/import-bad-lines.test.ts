@@ -177,7 +177,7 @@ t.test('N+1 bad lines stop the import at the batch of the last one; --resume con
   t.match(nothing.stderr, /^rowgate import: nothing to resume: .*rows\.ndjson\.import-progress does not exist/);
 });
 
-t.test('--resume refuses standard input; --max-bad-lines refuses a negative count', async (t) => {
+t.test('--resume refuses standard input; --max-bad-lines refuses a negative count; --reject-file wants --max-bad-lines', async (t) => {
   const { flags } = await freshTable(t);
   const r = await runCli(['import', ...flags, '--resume', '-']);
   t.equal(r.code, 2);
@@ -185,4 +185,7 @@ t.test('--resume refuses standard input; --max-bad-lines refuses a negative coun
   const n = await runCli(['import', ...flags, '--max-bad-lines', '-1', '-']);
   t.equal(n.code, 2);
   t.match(n.stderr, /--max-bad-lines/);
+  const alone = await runCli(['import', ...flags, '--reject-file', 'x.rejects', '-']);
+  t.equal(alone.code, 2);
+  t.match(alone.stderr, /^rowgate import: --reject-file needs --max-bad-lines N/);
 });

@@ -99,6 +99,7 @@ export function registerImport(program: Command): void {
     .addHelpText('after', CONTRACT)
     .action(async (file: string, flags: ImportFlags) => {
       if (flags.resume === true && file === '-') throw new CliError('--resume needs a FILE: standard input cannot be read again', EXIT_USAGE);
+      if (flags.rejectFile !== undefined && flags.maxBadLines === 0) throw new CliError('--reject-file needs --max-bad-lines N (N above 0)', EXIT_USAGE);
       await withStore(flags, { create: false }, ({ store }) => importRows(store, file, flags));
     });
 }
@@ -172,8 +173,9 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
   if (file !== '-' && resumed === undefined) removeProgress(file);
   const maxBadLines = flags.maxBadLines;
   const rejectPath = maxBadLines > 0 ? (flags.rejectFile ?? resumed?.rejectFile ?? defaultRejectFile(file)) : undefined;
-  const rejectFiles =
-    rejectPath === undefined ? undefined : new RejectFiles(rejectPath, resumed?.rejectFile === rejectPath ? resumed.rejectLengths : undefined);
+  // The earlier run's reject files go on when this run writes to the same ones (the record holds the path resolved).
+  const sameRejects = resumed?.rejectFile !== undefined && rejectPath !== undefined && resolve(resumed.rejectFile) === resolve(rejectPath);
+  const rejectFiles = rejectPath === undefined ? undefined : new RejectFiles(rejectPath, sameRejects ? resumed!.rejectLengths : undefined);
   const parsers = new Parsers(threads, { layout: layout.desc, maxRowKeyBytes: store.maxRowKeyBytes, packing, tolerant: maxBadLines > 0 }, schemas);
   const stream = file === '-' ? process.stdin : createReadStream(file, { highWaterMark: 256 * 1024 });
   if (file === '-' && process.stdin.isTTY) process.stderr.write('reading rows from standard input (end with Ctrl-D)\n');
@@ -182,7 +184,7 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
   let committedRows = resumed?.rows ?? 0;
   let committedCells = resumed?.cells ?? 0;
   /** Lines refused in committed batches (an earlier run's included), and in batches handed to the store. */
-  let committedRefused = resumed !== undefined && resumed.rejectFile === rejectPath ? resumed.refused : 0;
+  let committedRefused = sameRejects ? resumed!.refused : 0;
   let handedRefused = committedRefused;
   /** Whether the progress record is kept (false once it could not be written). */
   let keepsProgress = file !== '-';
@@ -200,7 +202,7 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
       rows: committedRows,
       cells: committedCells,
       refused: committedRefused,
-      ...(rejectFiles === undefined ? {} : { rejectFile: rejectFiles.path, rejectLengths: rejectFiles.lengths }),
+      ...(rejectFiles === undefined ? {} : { rejectFile: resolve(rejectFiles.path), rejectLengths: rejectFiles.lengths }),
     };
     if (!writeProgress(file, record)) {
       keepsProgress = false;
@@ -271,7 +273,8 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
     }
     if (handedRefused + rejects.length > maxBadLines && rejects.length > 0) {
       // The (N+1)th bad line stops the import as the first one does without --max-bad-lines.
-      const over = rejects[maxBadLines - handedRefused]!;
+      // (A resumed import may have refused more than a lower N given now: then its first.)
+      const over = rejects[Math.max(0, maxBadLines - handedRefused)]!;
       await settle();
       throw new CliError(
         `line ${over.line}: ${over.reason}\nmore than ${maxBadLines} bad lines (--max-bad-lines ${maxBadLines}); ${refusedText()}\n` +
