@@ -13,19 +13,23 @@
  * outstanding (for the embedded store's prepared batches, which nothing but the environment can
  * make fail; batches that go through Store.write are written alone). A batch whose write fails
  * stops the import; the message names its lines, and any later batch that was written meanwhile.
+ *
+ * With --max-bad-lines N the parsing threads refuse bad lines instead of stopping at them; a
+ * batch's refused lines go to the reject files once it is committed (import-rejects.ts), and the
+ * (N+1)th stops the import as above. After each committed batch FILE.import-progress says where
+ * the import stands (import-progress.ts); --resume starts from it.
  */
 import { createReadStream, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { isRowgateError } from '../../lib/errors.js';
 import type { RowWrite, SchemaTable } from '../../lib/model/types.js';
 import type { Store } from '../../lib/store/store.js';
 import { CliError, EXIT_USAGE } from '../support/cli-error.js';
 import { rateText, startProgress } from '../support/progress.js';
 import { positiveInteger } from '../support/read-options.js';
-import { InvalidArgumentError } from 'commander';
 import { withStore, withStoreOptions, type StoreFlags } from '../support/store-options.js';
 import { LineCutter } from '../support/line-cutter.js';
 import { defaultRejectFile, reasonsPath, RejectFiles, type Reject } from '../support/import-rejects.js';
