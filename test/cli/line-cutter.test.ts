@@ -63,3 +63,27 @@ t.test('a part is a buffer of its own: later input does not change it', async (t
   );
   t.equal(first.bytes.buffer.byteLength, first.bytes.byteLength, 'transferable: the part owns its whole ArrayBuffer');
 });
+
+t.test('lines before skipBefore are counted, not held, and their bytes are not kept', async (t) => {
+  const bytes = Buffer.from(INPUT, 'utf8');
+  const want = expected(INPUT);
+  for (const from of [1, 2, 4, 6, 9, 10, 11]) {
+    for (const chunk of [1, 7, bytes.length]) {
+      const cutter = new LineCutter(from);
+      for (let at = 0; at < bytes.length; at += chunk) cutter.push(bytes.subarray(at, at + chunk));
+      cutter.end();
+      const got = cutter.held > 0 ? linesOf(cutter.take(cutter.held)) : [];
+      t.same(
+        got,
+        want.filter(([n]) => n >= from),
+        `from line ${from}, chunks of ${chunk} bytes`,
+      );
+    }
+  }
+  // 64 MiB of lines skipped in 64 KiB chunks: the buffer stays at its first size.
+  const cutter = new LineCutter(1_000_000_000);
+  const chunk = Buffer.from(`${'{"a":1}'.padEnd(63, ' ')}\n`.repeat(1024));
+  for (let i = 0; i < 1024; i++) cutter.push(chunk);
+  t.equal(cutter.held, 0);
+  t.ok((cutter as unknown as { buf: Buffer }).buf.length <= 1024 * 1024, 'no skipped line kept');
+});

@@ -43,6 +43,12 @@ export class LineCutter {
 
   /** Appends a chunk of the input and finds the lines it completes. */
   push(chunk: Uint8Array): void {
+    if (this.starts.length === 0 && this.next > 0) {
+      // Nothing held (lines skipped, or all taken): only the start of an unfinished line is kept.
+      this.buf.copyWithin(0, this.next, this.used);
+      this.used -= this.next;
+      this.next = 0;
+    }
     if (this.used + chunk.length > this.buf.length) {
       const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.used + chunk.length));
       this.buf.copy(bigger, 0, 0, this.used);
