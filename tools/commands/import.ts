@@ -379,7 +379,7 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
   /** How many lines were refused and where they are (the committed batches'). */
   function refusedText(): string {
     if (rejectFiles === undefined || committedRefused === 0) return 'no line was refused before it';
-    return `refused ${committedRefused} lines, in ${rejectFiles.path} (reasons in ${reasonsPath(rejectFiles.path)})`;
+    return `refused ${committedRefused} ${committedRefused === 1 ? 'line' : 'lines'}, in ${rejectFiles.path} (reasons in ${reasonsPath(rejectFiles.path)})`;
   }
   /** How to go on after a stop, when the progress record says where. */
   function resumeText(from: number): string {
