@@ -97,7 +97,7 @@ export class BatchPacker {
     out.buf.writeUInt32LE(out.pos - this.lengthAt - 4, this.lengthAt);
   }
 
-  /** The rows added, sorted by key (stable: two lines of one row keep their order), in a buffer of their own; the packer is empty again. */
+  /** The rows added, sorted by key, the rows of one key merged into one in input order, in a buffer of their own; the packer is empty again. */
   finish(): PreparedBatch {
     const { starts, heads } = this;
     const { buf, pos: end } = this.out;
@@ -121,12 +121,19 @@ export class BatchPacker {
       }
       return la - lb;
     };
+    /**
+     * Whether the sort compared two rows of one key. A comparison sort compares every two rows
+     * that end up next to each other (else it could not order them), so without it no key repeats
+     * and the rows are copied without looking for repeats (a compare a row: 1-2% of finish).
+     */
+    let repeats = false;
     const compare = (a: number, b: number): number => {
       const ha = heads[a]!;
       const hb = heads[b]!;
-      if (ha < 0 || hb < 0) return compareAt(a, b, 0);
       // Equal heads: their six bytes need no second look.
-      return ha !== hb ? ha - hb : compareAt(a, b, 6);
+      const c = ha < 0 || hb < 0 ? compareAt(a, b, 0) : ha !== hb ? ha - hb : compareAt(a, b, 6);
+      if (c === 0) repeats = true;
+      return c;
     };
     let order = sortedByHeads(heads);
     if (order === undefined) order = starts.map((_, i) => i).sort(compare);
@@ -147,7 +154,7 @@ export class BatchPacker {
     for (let k = 0; k < order.length;) {
       const i = order[k]!;
       let to = k + 1;
-      while (to < order.length && compare(i, order[to]!) === 0) to++;
+      while (repeats && to < order.length && compare(i, order[to]!) === 0) to++;
       const merged = to - k > 1 ? this.mergedRecord(order.slice(k, to), recordEnd) : undefined;
       if (merged !== undefined) {
         own.set(merged, out);
