@@ -71,10 +71,12 @@ t.test('import and export draw a progress bar on a terminal and none into a pipe
   t.equal(remote.code, 0, remote.output);
   t.match(
     remote.output,
-    /exporting \|[^|]*\| \d+% \| \d+\/3000 rows \| [\d.]+ MB \| \d+ rows\/s \| ETA/,
-    'export --url on a terminal: the same, with the total from split estimates',
+    /exporting \|[^|]*\| \d+% \| \d+\/3000 rows \| \d+ cells \| [\d.]+ MB \| \d+ rows\/s \| ETA/,
+    'export --url on a terminal: the same (cells counted in the documents), with the total from split estimates',
   );
-  t.match(remote.output, /exported 3000 rows/);
+  const localCells = /exported 3000 rows, (\d+) cells/.exec(exported.output)?.[1];
+  t.ok(localCells, 'the local export counts its cells');
+  t.match(remote.output, `exported 3000 rows, ${localCells} cells from`, 'the remote export counts the same cells');
   // Resumed with a limit: the bar counts the rows already written, so its total is the whole
   // export's limit (regression: it was the limit less those rows, and the bar passed 100%).
   const full = await runCli(['export', ...flags, '--limit', '2000', '--out', join(dir, 'first.json')]);
