@@ -38,15 +38,18 @@ function isLongSchema(schema: unknown): boolean {
   return typeof schema === 'object' && schema !== null && !Array.isArray(schema) && (schema as { type?: unknown }).type === 'long';
 }
 
-/** Builds an avsc Type from a parsed schema; throws avsc's Error when the schema is invalid. */
-export function buildAvroType(schema: JsonValue): AvroType {
+/**
+ * Builds an avsc Type from a parsed schema; throws avsc's Error when the schema is invalid.
+ * `longType`: the type of every long (default the exact bigint one; the export passes its own).
+ */
+export function buildAvroType(schema: JsonValue, longType: AvroType = BIG_LONG): AvroType {
   // A fresh options object each time: avsc records named types in `registry`.
   return avro.Type.forSchema(schema as AvroSchema, {
     wrapUnions: true,
     noAnonymousTypes: true,
     registry: {},
     // The object form {"type": "long"} bypasses the registry, so the hook catches both forms.
-    typeHook: (s: unknown) => (isLongSchema(s) ? BIG_LONG : undefined),
+    typeHook: (s: unknown) => (isLongSchema(s) ? longType : undefined),
   });
 }
 
