@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, extname, join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { ROW_FORMATS, terminatorOf, type RowFormat } from '../../lib/rows/row-formats.js';
+import { AVRO_CODECS, type AvroCodec } from '../../lib/rows/stages/avro.js';
 import { documentsToAvro } from '../support/documents-to-rows.js';
 import { CrLfToLf } from '../support/crlf-to-lf.js';
 import { rowKeyOfDocument } from '../../lib/rows/row-format.js';
@@ -43,6 +44,7 @@ interface ExportFlags extends StoreFlags, ScanFlags, RemoteFlags {
   readonly resume?: boolean;
   readonly parallel?: number;
   readonly format?: RowFormat;
+  readonly codec?: AvroCodec;
 }
 
 /** An export's flags with its format settled (formatOf). */
@@ -91,6 +93,11 @@ export function registerExport(program: Command): void {
           '--format <format>',
           'json (CR LF after each row, as GET rows), ndjson (LF) or avro (an Avro object container file, schema from the layout); default: from --out (.ndjson or .jsonl: ndjson, .avro: avro), else json',
         ).choices([...ROW_FORMATS]),
+      )
+      .addOption(
+        new Option('--codec <codec>', "avro: the container file's block compression, null (none, the default) or deflate (about 3x smaller, slower)").choices([
+          ...AVRO_CODECS,
+        ]),
       ),
   );
   withScanOptions(cmd, '-1', 'all').action(async (given: ExportFlags) => {
@@ -99,6 +106,8 @@ export function registerExport(program: Command): void {
     if (parallel > 1 && flags.url === undefined) {
       throw new CliError('--parallel reads split ranges from a gateway: give --url (a local export already renders on the scan threads)', EXIT_USAGE);
     }
+    if (flags.codec !== undefined && flags.format !== 'avro')
+      throw new CliError(`--codec compresses an Avro file's blocks: give --format avro (the ${flags.format} format has no codec)`, EXIT_USAGE);
     if (flags.format === 'avro' && flags.resume === true)
       throw new CliError('--resume continues json and ndjson exports (an Avro file is not cut at a row)', EXIT_USAGE);
     // The stage needs the layout before the export starts; the export then takes it from here.
@@ -106,7 +115,14 @@ export function registerExport(program: Command): void {
     // A local export frames its rows as the format asks (ndjson: LF) or encodes them as Avro from
     // their cells; a gateway sends the row stream (CR LF), which the export turns into LF (ndjson)
     // or reads back into rows for the Avro encoder (avro) as it writes.
-    const stage = flags.url === undefined ? undefined : flags.format === 'ndjson' ? new CrLfToLf() : layout !== undefined ? documentsToAvro(layout) : undefined;
+    const stage =
+      flags.url === undefined
+        ? undefined
+        : flags.format === 'ndjson'
+          ? new CrLfToLf()
+          : layout !== undefined
+            ? documentsToAvro(layout, flags.codec)
+            : undefined;
     const target = openTarget(flags.out, flags.resume === true, stage, flags.format !== 'avro');
     const controller = new AbortController();
     const onSignal = (signal: NodeJS.Signals): void => controller.abort(new Interrupted(signal));
@@ -275,6 +291,7 @@ async function exportLocal(
   let cells = 0;
   const dump = flags.format === 'avro' ? dumpAvro : dumpRows;
   const result = await dump({
+    codec: flags.codec,
     store,
     instance: flags.instance,
     table: flags.table,

@@ -8,7 +8,7 @@ import { Duplex, Transform, type TransformCallback } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { parseExactJson, stringifyExactJson } from '../../lib/model/json/exact-json.js';
 import type { CellOut, JsonValue, RowKeyFormat, RowOut, TableLayout } from '../../lib/model/types.js';
-import { AvroEncodeStage } from '../../lib/rows/stages/avro.js';
+import { AvroEncodeStage, type AvroCodec } from '../../lib/rows/stages/avro.js';
 import { ROW_TERMINATOR, rowKeyOfDocument } from '../../lib/rows/row-format.js';
 
 type Document = { cells: Record<string, Record<string, { timestamp: JsonValue; value: JsonValue; writer_schema?: JsonValue }[]>> };
@@ -54,9 +54,9 @@ export class DocumentsToRows extends Transform {
 }
 
 /** CR LF framed documents in, an Avro object container file out: DocumentsToRows, then the Avro encoder. */
-export function documentsToAvro(layout: TableLayout): Duplex {
+export function documentsToAvro(layout: TableLayout, codec: AvroCodec = 'null'): Duplex {
   const rows = new DocumentsToRows(layout.keyFormat);
-  const encoder = new AvroEncodeStage(layout);
+  const encoder = new AvroEncodeStage(layout, true, codec);
   rows.on('error', (e) => encoder.destroy(e));
   rows.pipe(encoder);
   return Duplex.from({ writable: rows, readable: encoder });

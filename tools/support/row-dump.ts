@@ -11,7 +11,7 @@ import { scanSource, type ChunkSource } from '../../lib/rows/row-stream.js';
 import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { RowOut, TableLayout } from '../../lib/model/types.js';
-import { AvroEncodeStage } from '../../lib/rows/stages/avro.js';
+import { AvroEncodeStage, type AvroCodec } from '../../lib/rows/stages/avro.js';
 import { filteredRows } from '../../lib/rows/stages/pipeline.js';
 import type { RenderedChunk, Store } from '../../lib/store/store.js';
 import type { Output } from './output.js';
@@ -84,7 +84,8 @@ function pointSource(
  * rows' cells (lib/rows/stages/avro.ts): the store scan and the filter stage, then the Avro
  * encoder, written as the output drains. One row (--eid) is read with a point get.
  */
-export async function dumpAvro(args: Omit<DumpArgs, 'terminator'>): Promise<DumpResult> {
+/** `codec`: the container's block codec (default null). */
+export async function dumpAvro(args: Omit<DumpArgs, 'terminator'> & { readonly codec?: AvroCodec }): Promise<DumpResult> {
   const { selection } = args;
   const rows =
     selection.kind === 'scan'
@@ -108,6 +109,6 @@ export async function dumpAvro(args: Omit<DumpArgs, 'terminator'>): Promise<Dump
       }, next);
     },
   });
-  await pipeline(rows, counted, new AvroEncodeStage(args.layout), sink);
+  await pipeline(rows, counted, new AvroEncodeStage(args.layout, true, args.codec), sink);
   return done;
 }

@@ -6,6 +6,7 @@
  * the JSON formats.
  */
 import { Transform, type TransformCallback } from 'node:stream';
+import { deflateRaw } from 'node:zlib';
 import avro from 'avsc';
 import { avroExportOf } from '../../model/avro/avro-export.js';
 import type { RowOut, TableLayout } from '../../model/types.js';
@@ -46,6 +47,16 @@ export class LimitStage extends Transform {
   }
 }
 
+/**
+ * The container file's block codecs: null and deflate (raw DEFLATE, RFC 1951, as the Avro
+ * specification names it; node:zlib). snappy and zstd are not offered: node 20's zlib has no
+ * zstd, and a snappy codec would need a native npm package this project does not install.
+ */
+export type AvroCodec = 'null' | 'deflate';
+export const AVRO_CODECS: readonly AvroCodec[] = ['null', 'deflate'];
+// Passing codecs replaces avsc's own table, so null is named here too.
+const CODECS = { null: (b: Buffer, cb: (e: Error | null, out?: Buffer) => void) => cb(null, b), deflate: deflateRaw };
+
 /** Batches of rows in, the container file's bytes out. */
 export class AvroEncodeStage extends Transform {
   private readonly encoder: avro.streams.BlockEncoder;
@@ -53,11 +64,11 @@ export class AvroEncodeStage extends Transform {
   private failure: Error | undefined;
 
   /** `withSchema`: cells carry their writer schema id (false for revision 1, whose documents have none: -1). */
-  constructor(layout: TableLayout, withSchema = true) {
+  constructor(layout: TableLayout, withSchema = true, codec: AvroCodec = 'null') {
     super({ writableObjectMode: true, writableHighWaterMark: 1 });
     const exp = avroExportOf(layout);
     this.rowValue = (row) => exp.rowValue(row, withSchema);
-    this.encoder = new avro.streams.BlockEncoder(exp.type, { codec: 'null', writeHeader: true } as never);
+    this.encoder = new avro.streams.BlockEncoder(exp.type, { codec, codecs: CODECS, writeHeader: true } as never);
     this.encoder.on('data', (c: Buffer) => this.push(c));
     this.encoder.on('typeError', (e: Error) => {
       this.failure ??= e;
