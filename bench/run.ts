@@ -20,6 +20,7 @@ import { findPostgres, measurePostgres, type PostgresFigures } from './postgres.
 import { writesPeerScenario } from './writes-peer.js';
 import type { FloorFigure } from './import-floors.js';
 import { repeatedKeysFigure } from './import-repeated.js';
+import { exportFormatsFigure } from './columnar.js';
 import { benchBigtableTableName, bigtableGatewayConfig, expectedScanBytes, loadBigtable } from './bigtable.js';
 import { findCbtemulator, startCbtemulator } from './cbtemulator.js';
 import { cpuSecondsOf, download, fetchText, load, rssOf, run, slowRead, startServer, stopServer, type LoadResult, type Spawned } from './harness.js';
@@ -428,6 +429,20 @@ async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<vo
     note(
       `scan: ${Math.round(scanRows)} rows/s (${(scanBytes / ROWS).toFixed(0)} B/row); PostgreSQL ${pgRows === undefined ? 'skipped' : Math.round(pgRows)}; (a) ${Math.round(bestA)}; (b) ${Math.round(streamRows)}`,
     );
+    // The export as Avro against the export as JSON (bench/columnar.ts; #30: Avro >= 0.5x).
+    const formats = await exportFormatsFigure(CLI, data, ROWS, RUNS, tmp);
+    results.exportFormats = formats;
+    add({
+      scenario: '1 export --format avro',
+      figure: 'rows/s vs export as JSON (whole process)',
+      value: Math.round(ROWS / formats.avroSeconds),
+      unit: 'rows/s',
+      baseline: Math.round(ROWS / formats.jsonSeconds),
+      ratio: ratio(ROWS / formats.avroSeconds, ROWS / formats.jsonSeconds),
+      target: '>= 0.5',
+      met: formats.ratio >= 0.5,
+    });
+    note(`export: avro ${formats.avroBytes} B (deflate ${formats.avroDeflateBytes} B), json ${formats.jsonBytes} B`);
   }
 
   if (want(7)) {
