@@ -22,6 +22,7 @@ import { RowStream, scanSource } from '../../rows/row-stream.js';
 import { scanTrailers } from '../scan-trailers.js';
 import { CONTENT_TYPE, negotiateRowFormat, terminatorOf, type RowFormat } from '../../rows/row-formats.js';
 import { avroBody, AvroEncodeStage, LimitStage } from '../../rows/stages/avro.js';
+import { arrowBody, ArrowEncodeStage } from '../../rows/stages/arrow.js';
 import { filteredRows } from '../../rows/stages/pipeline.js';
 import { dropWhenStalled } from '../stall.js';
 import type { RenderedChunk } from '../../store/store.js';
@@ -114,6 +115,13 @@ function sendRows(
       sendJson(ctx, req, res, 200, body, { 'content-type': CONTENT_TYPE.avro });
     });
   }
+  if (format === 'arrow') {
+    const rows = keys.length === 0 ? Promise.resolve([]) : ctx.store.get(params.instance!, params.table!, keys, read);
+    return rows.then(async (got: readonly RowOut[]) => {
+      info.rows = got.length;
+      sendJson(ctx, req, res, 200, await arrowBody(layout, got, read.maxVersions), { 'content-type': CONTENT_TYPE.arrow });
+    });
+  }
   if (keys.length === 0) return sendBody(ctx, req, res, '', format);
   if (ctx.store.getChunk === undefined) {
     return ctx.store.get(params.instance!, params.table!, keys, read).then((rows: readonly RowOut[]) => {
@@ -163,13 +171,17 @@ async function streamScan(
   };
   let body: { readonly streams: NodeJS.ReadableStream[]; readonly rowsSent: () => number };
   let releaseSlot: () => void;
-  if (format === 'avro') {
-    // Avro is encoded from the filtered rows' cells (stages/avro.ts). A store that cannot open the
+  if (format === 'avro' || format === 'arrow') {
+    // Avro and Arrow are encoded from the filtered rows' cells (stages/avro.ts, stages/arrow.ts). A store that cannot open the
     // scan throws here, before the headers; its later failures truncate the stream.
     const rows = filteredRows(ctx.store, params.instance!, params.table!, asked, layout);
     releaseSlot = ctx.scans.acquire();
     const limit = new LimitStage(request.limit, onEnd, onRows);
-    body = { streams: [rows, limit, new AvroEncodeStage(layout, dialectOf(ctx.config.revision).renderSpec.withSchema)], rowsSent: () => limit.rowsSent };
+    const encode =
+      format === 'avro'
+        ? new AvroEncodeStage(layout, dialectOf(ctx.config.revision).renderSpec.withSchema)
+        : new ArrowEncodeStage(layout, request.read.maxVersions);
+    body = { streams: [rows, limit, encode], rowsSent: () => limit.rowsSent };
   } else {
     const source = scanSource(ctx.store, params.instance!, params.table!, asked, layout, rowRenderSpec(ctx.config.revision, terminatorOf(format)));
     releaseSlot = ctx.scans.acquire();
