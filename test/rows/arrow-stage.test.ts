@@ -56,9 +56,9 @@ const ROWS: RowOut[] = [
   { rowKey: key('b', null), cells: [] },
 ];
 
-async function streamOf(rows: RowOut[][], versions: number): Promise<Buffer> {
+async function streamOf(rows: RowOut[][], versions: number, batchRows?: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  await pipeline(Readable.from(rows, { objectMode: true }), new ArrowEncodeStage(LAYOUT, versions), async (src: AsyncIterable<Buffer>) => {
+  await pipeline(Readable.from(rows, { objectMode: true }), new ArrowEncodeStage(LAYOUT, versions, batchRows), async (src: AsyncIterable<Buffer>) => {
     for await (const c of src) chunks.push(c);
   });
   return Buffer.concat(chunks);
@@ -102,8 +102,8 @@ t.test('newest values in typed columns, nulls for absent cells, a map family a m
   t.equal(b!['f:str'], null);
 });
 
-t.test('versions > 1: a list of {timestamp, value} newest first, one record batch a batch of rows', async (t) => {
-  const table = tableFromIPC(await streamOf([[ROWS[0]!], [ROWS[1]!]], 3));
+t.test('versions > 1: a list of {timestamp, value} newest first; a record batch each batchRows rows', async (t) => {
+  const table = tableFromIPC(await streamOf([[ROWS[0]!], [ROWS[1]!]], 3, 1));
   t.equal(table.batches.length, 2);
   const str = table
     .getChild('f:str')!
