@@ -176,7 +176,7 @@ t.test('a real SIGKILL or Ctrl-C mid-export, then --resume: the uninterrupted ex
     t.equal(resumed.code, 0, resumed.stderr);
     t.match(resumed.stderr, /resumed after \d+ rows/);
     // The summary counts what this run wrote: its rows and bytes, the rest being the earlier run's.
-    const m = /^exported (\d+) rows [^\n]*; wrote (\d+) bytes \(resumed after (\d+) rows already in [^\n]*\)\n$/m.exec(resumed.stderr);
+    const m = /^exported (\d+) rows[^\n]*; wrote (\d+) bytes \(resumed after (\d+) rows already in [^\n]*\)\n$/m.exec(resumed.stderr);
     t.ok(m, resumed.stderr);
     t.equal(Number(m![1]) + Number(m![3]), full.toString('utf8').split('\r\n').length - 1, 'rows of this run and of the earlier one');
     t.ok(Number(m![2]) < full.length, 'the bytes of this run only');
