@@ -5,6 +5,18 @@ import { get, request } from 'node:http';
 import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+/** A row of the results table run.ts prints and bench/README.md keeps: a figure, against a baseline of the same run. */
+export interface BenchRow {
+  scenario: string;
+  figure: string;
+  value: number;
+  unit: string;
+  baseline?: number;
+  ratio?: number;
+  target?: string;
+  met?: boolean;
+}
+
 export interface Spawned {
   readonly proc: ChildProcess;
   readonly port: number;

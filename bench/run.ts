@@ -23,7 +23,20 @@ import { repeatedKeysFigure } from './import-repeated.js';
 import { exportFormatsFigure } from './columnar.js';
 import { benchBigtableTableName, bigtableGatewayConfig, expectedScanBytes, loadBigtable } from './bigtable.js';
 import { findCbtemulator, startCbtemulator } from './cbtemulator.js';
-import { cpuSecondsOf, download, fetchText, load, rssOf, run, slowRead, startServer, stopServer, type LoadResult, type Spawned } from './harness.js';
+import {
+  cpuSecondsOf,
+  download,
+  fetchText,
+  load,
+  rssOf,
+  run,
+  slowRead,
+  startServer,
+  stopServer,
+  type BenchRow,
+  type LoadResult,
+  type Spawned,
+} from './harness.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 /** The repository root (this file runs from dist/bench/). */
@@ -52,25 +65,14 @@ const ONLY = parseOnly(process.env.BENCH_ONLY);
 const CONNECTIONS = 10;
 const MB = 1e6;
 
-interface Row {
-  scenario: string;
-  figure: string;
-  value: number;
-  unit: string;
-  baseline?: number;
-  ratio?: number;
-  target?: string;
-  met?: boolean;
-}
-
-const table: Row[] = [];
+const table: BenchRow[] = [];
 const results: Record<string, unknown> = {};
 
 function note(line: string): void {
   process.stderr.write(`[bench] ${line}\n`);
 }
 
-function add(row: Row): void {
+function add(row: BenchRow): void {
   table.push(row);
 }
 

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BENCH_INSTANCE, BENCH_LAYOUT, BENCH_TABLE, benchRowJson, writeNdjson } from './dataset.js';
-import { run, startServer, stopServer } from './harness.js';
+import { run, startServer, stopServer, type BenchRow } from './harness.js';
 import { findPostgres, TABLE_DDL, withPostgres, type PostgresCluster } from './postgres.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -42,18 +42,6 @@ export interface WritesPeerFigures {
   readonly seconds: number;
   readonly rowgate: WriteLoad[];
   readonly postgres?: { readonly version: string; readonly runs: WriteLoad[] } | { readonly skipped: string };
-}
-
-/** A row of run.ts's table (the same shape: run.ts passes its own add). */
-export interface TableRow {
-  scenario: string;
-  figure: string;
-  value: number;
-  unit: string;
-  baseline?: number;
-  ratio?: number;
-  target?: string;
-  met?: boolean;
 }
 
 export interface WritesPeerOptions {
@@ -81,7 +69,7 @@ export async function measureWrites(o: WritesPeerOptions): Promise<WritesPeerFig
 }
 
 /** Scenario 3's rows of run.ts's table: each client count's writes/s and p50 against PostgreSQL's. */
-export async function writesPeerScenario(o: WritesPeerOptions & { readonly add: (row: TableRow) => void }): Promise<WritesPeerFigures> {
+export async function writesPeerScenario(o: WritesPeerOptions & { readonly add: (row: BenchRow) => void }): Promise<WritesPeerFigures> {
   const figures = await measureWrites(o);
   const pg = figures.postgres !== undefined && 'runs' in figures.postgres ? figures.postgres.runs : undefined;
   for (const r of figures.rowgate) {

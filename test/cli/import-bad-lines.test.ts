@@ -7,32 +7,11 @@
  */
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import t, { type Test } from 'tap';
-import { demoRow } from '../../lib/demo/demo-data.js';
-import { USERS_LAYOUT_JSON } from '../../lib/model/layout/demo-layouts.js';
-import { ensureBuilt, runCli, tempDir, writeFile } from './helpers.js';
+import t from 'tap';
+import { ensureBuilt, runCli, writeFile } from './helpers.js';
+import { exportedUids, freshTable, line } from './import-fixtures.js';
 
 t.before(ensureBuilt);
-
-async function freshTable(t: Test): Promise<{ dir: string; flags: string[] }> {
-  const dir = tempDir(t);
-  const flags = ['--data', join(dir, 'data'), '--instance', 'it'];
-  const r = await runCli(['create-table', ...flags, '--layout', writeFile(dir, 'users.json', USERS_LAYOUT_JSON)]);
-  if (r.code !== 0) throw new Error(r.stderr);
-  return { dir, flags: [...flags, '--table', 'users'] };
-}
-
-const line = (uid: number): string => JSON.stringify(demoRow(uid));
-
-async function exportedUids(flags: string[]): Promise<number[]> {
-  const r = await runCli(['export', ...flags, '--cols', 'info:email']);
-  if (r.code !== 0) throw new Error(r.stderr);
-  return r.stdout
-    .split('\r\n')
-    .filter((x) => x !== '')
-    .map((doc) => (JSON.parse(doc) as { entityId: number[] }).entityId[0]!)
-    .sort((a, b) => a - b);
-}
 
 /** One bad line of each kind, and the reason the strict import gives for it. */
 const BAD: readonly { readonly text: string; readonly reason: RegExp }[] = [

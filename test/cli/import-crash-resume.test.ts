@@ -6,24 +6,16 @@
  */
 import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { demoRow } from '../../lib/demo/demo-data.js';
-import { USERS_LAYOUT_JSON } from '../../lib/model/layout/demo-layouts.js';
 import { ensureBuilt, runCli, startCli, tempDir, writeFile } from './helpers.js';
+import { usersTable } from './import-fixtures.js';
 
 t.before(ensureBuilt);
 
 const LINES = 3000;
 const BATCH = 20;
-
-async function freshTable(t: Test, dir: string, name: string): Promise<string[]> {
-  const flags = ['--data', join(dir, name), '--instance', 'it'];
-  const r = await runCli(['create-table', ...flags, '--layout', writeFile(dir, 'users.json', USERS_LAYOUT_JSON)]);
-  if (r.code !== 0) throw new Error(r.stderr);
-  return [...flags, '--table', 'users'];
-}
 
 /** LINES lines: demo rows, every 97th line a value the int column refuses. */
 function input(): { text: string; bad: string[] } {
@@ -54,7 +46,7 @@ for (const round of [1, 2]) {
     // order a thread first meets them, and the two tables are compared byte for byte.
     const args = (flags: string[]): string[] => ['import', ...flags, '--batch', String(BATCH), '--threads', '1', '--max-bad-lines', '1000', file];
 
-    const flags = await freshTable(t, dir, 'killed');
+    const flags = await usersTable(dir, 'killed');
     const child = startCli(args(flags));
     let output = '';
     child.stdout!.on('data', (b: Buffer) => (output += b.toString()));
@@ -82,7 +74,7 @@ for (const round of [1, 2]) {
     const reasons = readFileSync(`${file}.rejects.reasons`, 'utf8').trimEnd().split('\n');
     t.equal(reasons.length, bad.length);
 
-    const whole = await freshTable(t, dir, 'whole');
+    const whole = await usersTable(dir, 'whole');
     const ok = await runCli(args(whole).map((a) => (a === file ? writeFile(dir, 'again.ndjson', text) : a)));
     t.equal(ok.code, 0, ok.stderr);
     t.equal(await exported(flags), await exported(whole), 'the same table as one uninterrupted import');

@@ -4,20 +4,11 @@
  * writing the lines one after another makes: a later line's version replaces an earlier one's of
  * the same timestamp, and max_versions (5 in the users layout) keeps the newest.
  */
-import { join } from 'node:path';
-import t, { type Test } from 'tap';
-import { USERS_LAYOUT_JSON } from '../../lib/model/layout/demo-layouts.js';
-import { ensureBuilt, runCli, tempDir, writeFile } from './helpers.js';
+import t from 'tap';
+import { ensureBuilt, runCli, writeFile } from './helpers.js';
+import { freshTable } from './import-fixtures.js';
 
 t.before(ensureBuilt);
-
-async function freshTable(t: Test): Promise<{ dir: string; flags: string[] }> {
-  const dir = tempDir(t);
-  const flags = ['--data', join(dir, 'data'), '--instance', 'it'];
-  const r = await runCli(['create-table', ...flags, '--layout', writeFile(dir, 'users.json', USERS_LAYOUT_JSON)]);
-  if (r.code !== 0) throw new Error(r.stderr);
-  return { dir, flags: [...flags, '--table', 'users'] };
-}
 
 const KEYS = 40;
 

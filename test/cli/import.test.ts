@@ -4,34 +4,12 @@
  * forms (stdin, CR LF, blank lines) and counter increments.
  */
 import { join } from 'node:path';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { demoRow } from '../../lib/demo/demo-data.js';
-import { USERS_LAYOUT_JSON } from '../../lib/model/layout/demo-layouts.js';
-import { ensureBuilt, runCli, tempDir, writeFile } from './helpers.js';
+import { ensureBuilt, runCli, writeFile } from './helpers.js';
+import { exportedUids, freshTable, line } from './import-fixtures.js';
 
 t.before(ensureBuilt);
-
-/** A data directory with an empty `users` table in instance `it`; returns the common flags. */
-async function freshTable(t: Test): Promise<{ dir: string; flags: string[] }> {
-  const dir = tempDir(t);
-  const flags = ['--data', join(dir, 'data'), '--instance', 'it'];
-  const layout = writeFile(dir, 'users.json', USERS_LAYOUT_JSON);
-  const r = await runCli(['create-table', ...flags, '--layout', layout]);
-  if (r.code !== 0) throw new Error(r.stderr);
-  return { dir, flags: [...flags, '--table', 'users'] };
-}
-
-const line = (uid: number): string => JSON.stringify(demoRow(uid));
-
-async function exportedUids(flags: string[]): Promise<number[]> {
-  const r = await runCli(['export', ...flags, '--cols', 'info:email']);
-  if (r.code !== 0) throw new Error(r.stderr);
-  return r.stdout
-    .split('\r\n')
-    .filter((x) => x !== '')
-    .map((doc) => (JSON.parse(doc) as { entityId: number[] }).entityId[0]!)
-    .sort((a, b) => a - b);
-}
 
 t.test('a bad line in a later batch: earlier batches stay, nothing of its batch is written', async (t) => {
   const { dir, flags } = await freshTable(t);

@@ -120,6 +120,24 @@ export interface RawResponse {
   body: string;
 }
 
+/** A GET whose body is kept as bytes, with its content type and trailers, over a real socket. */
+export function getBytes(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; type: string | undefined; body: Buffer; trailers: Record<string, string | undefined> }> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    httpRequest({ host: url.hostname, port: url.port, path, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body: Buffer.concat(chunks), trailers: res.trailers }));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
 /** A request with the exact path given (no URL normalization), over a real socket. */
 export function raw(base: string, method: string, path: string, body?: string | Buffer, headers: Record<string, string> = {}): Promise<RawResponse> {
   const url = new URL(base);

@@ -5,7 +5,6 @@
  * else is a 406 with the JSON error body. Scans (with trailers) and point/bulk gets alike.
  */
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -13,27 +12,10 @@ import { parseLayout } from '../../lib/model/layout/layout.js';
 import { encodeRowKey } from '../../lib/model/keys/row-key.js';
 import type { RowWrite } from '../../lib/model/types.js';
 import { AVRO_READER_MISSING, hasPythonAvro, readWithPythonAvro } from '../support/python-avro.js';
-import { raw, SAMPLE_LAYOUT, startGateway } from './harness.js';
+import { getBytes, raw, SAMPLE_LAYOUT, startGateway } from './harness.js';
 import { expectedAvroRecords } from './suites/avro-expected.js';
 
 const ROWS = '/v1/instances/default/tables/sample_table/rows';
-
-function getBytes(
-  base: string,
-  path: string,
-  headers: Record<string, string>,
-): Promise<{ status: number; type: string | undefined; body: Buffer; trailers: Record<string, string | undefined> }> {
-  const url = new URL(base);
-  return new Promise((resolve, reject) => {
-    request({ host: url.hostname, port: url.port, path, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body: Buffer.concat(chunks), trailers: res.trailers }));
-    })
-      .on('error', reject)
-      .end();
-  });
-}
 
 export function sampleRows(n: number): RowWrite[] {
   const format = parseLayout(SAMPLE_LAYOUT).keyFormat;

@@ -4,35 +4,17 @@
  * ids, newest values, nulls for absent cells, the map families); limit ends it with the same trailers; versions=2 gives lists;
  * a point get answers one stream; the 406 names the new media type.
  */
-import { request } from 'node:http';
 import t from 'tap';
 import { tableFromIPC } from 'apache-arrow';
 import { parseLayout } from '../../lib/model/layout/layout.js';
 import { encodeRowKey } from '../../lib/model/keys/row-key.js';
 import type { RowWrite } from '../../lib/model/types.js';
 import { parseExactJson } from '../../lib/model/json/exact-json.js';
-import { raw, SAMPLE_LAYOUT, startGateway } from './harness.js';
+import { getBytes, raw, SAMPLE_LAYOUT, startGateway } from './harness.js';
 
 const ROWS = '/v1/instances/default/tables/sample_table/rows';
 const ARROW = { accept: 'application/vnd.apache.arrow.stream' };
 const N = 700;
-
-function getBytes(
-  base: string,
-  path: string,
-  headers: Record<string, string>,
-): Promise<{ status: number; type?: string; body: Buffer; trailers: NodeJS.Dict<string> }> {
-  const url = new URL(base);
-  return new Promise((resolve, reject) => {
-    request({ host: url.hostname, port: url.port, path, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], body: Buffer.concat(chunks), trailers: res.trailers }));
-    })
-      .on('error', reject)
-      .end();
-  });
-}
 
 function rows(): RowWrite[] {
   const format = parseLayout(SAMPLE_LAYOUT).keyFormat;

@@ -4,7 +4,7 @@
  * HEAD is the same request without the body (node drops it); a scan is then not run at all.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream';
+import { pipeline, type Transform } from 'node:stream';
 import { rgError } from '../../errors.js';
 import { compileWildcard, resolveEntityId } from '../../model/keys/entity-id.js';
 import { parseLimit, parseReadSpec } from '../../model/read/read-request.js';
@@ -21,8 +21,9 @@ import { framedRows, rowRenderSpec } from '../../rows/row-format.js';
 import { RowStream, scanSource } from '../../rows/row-stream.js';
 import { scanTrailers } from '../scan-trailers.js';
 import { CONTENT_TYPE, negotiateRowFormat, terminatorOf, type RowFormat } from '../../rows/row-formats.js';
-import { avroBody, AvroEncodeStage, LimitStage } from '../../rows/stages/avro.js';
-import { arrowBody, ArrowEncodeStage } from '../../rows/stages/arrow.js';
+import { AvroEncodeStage, LimitStage } from '../../rows/stages/avro.js';
+import { ArrowEncodeStage } from '../../rows/stages/arrow.js';
+import { wholeBody } from '../../rows/stages/whole-body.js';
 import { filteredRows } from '../../rows/stages/pipeline.js';
 import { dropWhenStalled } from '../stall.js';
 import type { RenderedChunk } from '../../store/store.js';
@@ -107,19 +108,11 @@ function sendRows(
   info: RequestInfo,
   format: RowFormat,
 ): Promise<void> | void {
-  if (format === 'avro') {
+  if (format === 'avro' || format === 'arrow') {
     const rows = keys.length === 0 ? Promise.resolve([]) : ctx.store.get(params.instance!, params.table!, keys, read);
     return rows.then(async (got: readonly RowOut[]) => {
       info.rows = got.length;
-      const body = await avroBody(layout, got, dialectOf(ctx.config.revision).renderSpec.withSchema);
-      sendJson(ctx, req, res, 200, body, { 'content-type': CONTENT_TYPE.avro });
-    });
-  }
-  if (format === 'arrow') {
-    const rows = keys.length === 0 ? Promise.resolve([]) : ctx.store.get(params.instance!, params.table!, keys, read);
-    return rows.then(async (got: readonly RowOut[]) => {
-      info.rows = got.length;
-      sendJson(ctx, req, res, 200, await arrowBody(layout, got, read.maxVersions), { 'content-type': CONTENT_TYPE.arrow });
+      sendJson(ctx, req, res, 200, await wholeBody(cellEncoder(ctx, layout, format, read), got), { 'content-type': CONTENT_TYPE[format] });
     });
   }
   if (keys.length === 0) return sendBody(ctx, req, res, '', format);
@@ -135,6 +128,11 @@ function sendRows(
 }
 
 /** Rendered rows (json or ndjson) with the format's content type. */
+/** The stage that encodes filtered rows' cells as Avro or Arrow (no row document rendered), for gets and scans alike. */
+function cellEncoder(ctx: AppContext, layout: TableLayout, format: 'avro' | 'arrow', read: ReadSpec): Transform {
+  return format === 'avro' ? new AvroEncodeStage(layout, dialectOf(ctx.config.revision).renderSpec.withSchema) : new ArrowEncodeStage(layout, read.maxVersions);
+}
+
 function sendBody(ctx: AppContext, req: IncomingMessage, res: ServerResponse, body: string | Buffer, format: RowFormat): void {
   if (format === 'json') return sendJson(ctx, req, res, 200, body);
   sendJson(ctx, req, res, 200, body, { 'content-type': CONTENT_TYPE[format] });
@@ -177,11 +175,7 @@ async function streamScan(
     const rows = filteredRows(ctx.store, params.instance!, params.table!, asked, layout);
     releaseSlot = ctx.scans.acquire();
     const limit = new LimitStage(request.limit, onEnd, onRows);
-    const encode =
-      format === 'avro'
-        ? new AvroEncodeStage(layout, dialectOf(ctx.config.revision).renderSpec.withSchema)
-        : new ArrowEncodeStage(layout, request.read.maxVersions);
-    body = { streams: [rows, limit, encode], rowsSent: () => limit.rowsSent };
+    body = { streams: [rows, limit, cellEncoder(ctx, layout, format, request.read)], rowsSent: () => limit.rowsSent };
   } else {
     const source = scanSource(ctx.store, params.instance!, params.table!, asked, layout, rowRenderSpec(ctx.config.revision, terminatorOf(format)));
     releaseSlot = ctx.scans.acquire();

@@ -17,7 +17,7 @@ import { decodeRowKey } from '../keys/row-key.js';
 import { avroFromJson } from './avro-json.js';
 import { buildAvroType, type AvroType } from './avro-types.js';
 import { parseExactJson, stringifyExactJson } from '../json/exact-json.js';
-import type { CellOut, CellSchemaSpec, ComponentValue, JsonValue, RowOut, TableLayout } from '../types.js';
+import type { CellSchemaSpec, ComponentValue, JsonValue, RowOut, TableLayout } from '../types.js';
 
 type Schema = JsonValue;
 

@@ -63,17 +63,3 @@ export class ArrowEncodeStage extends Transform {
     }
   }
 }
-
-/** Rows (point and bulk gets) as one whole IPC stream. */
-export async function arrowBody(layout: TableLayout, rows: readonly RowOut[], versions: number): Promise<Buffer> {
-  const stage = new ArrowEncodeStage(layout, versions);
-  const chunks: Buffer[] = [];
-  stage.on('data', (c: Buffer) => chunks.push(c));
-  const done = new Promise<void>((resolve, reject) => {
-    stage.on('end', resolve);
-    stage.on('error', reject);
-  });
-  stage.end(rows);
-  await done;
-  return Buffer.concat(chunks);
-}

@@ -10,6 +10,7 @@ import { deflateRaw } from 'node:zlib';
 import avro from 'avsc';
 import { avroExportOf } from '../../model/avro/avro-export.js';
 import type { RowOut, TableLayout } from '../../model/types.js';
+import { wholeBody } from './whole-body.js';
 
 /** Passes at most `limit` rows (-1: all); onEnd is told the rows passed and the key of the first row held back, before the stream ends. */
 export class LimitStage extends Transform {
@@ -91,15 +92,6 @@ export class AvroEncodeStage extends Transform {
 }
 
 /** Rows (point and bulk gets) as one whole container file. */
-export async function avroBody(layout: TableLayout, rows: readonly RowOut[], withSchema: boolean): Promise<Buffer> {
-  const stage = new AvroEncodeStage(layout, withSchema);
-  const chunks: Buffer[] = [];
-  stage.on('data', (c: Buffer) => chunks.push(c));
-  const done = new Promise<void>((resolve, reject) => {
-    stage.on('end', resolve);
-    stage.on('error', reject);
-  });
-  stage.end(rows);
-  await done;
-  return Buffer.concat(chunks);
+export function avroBody(layout: TableLayout, rows: readonly RowOut[], withSchema: boolean): Promise<Buffer> {
+  return wholeBody(new AvroEncodeStage(layout, withSchema), rows);
 }

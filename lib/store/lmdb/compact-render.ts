@@ -176,7 +176,7 @@ export class CompactRenderer {
       const nameStart = p + COLUMN_HEAD_BYTES;
       const valueStart = nameStart + (lengths & 0xffff) + (lengths >>> 16);
       nameParts.push(v.subarray(nameStart, valueStart));
-      keepFrom = Math.max(keepFrom, Number(columns[i]!.family.plan!.expiredBefore));
+      keepFrom = Math.max(keepFrom, columns[i]!.family.plan!.expiredBefore);
       p = valueStart + readU32(v, p + 16);
     }
     this.shapes++;
