@@ -12,6 +12,7 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import avro from 'avsc';
 import { Command, CommanderError } from 'commander';
 import { open } from 'lmdb';
 import { pino } from 'pino';
@@ -29,6 +30,7 @@ import {
   socketResponse,
   socketWriteQueueSize,
   unknownOptionBeforeMissing,
+  withAvroWrite,
 } from '../lib/deps/internals.js';
 import { PlainCounter, PlainHistogram } from '../lib/metrics/plain-metrics.js';
 
@@ -264,4 +266,23 @@ t.test("commander: a command's unknown option is reported before a missing requi
   t.equal(code(['--instnace', 'x'], true), 'commander.unknownOption', 'through the door: the unknown one');
   t.equal(code(['--table', 'x'], true), 'commander.missingMandatoryOptionValue', 'and still the missing one when nothing is unknown');
   t.equal(code(['--instance', 'i'], true), 'parsed');
+});
+
+t.test("avsc: a type's _write writes it inside records and arrays, and its Tap's writeLong and writeFixed write as assumed", async (t) => {
+  const base = avro.Type.forSchema('long');
+  const written: unknown[] = [];
+  const long = withAvroWrite(base, (tap, v) => {
+    written.push(v);
+    if (typeof v === 'number') tap.writeLong(v);
+    else tap.writeFixed(Buffer.from([0x01, 0x02]));
+  });
+  const record = avro.Type.forSchema({ type: 'record', name: 'r', fields: [{ name: 'xs', type: { type: 'array', items: 'long' } }] }, {
+    registry: { long },
+  } as never);
+  // writeLong is avsc's zigzag varint: 300 -> 600 -> d8 04; writeFixed copies the bytes as given.
+  t.same([...record.toBuffer({ xs: [300, 5n] })], [0x04, 0xd8, 0x04, 0x01, 0x02, 0x00], 'array count, both longs, the end');
+  t.same(written, [300, 5n], 'the replacement wrote every long, numbers and bigints');
+  t.ok(avro.Type.isType(long), 'still an avsc type');
+  t.equal(base.toBuffer(300).toString('hex'), 'd804', 'the original type keeps its own writer');
+  t.throws(() => withAvroWrite({}, () => undefined), /internals changed/, 'an object without _write is refused, not silently wrapped');
 });

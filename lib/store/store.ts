@@ -6,6 +6,7 @@
 import type { FramedRenderSpec, RowRenderSpec } from '../rows/row-document.js';
 import type { ReadSpec, RowKeyFormat, RowOut, RowWrite, SchemaEntry, SchemaTable, TableLayout, Timestamp } from '../model/types.js';
 import type { KeySplit } from './key-splits.js';
+import type { AvroCodec } from '../model/avro/avro-container.js';
 
 /** The data version every instance reports, as the original's system table did (docs/data-model.md, "Instances and versions"). */
 export const DATA_VERSION = 'system-2.0';
@@ -67,6 +68,23 @@ export interface RenderedChunk {
   readonly lastRow?: { readonly start: number; readonly rowKey: Buffer };
 }
 
+/**
+ * A scan's rows as Avro: each chunk one block of an object container file of the table's export
+ * record (lib/model/avro/avro-export.ts), compressed by `codec` and ending in the file's `sync`
+ * marker; the caller writes the header (lib/model/avro/avro-container.ts).
+ */
+export interface AvroBlockSpec {
+  readonly avro: {
+    /** Cells carry their writer schema id (false: -1, as revision 1's documents have none). */
+    readonly withSchema: boolean;
+    readonly codec: AvroCodec;
+    readonly sync: Uint8Array;
+  };
+}
+
+/** What a chunk scan writes: row documents, each followed by its terminator, or Avro blocks. */
+export type ChunkSpec = FramedRenderSpec | AvroBlockSpec;
+
 /** A fast-path scan: rendered batches, with the same laziness and `return()` as RowScan. */
 export type ChunkScan = AsyncIterableIterator<RenderedChunk> & { return(): Promise<IteratorResult<RenderedChunk>> };
 
@@ -123,10 +141,11 @@ export interface Store {
   scan(instance: string, table: string, request: ScanRequest): RowScan;
   /**
    * Optional fast path of scan(): the same rows, rendered straight into the response bytes
-   * (byte-identical to serializing scan()'s rows with lib/rows/row-format.ts). Stores without it
+   * (byte-identical to serializing scan()'s rows with lib/rows/row-format.ts), or encoded as Avro
+   * blocks (the values lib/rows/stages/avro.ts encodes from scan()'s rows). Stores without it
    * are served through scan().
    */
-  scanChunks?(instance: string, table: string, request: ScanRequest, render: FramedRenderSpec): ChunkScan;
+  scanChunks?(instance: string, table: string, request: ScanRequest, render: ChunkSpec): ChunkScan;
 
   /**
    * Writes a batch of rows (cells already validated and encoded). Cells without a timestamp get

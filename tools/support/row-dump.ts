@@ -13,7 +13,9 @@ import { pipeline } from 'node:stream/promises';
 import type { RowOut, TableLayout } from '../../lib/model/types.js';
 import { AvroEncodeStage, type AvroCodec } from '../../lib/rows/stages/avro.js';
 import { filteredRows } from '../../lib/rows/stages/pipeline.js';
-import type { RenderedChunk, Store } from '../../lib/store/store.js';
+import type { RenderedChunk, ScanRequest, Store } from '../../lib/store/store.js';
+import { avroHeader, newSyncMarker } from '../../lib/model/avro/avro-container.js';
+import { avroExportOf } from '../../lib/model/avro/avro-export.js';
 import type { Output } from './output.js';
 import type { RowSelection } from './read-options.js';
 
@@ -87,6 +89,7 @@ function pointSource(
 /** `codec`: the container's block codec (default null). */
 export async function dumpAvro(args: Omit<DumpArgs, 'terminator'> & { readonly codec?: AvroCodec }): Promise<DumpResult> {
   const { selection } = args;
+  if (selection.kind === 'scan' && args.store.scanChunks !== undefined) return dumpAvroBlocks(args, selection.request, args.codec ?? 'null');
   const rows =
     selection.kind === 'scan'
       ? filteredRows(args.store, args.instance, args.table, selection.request, args.layout)
@@ -110,5 +113,31 @@ export async function dumpAvro(args: Omit<DumpArgs, 'terminator'> & { readonly c
     },
   });
   await pipeline(rows, counted, new AvroEncodeStage(args.layout, true, args.codec), sink);
+  return done;
+}
+
+/**
+ * A scan as an Avro file from a store that encodes blocks itself (Store.scanChunks with an
+ * AvroBlockSpec; the LMDB store encodes them on its scan threads): the header, then each block
+ * as the store gives it, written as the output drains.
+ */
+async function dumpAvroBlocks(args: Omit<DumpArgs, 'terminator'>, request: ScanRequest, codec: AvroCodec): Promise<DumpResult> {
+  const sync = newSyncMarker();
+  const header = await avroHeader(avroExportOf(args.layout).type, codec, sync);
+  const done = { rows: 0, cells: 0, bytes: header.length };
+  await args.output.write(header);
+  const scan = args.store.scanChunks!(args.instance, args.table, request, { avro: { withSchema: true, codec, sync } });
+  try {
+    for (let r = await scan.next(); r.done !== true; r = await scan.next()) {
+      const chunk = r.value;
+      done.rows += chunk.rows;
+      done.cells += chunk.cells;
+      done.bytes += chunk.bytes.length;
+      await args.output.write(chunk.bytes, chunk.release);
+      args.onBatch?.({ ...done });
+    }
+  } finally {
+    await scan.return();
+  }
   return done;
 }

@@ -12,10 +12,10 @@
  */
 import avro from 'avsc';
 import { rgError } from '../../errors.js';
-import { isInt64 } from '../cells/int64.js';
 import { decodeRowKey } from '../keys/row-key.js';
 import { avroFromJson } from './avro-json.js';
 import { buildAvroType, type AvroType } from './avro-types.js';
+import { EXPORT_LONG } from './export-long.js';
 import { parseExactJson, stringifyExactJson } from '../json/exact-json.js';
 import type { CellSchemaSpec, ComponentValue, JsonValue, RowOut, TableLayout } from '../types.js';
 
@@ -241,34 +241,6 @@ function buildAvroExport(layout: TableLayout): AvroExport {
   };
   return { type, schema, rowValue };
 }
-
-/**
- * The export's long: avsc's default long refuses values beyond 2^53 and the codec's exact one
- * (avro-types.ts) takes only bigints and allocates 8 bytes a write; this one takes a number or a
- * bigint and writes through one reused buffer (avsc copies it at once: packLongBytes). Timestamps,
- * writer schema ids and long values are numbers when safe: 11 BigInts and 11 buffers a bench row
- * fewer. Reading gives bigints, as the codec's does.
- */
-const LONG_BYTES = Buffer.alloc(8);
-const EXPORT_LONG = avro.types.LongType.__with({
-  fromBuffer: (buf: Buffer) => buf.readBigInt64LE(),
-  toBuffer: (n: number | bigint) => {
-    if (typeof n === 'bigint') LONG_BYTES.writeBigInt64LE(n);
-    else {
-      const hi = Math.floor(n / 0x100000000);
-      LONG_BYTES.writeUInt32LE(n - hi * 0x100000000, 0);
-      LONG_BYTES.writeInt32LE(hi, 4);
-    }
-    return LONG_BYTES;
-  },
-  fromJSON: (v: unknown) => {
-    if (typeof v === 'bigint' || (typeof v === 'number' && Number.isSafeInteger(v))) return v;
-    throw new Error(`not a 64-bit integer: ${String(v)}`);
-  },
-  toJSON: (n: number | bigint) => n,
-  isValid: (v: unknown) => (typeof v === 'number' ? Number.isSafeInteger(v) : typeof v === 'bigint' && isInt64(v)),
-  compare: (a: number | bigint, b: number | bigint) => (a < b ? -1 : a > b ? 1 : 0),
-}) as unknown as AvroType;
 
 /** A long written as JSON that fits a double exactly (15 digits: below 2^53). */
 const QUOTE = 0x22;

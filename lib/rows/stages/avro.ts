@@ -8,6 +8,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { deflateRaw } from 'node:zlib';
 import avro from 'avsc';
+import type { AvroCodec } from '../../model/avro/avro-container.js';
 import { avroExportOf } from '../../model/avro/avro-export.js';
 import type { RowOut, TableLayout } from '../../model/types.js';
 import { wholeBody } from './whole-body.js';
@@ -49,12 +50,11 @@ export class LimitStage extends Transform {
 }
 
 /**
- * The container file's block codecs: null and deflate (raw DEFLATE, RFC 1951, as the Avro
- * specification names it; node:zlib). snappy and zstd are not offered: node 20's zlib has no
- * zstd, and a snappy codec would need a native npm package this project does not install.
+ * The container file's block codecs (avro-container.ts): null and deflate. snappy and zstd are
+ * not offered: node 20's zlib has no zstd, and a snappy codec would need a native npm package this
+ * project does not install.
  */
-export type AvroCodec = 'null' | 'deflate';
-export const AVRO_CODECS: readonly AvroCodec[] = ['null', 'deflate'];
+export { AVRO_CODECS, type AvroCodec } from '../../model/avro/avro-container.js';
 // Passing codecs replaces avsc's own table, so null is named here too.
 const CODECS = { null: (b: Buffer, cb: (e: Error | null, out?: Buffer) => void) => cb(null, b), deflate: deflateRaw };
 

@@ -260,13 +260,20 @@ function sameBytes(col: Buffer, key: Buffer, at: number, len: number): boolean {
   return true;
 }
 
+/** What renderChunk fills: a ChunkRenderer, or another format's encoder (avro-chunk.ts). */
+export interface ChunkWriter extends RowVisitor {
+  /** Bytes written since the last chunk was taken. */
+  readonly length: number;
+  takeChunk(): RenderedChunk | undefined;
+}
+
 /**
  * Renders the cursor's next rows into one chunk of about `chunkBytes` (rows without a selected
  * cell are dropped and not counted); undefined when the range is exhausted. The single-thread
  * scan's walk; the scan workers walk keys and values in place (scan-worker.ts) and share the
  * ChunkRenderer, so both produce the same bytes.
  */
-export function renderChunk(cursor: ScanCursor, renderer: ChunkRenderer, chunkBytes: number): RenderedChunk | undefined {
+export function renderChunk(cursor: ScanCursor, renderer: ChunkWriter, chunkBytes: number): RenderedChunk | undefined {
   while (renderer.length < chunkBytes && cursor.remaining > 0) {
     const kept = cursor.nextRow(renderer);
     if (kept === undefined) {

@@ -36,6 +36,7 @@ import { COUNTER_SCHEMA_ID } from '../cell-value.js';
 import { decodeCompactRowV1 } from './compact-row-v1.js';
 import { readTimestamp, readU16, readU32, writeTimestamp } from './le-bytes.js';
 import { RowModel, type StoredColumn, type StoredVersion } from './row-model.js';
+import type { NameCache } from './name-cache.js';
 
 export const TAG_COMPACT = 0x52; // 'R'
 export const TAG_SPILLED = 0x53; // 'S'
@@ -144,8 +145,11 @@ export function isCurrentCompact(b: Uint8Array): boolean {
   return b[0] === TAG_COMPACT && b[1] === FORMAT_VERSION;
 }
 
-/** Decodes every version of a compact row of either format (`b` is the whole entry value). */
-export function decodeCompactRow(b: Buffer): RowModel {
+/**
+ * Decodes every version of a compact row of either format (`b` is the whole entry value);
+ * `names`, when given, decodes the family and qualifier names (a scan's rows repeat them).
+ */
+export function decodeCompactRow(b: Buffer, names?: NameCache): RowModel {
   if (b[0] !== TAG_COMPACT) throw new Error(`corrupt compact row: tag ${b[0]}`);
   if (b[1] !== FORMAT_VERSION) return decodeCompactRowV1(b);
   const n = readU16(b, 2);
@@ -160,9 +164,9 @@ export function decodeCompactRow(b: Buffer): RowModel {
     const timestamp = readTimestamp(b, p + 8);
     const valueBytes = readU32(b, p + 16);
     p += COLUMN_HEAD_BYTES;
-    if (famBytes > 0) family = b.toString('utf8', p, p + famBytes);
+    if (famBytes > 0) family = names !== undefined ? names.text(b, p, p + famBytes) : b.toString('utf8', p, p + famBytes);
     p += famBytes;
-    const qualifier = b.toString('utf8', p, p + qualBytes);
+    const qualifier = names !== undefined ? names.text(b, p, p + qualBytes) : b.toString('utf8', p, p + qualBytes);
     p += qualBytes;
     const json = b.toString('utf8', p, p + valueBytes);
     p += valueBytes;

@@ -21,13 +21,16 @@ import {
   type InstanceMetadata,
   type RenderedChunk,
   type RowDelete,
+  type ChunkSpec,
   type FramedRenderSpec,
   type PackedRows,
   type RowScan,
   type ScanRequest,
   type Store,
 } from '../store.js';
+import { AvroChunkEncoder } from './avro-chunk.js';
 import { ChunkRenderer, renderChunk } from './chunk-render.js';
+import { RowCollector } from './row-collector.js';
 import { checkDataDirectory } from './data-dir-check.js';
 import { lmdbEnvOptions } from './env-options.js';
 import { splitRange } from './range-split.js';
@@ -41,7 +44,7 @@ import { decodeCell } from '../cell-value.js';
 import { decodeCompactRow, FORMAT_VERSION, isCompact } from './compact-row.js';
 import { installSchemaTable, LmdbSchemaTable } from './lmdb-schema-table.js';
 import { RowWriter, type WritableTable } from './row-writer.js';
-import { cursorBatches, rowKeyOf, ScanCursor, type AbandonableScan, type Entry, type RowVisitor } from './scan-cursor.js';
+import { cursorBatches, ScanCursor, type AbandonableScan, type Entry } from './scan-cursor.js';
 import { asyncTransaction, guardedWrite, ignoreOrphanedCommitFailures, quietLmdbCommitErrors } from './write-failures.js';
 import { mergedRows, preparedRows } from './prepared-batch.js';
 /** Rows per batch handed to a scan's consumer: big enough to amortize one promise per batch. */
@@ -312,34 +315,10 @@ export class LmdbStore implements Store {
 
   scan(instance: string, table: string, request: ScanRequest): RowScan {
     const t = this.openTable(instance, table);
-    const picker = new CellPicker(t.layout, request.read);
     const cursor = this.openCursor(t, request);
     let batch: RowOut[] = [];
-    let rowKey: Buffer = Buffer.alloc(0);
-    let cells: CellOut[] = [];
     // Rows with no selected cell are not returned and do not count against the limit.
-    const visitor: RowVisitor = {
-      compactRow: (key, value, _keepEmpty, escaped) => {
-        picker.beginRow();
-        const kept: CellOut[] = [];
-        for (const cell of decodeCompactRow(value).cells()) if (picker.keep(cell.family, cell.qualifier, cell.timestamp)) kept.push(cell);
-        if (kept.length > 0) batch.push({ rowKey: escaped ? rowKeyOf(key, key.length) : key, cells: kept });
-        return kept.length > 0;
-      },
-      beginRow: (key) => {
-        rowKey = key;
-        cells = [];
-        picker.beginRow();
-      },
-      cell: (key, rowEnd, value) => {
-        const tail = parseCellTail(key, rowEnd);
-        if (picker.keep(tail.family, tail.qualifier, tail.timestamp)) cells.push(decodeCell(tail.family, tail.qualifier, tail.timestamp, value));
-      },
-      endRow: () => {
-        if (cells.length > 0) batch.push({ rowKey, cells });
-        return cells.length > 0;
-      },
-    };
+    const visitor = new RowCollector(t.layout, request.read, (row) => batch.push(row));
     return cursorBatches(cursor, () => {
       batch = [];
       while (batch.length < SCAN_BATCH_ROWS && cursor.remaining > 0) {
@@ -354,11 +333,11 @@ export class LmdbStore implements Store {
     });
   }
 
-  scanChunks(instance: string, table: string, request: ScanRequest, render: FramedRenderSpec): ChunkScan {
+  scanChunks(instance: string, table: string, request: ScanRequest, render: ChunkSpec): ChunkScan {
     const t = this.openTable(instance, table);
     const parallel = this.parallelScanChunks(t, request, render);
     if (parallel !== undefined) return parallel;
-    const renderer = new ChunkRenderer(t.layout, request.read, render);
+    const renderer = 'avro' in render ? new AvroChunkEncoder(t.layout, request.read, render.avro) : new ChunkRenderer(t.layout, request.read, render);
     const cursor = this.openCursor(t, request);
     return cursorBatches(cursor, () => renderChunk(cursor, renderer, CHUNK_BYTES));
   }
@@ -367,7 +346,7 @@ export class LmdbStore implements Store {
    * A whole-range export (limit -1, no row filter) of a table big enough to be worth it, rendered
    * by the scan pool's threads; undefined when the scan should run on this thread.
    */
-  private parallelScanChunks(t: OpenTable, request: ScanRequest, render: FramedRenderSpec): ChunkScan | undefined {
+  private parallelScanChunks(t: OpenTable, request: ScanRequest, render: ChunkSpec): ChunkScan | undefined {
     if (this.pool === undefined || this.pool.failure !== undefined || request.limit >= 0 || request.filter !== undefined) return undefined;
     const stats = t.db.getStats() as { pageSize: number; treeLeafPageCount: number; overflowPages: number };
     const storedBytes = (stats.treeLeafPageCount + stats.overflowPages) * stats.pageSize;

@@ -12,7 +12,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { ReadSpec } from '../../model/types.js';
-import type { ChunkScan, FramedRenderSpec, RenderedChunk } from '../store.js';
+import type { ChunkScan, ChunkSpec, RenderedChunk } from '../store.js';
 import type { KeyRange } from './range-split.js';
 import type { AbandonableScan } from './scan-cursor.js';
 import type { PartJob, PartMessage, SpareBuffer } from './scan-protocol.js';
@@ -35,7 +35,7 @@ export interface PoolScanRequest {
   readonly dbName: string;
   readonly layoutJson: string;
   readonly read: ReadSpec;
-  readonly render: FramedRenderSpec;
+  readonly render: ChunkSpec;
   readonly now: number;
   readonly ranges: readonly KeyRange[];
   readonly chunkBytes: number;

@@ -1,6 +1,6 @@
 /** Messages between the scan pool (main thread) and its scan workers. */
 import type { ReadSpec } from '../../model/types.js';
-import type { FramedRenderSpec } from '../store.js';
+import type { ChunkSpec } from '../store.js';
 
 /** Render one part of a scan: the cells of [start, end) of one table. */
 export interface PartJob {
@@ -9,7 +9,8 @@ export interface PartJob {
   /** The table's layout description as JSON, built once per scan (parsed and cached by the worker). */
   readonly layoutJson: string;
   readonly read: ReadSpec;
-  readonly render: FramedRenderSpec;
+  /** Row documents (ChunkRenderer) or Avro blocks (AvroChunkEncoder). */
+  readonly render: ChunkSpec;
   /** The scan's clock for TTL checks: one instant for every part. */
   readonly now: number;
   readonly start?: Uint8Array;

@@ -8,6 +8,8 @@ import { open, type Database } from 'lmdb';
 import { replaceLmdbReadKey } from '../../deps/internals.js';
 import { parseLayout } from '../../model/layout/layout.js';
 import type { TableLayout } from '../../model/types.js';
+import type { RenderedChunk } from '../store.js';
+import { AvroChunkEncoder } from './avro-chunk.js';
 import { ChunkRenderer } from './chunk-render.js';
 import { lmdbEnvOptions } from './env-options.js';
 import type { PartJob, PartMessage, SpareBuffer } from './scan-protocol.js';
@@ -87,12 +89,16 @@ function renderPart(job: PartJob): void {
   const cancelled = new Int32Array(job.cancel);
   if (Atomics.load(cancelled, 0) !== 0) return post({ job: job.job, done: true });
   const { layout, db } = tableOf(job);
+  const spec = job.render;
   // Room for a chunk and the row that passes its size: every chunk's buffer is moved to the main
   // thread whole, so it should not be much larger than what it holds.
-  const renderer = new ChunkRenderer(layout, job.read, job.render, job.now, job.chunkBytes + 64 * 1024, spareOf);
+  const renderer =
+    'avro' in spec
+      ? new AvroChunkEncoder(layout, job.read, spec.avro, job.now, job.chunkBytes + 64 * 1024, true)
+      : new ChunkRenderer(layout, job.read, spec, job.now, job.chunkBytes + 64 * 1024, spareOf);
   const send = (): void => {
     // The renderer's own buffer is handed over (moved, not copied) and it starts a new one.
-    const chunk = renderer.takeOwnedChunk();
+    const chunk = renderer instanceof ChunkRenderer ? renderer.takeOwnedChunk() : ownedChunk(renderer.takeChunk());
     if (chunk === undefined) return;
     post({ job: job.job, bytes: chunk.buffer, length: chunk.length, rows: chunk.rows, cells: chunk.cells }, [chunk.buffer]);
   };
@@ -131,8 +137,17 @@ function renderPart(job: PartJob): void {
     send();
   }
   // The renderer's buffer after its last chunk holds nothing sent: the next part can render into it.
-  if (spares.length < MAX_SPARES) spares.push(renderer.buf);
+  if (renderer instanceof ChunkRenderer && spares.length < MAX_SPARES) spares.push(renderer.buf);
   post({ job: job.job, done: true });
+}
+
+/** A chunk's bytes in an ArrayBuffer of their own (to be moved, not copied, to the main thread). */
+function ownedChunk(chunk: RenderedChunk | undefined): { buffer: ArrayBuffer; length: number; rows: number; cells: number } | undefined {
+  if (chunk === undefined) return undefined;
+  const { bytes } = chunk;
+  const own = bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length;
+  const buffer = own ? (bytes.buffer as ArrayBuffer) : new Uint8Array(bytes).buffer;
+  return { buffer, length: bytes.length, rows: chunk.rows, cells: chunk.cells };
 }
 
 /** Where the row part (`esc(rowKey) 00 00`) of the key in `b[start, end)` ends (an index into `b`). */
