@@ -17,6 +17,7 @@ import { END_OF_TIME } from '../../model/read/read-request.js';
 import type { ReadSpec, TableLayout, Timestamp } from '../../model/types.js';
 import { docColumn, DocColumns, type CellRun, type DocColumn, type RowDocumentWriter } from '../../rows/row-document.js';
 import { CellPicker, type FamilyPlan } from '../cell-picker.js';
+import { sameBytes } from './name-cache.js';
 import { COLUMN_HEAD_BYTES, COUNTER_BIT, decodeCompactRow, FORMAT_VERSION, HEADER_BYTES, readTimestamp, readU16, readU32 } from './compact-row.js';
 
 /** Columns remembered per family and scan; a map family with more distinct qualifiers decodes the rest. */
@@ -238,11 +239,4 @@ export class CompactRenderer {
     this.last = found;
     return found;
   }
-}
-
-function sameBytes(name: Buffer, v: Buffer, start: number, end: number): boolean {
-  const n = name.length;
-  if (n !== end - start) return false;
-  for (let i = 0; i < n; i++) if (name[i] !== v[start + i]) return false;
-  return true;
 }

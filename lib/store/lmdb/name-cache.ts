@@ -33,7 +33,8 @@ export class NameCache {
   }
 }
 
-function sameBytes(name: Buffer, b: Buffer, start: number, end: number): boolean {
+/** Whether `name` holds the bytes of `b[start, end)`. */
+export function sameBytes(name: Buffer, b: Buffer, start: number, end: number): boolean {
   const len = name.length;
   if (len !== end - start) return false;
   for (let i = 0; i < len; i++) if (name[i] !== b[start + i]) return false;
