@@ -10,7 +10,9 @@
  *   commits them together): every acknowledged batch whole, none partial, still 0 .. last;
  * - concurrent POSTs to `rowgate serve` (8 clients, one POST each outstanding), the server killed:
  *   every acknowledged POST is present whole after it restarts, and each POST's counter increment
- *   (in the same body) is counted exactly as often as its POSTs are present;
+ *   (in the same body) is counted exactly as often as its POSTs are present; beside them 4 clients
+ *   POST one new row each request (the store's one-row insert, LmdbStore.insertNewRow): every
+ *   acknowledged one present whole;
  * - `rowgate import --batch 50` of a generated NDJSON file (prepared batches, two writes in flight),
  *   killed once this process sees a random number of its batches committed: the rows present are
  *   whole batches of 50 forming a prefix of the file.
@@ -278,6 +280,11 @@ const CLIENTS = 8;
 const POST_ROWS = 5;
 /** Client c's counter row: one increment of logins:hits in each of its POSTs. */
 const COUNTER_UID = 900_000;
+/** Clients POSTing one new row a request (the one-row insert path), row k at uid SINGLE_UID + k. */
+const SINGLE_CLIENTS = 4;
+const SINGLE_UID = 1_000_000;
+/** Single row k: crashRow's cells (values, counters set, several versions) under its own uid. */
+const singleRow = (k: number): ReturnType<typeof crashRow> => ({ ...crashRow(k, 0, 1), entityId: [SINGLE_UID + k] });
 
 /** POSTs `body` to the users table; resolves with the status, 0 when the connection failed (the server was killed). */
 function post(agent: Agent, port: number, body: string): Promise<number> {
@@ -304,6 +311,8 @@ t.test('concurrent POSTs to rowgate serve killed with SIGKILL: every acknowledge
   /** Client c posts batches c, c + CLIENTS, c + 2 * CLIENTS, ...; its next one per run continues there. */
   const next = Array.from({ length: CLIENTS }, (_, c) => c);
   const acked = new Set<number>();
+  const nextSingle = Array.from({ length: SINGLE_CLIENTS }, (_, s) => s);
+  const ackedSingles = new Set<number>();
   for (const [run, acks] of [30, 80, 150].entries()) {
     const label = `run ${run + 1}`;
     // A restart: each run serves the directory the last kill left.
@@ -328,8 +337,24 @@ t.test('concurrent POSTs to rowgate serve killed with SIGKILL: every acknowledge
         next[c] = b + CLIENTS;
       }
     };
-    const clients = Array.from({ length: CLIENTS }, (_, c) => client(c));
-    for (let i = 0; i < 3000 && ackedThisRun < acks; i++) await sleep(10);
+    let singlesThisRun = 0;
+    const singleClient = async (s: number): Promise<void> => {
+      // Bounded as the batch clients.
+      for (let i = 0; i < 2000 && !stopped; i++) {
+        const k = nextSingle[s]!;
+        const status = await post(agent, served.port, JSON.stringify(singleRow(k)));
+        if (status === 0) return;
+        if (status !== 200) failures.push(status);
+        else {
+          ackedSingles.add(k);
+          singlesThisRun++;
+        }
+        nextSingle[s] = k + SINGLE_CLIENTS;
+      }
+    };
+    const clients = [...Array.from({ length: CLIENTS }, (_, c) => client(c)), ...Array.from({ length: SINGLE_CLIENTS }, (_, s) => singleClient(s))];
+    for (let i = 0; i < 3000 && (ackedThisRun < acks || singlesThisRun < acks); i++) await sleep(10);
+    t.ok(singlesThisRun >= acks, `${label}: ${singlesThisRun} single-row POSTs acknowledged before the kill`);
     t.ok(ackedThisRun >= acks, `${label}: ${ackedThisRun} POSTs acknowledged before the kill`);
     const delay = Math.floor(Math.random() * 40);
     await sleep(delay);
@@ -345,10 +370,15 @@ t.test('concurrent POSTs to rowgate serve killed with SIGKILL: every acknowledge
     t.equal(exported.code, 0, exported.stderr);
     const batches = new Map<number, Map<number, string[]>>();
     const counters = new Map<number, number>();
+    const singles = new Map<number, string>();
     for (const doc of exported.stdout.split('\r\n')) {
       if (doc === '') continue;
       const row = JSON.parse(doc) as { entityId: [number]; cells: Cells };
       const uid = row.entityId[0];
+      if (uid >= SINGLE_UID) {
+        singles.set(uid - SINGLE_UID, cellLines(row.cells).join('\n'));
+        continue;
+      }
       if (uid >= COUNTER_UID) {
         counters.set(uid - COUNTER_UID, row.cells.logins!.hits![0]!.value as number);
         continue;
@@ -372,6 +402,21 @@ t.test('concurrent POSTs to rowgate serve killed with SIGKILL: every acknowledge
       if (rows.size !== POST_ROWS) torn++;
     }
     t.equal(torn, 0, `${label}: every batch present is whole, cell by cell`);
+    t.same(
+      [...ackedSingles].filter((k) => !singles.has(k)),
+      [],
+      `${label}: all ${ackedSingles.size} acknowledged single-row POSTs are present (${singles.size - ackedSingles.size} more committed, unacknowledged)`,
+    );
+    t.same(
+      [...singles].filter(([k, lines]) => lines !== cellLines(singleRow(k).cells as Cells).join('\n')).map(([k]) => k),
+      [],
+      `${label}: every single row present is whole, cell by cell`,
+    );
+    // The next run's single rows continue after the highest present of each client.
+    for (let s = 0; s < SINGLE_CLIENTS; s++) {
+      const mine = [...singles.keys()].filter((k) => k % SINGLE_CLIENTS === s);
+      nextSingle[s] = Math.max(nextSingle[s]!, mine.length === 0 ? s : Math.max(...mine) + SINGLE_CLIENTS);
+    }
     for (let c = 0; c < CLIENTS; c++) {
       // A client's batches present are its first ones, with no gap, and its counter counts exactly them.
       const mine = [...batches.keys()].filter((b) => b % CLIENTS === c).sort((x, y) => x - y);

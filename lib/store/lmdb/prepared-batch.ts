@@ -26,6 +26,18 @@ import { ByteWriter } from '../../bytes/byte-writer.js';
 import { decodeCompactRow, encodeCompactRow, MAX_COMPACT_COLUMNS } from './compact-row.js';
 import { RowModel } from './row-model.js';
 
+/**
+ * The compact row of a row's cells alone (cells without a timestamp at `now`, versions beyond
+ * max_versions and cells past their TTL trimmed): what RowWriter stores for a row that does not
+ * exist yet, and what a packed row carries. The caller checked the row has no counter increment.
+ */
+export function encodeRowCells(layout: TableLayout, row: RowWrite, now: number): Buffer {
+  const model = new RowModel();
+  model.apply(row.cells, layout.families, now);
+  model.trim(layout.families, now);
+  return encodeCompactRow(model);
+}
+
 /** The packed batch (Store.writePacked's PackedRows) in this store's form. */
 export type PreparedBatch = PackedRows;
 
@@ -60,11 +72,8 @@ export class BatchPacker {
       // A row spilled to cell entries needs every cell key within LMDB's limit.
       if (!cellKeyFits(row.rowKey, cell.family, cell.qualifier)) return false;
     }
-    const model = new RowModel();
-    model.apply(row.cells, this.layout.families, now);
-    model.trim(this.layout.families, now);
     // A row whose cells all expired at once is still written: it may change cells already stored.
-    this.addEncoded(rowPrefix(row.rowKey), encodeCompactRow(model));
+    this.addEncoded(rowPrefix(row.rowKey), encodeRowCells(this.layout, row, now));
     return true;
   }
 
