@@ -84,6 +84,11 @@ t.test('the blocks hold the reference datums for every read, bound and path', as
       }
     }
   }
+  // A row filter (wildcard entity ids): the calling thread, keys given unescaped.
+  const filtered: ScanRequest = { limit: -1, read: parseReadSpec(layout, {}), filter: { matches: (k) => k[k.length - 1]! % 3 === 0 } };
+  const expected = await datums(await referenceFile(filtered, true, 'null'));
+  t.ok(expected.length > 100 && expected.length < ROWS / 2, `the filter keeps some rows (${expected.length})`);
+  t.same(await datums((await blocksFile(filtered, true, 'null')).file), expected, 'a filtered scan: the reference datums');
   t.ok(store.scanPool!.partsSubmitted - before > 10, 'the unbounded scans ran on the scan threads');
   t.equal(store.openScans, 0, 'every scan closed');
 });
