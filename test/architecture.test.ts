@@ -7,11 +7,11 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import ts from 'typescript';
+import { REPO_ROOT, repoPath } from './support/repo-root.js';
 
-const LIB = fileURLToPath(new URL('../lib', import.meta.url));
+const LIB = repoPath('lib');
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -40,7 +40,7 @@ interface Imports {
   readonly typeOnly: string[];
 }
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = REPO_ROOT;
 
 /** The import graph of every .ts file under `dirs` (of the repository), as paths relative to it. */
 function importGraph(dirs: readonly string[]): Map<string, Imports> {

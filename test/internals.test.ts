@@ -11,7 +11,6 @@ import { createServer as createHttpServer, get, type IncomingMessage, type Serve
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import avro from 'avsc';
 import { Command, CommanderError } from 'commander';
 import { open } from 'lmdb';
@@ -33,8 +32,9 @@ import {
   withAvroWrite,
 } from '../lib/deps/internals.js';
 import { PlainCounter, PlainHistogram } from '../lib/metrics/plain-metrics.js';
+import { REPO_ROOT } from './support/repo-root.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = REPO_ROOT;
 
 function tempDir(t: Test, prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));

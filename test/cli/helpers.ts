@@ -1,6 +1,7 @@
 /**
  * Helpers of the command-line tests: they run the built CLI (`node tools/rowgate ...`) as a user
- * would. The CLI runs from dist/, the tests load the TypeScript sources: both must be the same code.
+ * would. The CLI runs from dist/; under `npm test` the tests run from dist/test/ too (one build),
+ * run as `npx tap test/x.test.ts` they load the TypeScript sources: both must be the same code.
  * `npm test` builds dist/ first (the `pretest` script), so under it a dist/ older than a source file
  * in lib/ or tools/ (a source changed during the run) fails the test instead of being rebuilt. Run
  * any other way (`npx tap test/cli/serve.test.ts`), a missing or stale dist/ is rebuilt once
@@ -10,13 +11,15 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT } from '../support/repo-root.js';
 
-export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const ROOT = REPO_ROOT;
 export const CLI = join(ROOT, 'tools', 'rowgate');
 const BUILT_CLI = join(ROOT, 'dist', 'tools', 'rowgate-cli.js');
+/** Written by the build's last step (test/support/dist-tests.mjs): when dist/ was last built. */
+const BUILT_STAMP = join(ROOT, 'dist', '.built');
 
 function newestSource(dir: string): number {
   let newest = 0;
@@ -31,7 +34,8 @@ function newestSource(dir: string): number {
 function isBuilt(): boolean {
   let built: number;
   try {
-    built = statSync(BUILT_CLI).mtimeMs;
+    statSync(BUILT_CLI);
+    built = statSync(BUILT_STAMP).mtimeMs;
   } catch {
     return false;
   }

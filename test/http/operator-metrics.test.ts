@@ -9,6 +9,7 @@ import t from 'tap';
 import { sha256Hex } from '../../lib/http/auth.js';
 import { MAX_TABLES } from '../../lib/metrics/metrics.js';
 import { json, raw, startGateway } from './harness.js';
+import { repoPath } from '../support/repo-root.js';
 
 const TABLE = '/v1/instances/default/tables/sample_table';
 
@@ -75,7 +76,7 @@ t.test('per table, scans, store latency and body bytes', async (t) => {
   );
   t.match(text, /^rowgate_open_scans 0$/m);
   // Every metric the Grafana dashboard in docs/ queries is one the gateway exports.
-  const dashboard = readFileSync(new URL('../../docs/grafana-dashboard.json', import.meta.url), 'utf8');
+  const dashboard = readFileSync(repoPath('docs', 'grafana-dashboard.json'), 'utf8');
   const queried = new Set([...dashboard.matchAll(/\b((?:rowgate|process|nodejs)_\w+)/g)].map((m) => m[1]!.replace(/_(bucket|sum|count)$/, '')));
   t.ok(queried.size >= 15, `the dashboard queries ${queried.size} metrics`);
   for (const name of queried) t.match(text, new RegExp(`^# TYPE ${name} `, 'm'), `dashboard metric ${name} is exported`);

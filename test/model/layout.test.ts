@@ -5,8 +5,9 @@ import { columnSchema, familyOf, parseLayout } from '../../lib/model/layout/layo
 import { DEMO_LAYOUTS, USERS_LAYOUT_JSON } from '../../lib/model/layout/demo-layouts.js';
 import { FOREVER, type RowKeyFormat, type TableLayout } from '../../lib/model/types.js';
 import { prng, randomString } from './key-fixtures.js';
+import { repoPath } from '../support/repo-root.js';
 
-const fixture = (name: string): string => readFileSync(new URL(`../fixtures/layouts/${name}.json`, import.meta.url), 'utf8');
+const fixture = (name: string): string => readFileSync(repoPath('test', 'fixtures', 'layouts', `${name}.json`), 'utf8');
 
 type Json = any;
 

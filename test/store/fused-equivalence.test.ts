@@ -24,8 +24,9 @@ import { PLAYERS_LAYOUT, SAMPLE_LAYOUT } from '../http/harness.js';
 import { RAW_LAYOUT } from './conformance.js';
 import { openStoreWithTable } from './lmdb-fixtures.js';
 import { prng as random } from '../model/key-fixtures.js';
+import { repoPath } from '../support/repo-root.js';
 
-const fixture = (name: string): string => readFileSync(new URL(`../fixtures/layouts/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string): string => readFileSync(repoPath('test', 'fixtures', 'layouts', name), 'utf8');
 
 const HASH_LAYOUT = `{
   name: "hashed",

@@ -18,17 +18,17 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { startGatewayOver, type Harness } from '../http/harness.js';
 import { ensureBuilt, serveCli } from '../cli/helpers.js';
 import { legacyRequests } from '../fixtures/legacy/legacy-spec.mjs';
 import { rowForms } from './row-forms.js';
+import { repoPath } from '../support/repo-root.js';
 
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures');
+const FIXTURES = repoPath('test', 'fixtures');
 const TABLES = ['users', 'ttl', 'wide', 'players'];
 type Recorded = Record<string, { sha256: string; bytes: number; body?: string }>;
 
