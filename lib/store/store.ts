@@ -98,6 +98,23 @@ export interface RowDelete {
 
 export type { FramedRenderSpec, RowRenderSpec };
 
+/**
+ * A record committed in the same transaction as a batch of rows (Store.writePacked): where a
+ * `rowgate import` stands, so that a crash between a batch's commit and any record written after
+ * it cannot make --resume apply the batch again (its counter increments twice).
+ */
+export interface BatchMarker {
+  readonly key: string;
+  /**
+   * The value the marker must hold before this batch (undefined: no marker): a batch that finds
+   * another (the batch before it did not commit, two writes being in flight) is refused whole, so
+   * the marker never moves past a batch that is not in the table.
+   */
+  readonly expected: string | undefined;
+  /** The marker's value once the batch is committed. */
+  readonly value: string;
+}
+
 /** How a store wants rows packed for writePacked (row-packer.ts makes the packer, on any thread). */
 export type StorePacking = 'lmdb';
 
@@ -168,7 +185,17 @@ export interface Store {
    * parts packed by this store's packer (PackedRows) and parts of row objects (rows the packed
    * form does not carry, such as counter increments). The store picks its own way to write them.
    */
-  writePacked(instance: string, table: string, parts: readonly (PackedRows | readonly RowWrite[])[]): Promise<void>;
+  writePacked(instance: string, table: string, parts: readonly (PackedRows | readonly RowWrite[])[], marker?: BatchMarker): Promise<void>;
+  /**
+   * Whether writePacked commits a BatchMarker in the batch's own transaction (the embedded store);
+   * false: the marker is ignored, and batchMarker() answers undefined (Bigtable: no transaction
+   * spans a batch of rows and a record).
+   */
+  readonly atomicMarkers: boolean;
+  /** The value of the marker `key` as the last batch committed with it left it; undefined when none. */
+  batchMarker(key: string): Promise<string | undefined>;
+  /** Removes the marker `key` (an import that ended well, or one started anew). */
+  clearBatchMarker(key: string): Promise<void>;
   delete(instance: string, table: string, deletes: readonly RowDelete[]): Promise<void>;
 
   /**

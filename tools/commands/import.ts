@@ -15,9 +15,11 @@
  * stops the import; the message names its lines, and any later batch that was written meanwhile.
  *
  * With --max-bad-lines N the parsing threads refuse bad lines instead of stopping at them; a
- * batch's refused lines go to the reject files once it is committed (import-rejects.ts), and the
- * (N+1)th stops the import as above. After each committed batch FILE.import-progress says where
- * the import stands (import-progress.ts); --resume starts from it.
+ * batch's refused lines go to the reject files (synced) before it is handed to the store
+ * (import-rejects.ts), and the (N+1)th stops the import as above. After each committed batch
+ * FILE.import-progress says where the import stands (import-progress.ts); on the embedded store the
+ * same record is committed in the batch's transaction (a Store BatchMarker), and --resume starts
+ * from that one where it is ahead of the file.
  */
 import { createReadStream, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -26,14 +28,14 @@ import { Worker } from 'node:worker_threads';
 import { InvalidArgumentError, type Command } from 'commander';
 import { isRowgateError } from '../../lib/errors.js';
 import type { RowWrite, SchemaTable } from '../../lib/model/types.js';
-import type { Store } from '../../lib/store/store.js';
+import type { BatchMarker, Store } from '../../lib/store/store.js';
 import { CliError, EXIT_USAGE } from '../support/cli-error.js';
 import { rateText, startProgress } from '../support/progress.js';
 import { positiveInteger } from '../support/read-options.js';
 import { withStore, withStoreOptions, type StoreFlags } from '../support/store-options.js';
 import { LineCutter } from '../support/line-cutter.js';
 import { defaultRejectFile, reasonsPath, RejectFiles, type Reject } from '../support/import-rejects.js';
-import { progressPath, readProgress, removeProgress, writeProgress, type ImportProgress } from '../support/import-progress.js';
+import { progressPath, readProgress, removeProgress, resumedFromMarker, writeProgress, type ImportProgress } from '../support/import-progress.js';
 import type { FromImportWorker, ImportWorkerData, LinesBatch, ToImportWorker } from './import-worker.js';
 
 /**
@@ -80,11 +82,14 @@ How an import commits (docs/cli.md, import):
   A crash (kill -9, power loss) leaves every batch committed before it whole, and nothing of the others.
   FILE.import-progress, rewritten after each committed batch and removed when the import ends well,
   names the first line not committed; --resume starts there (a bad line may have been fixed
-  meanwhile). A batch committed just before a crash, its record not yet written, is imported again:
-  the same cells where timestamps are given, one more version where not, {"incr": n} added again.
+  meanwhile). On the embedded store (--data) the same record is committed with each batch, so
+  --resume never imports a committed batch again; on Bigtable a batch committed just before a
+  crash, its record not yet written, is imported again: the same cells where timestamps are given,
+  one more version where not, {"incr": n} added again.
   --max-bad-lines N: up to N bad lines are refused instead of stopping it, each to the reject file
-  (the line as read) and REJECT.reasons (line number, reason) once its batch is committed; the
-  (N+1)th stops the import as a bad line does without the option.`;
+  (the line as read) and REJECT.reasons (line number, reason) before its batch is written; --resume
+  cuts the files back to what the committed batches refused; the (N+1)th stops the import as a bad
+  line does without the option.`;
 
 export function registerImport(program: Command): void {
   withStoreOptions(program.command('import').description('import rows from NDJSON (one row a line, in the POST shape); each batch is written atomically'))
@@ -114,8 +119,10 @@ interface Batch {
   readonly lastLine: number;
   readonly rows: number;
   readonly cells: number;
-  /** Its lines refused (--max-bad-lines), written to the reject file once the batch is committed. */
+  /** Its lines refused (--max-bad-lines), appended to the reject files before it is handed to the store. */
   readonly rejects: readonly Reject[];
+  /** The progress record once it is committed: committed with it (a BatchMarker) where the store can, and written to FILE.import-progress after. */
+  readonly record: ImportProgress;
   readonly write: () => Promise<void>;
   /**
    * Written alone (nothing else in flight, the next batch only after it): Store.write can refuse a
@@ -173,8 +180,18 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
   const threads = flags.threads ?? Math.max(1, Math.min(availableParallelism(), MAX_PARSE_THREADS));
   const tableName = `${flags.instance}/${flags.table}`;
   // Where an earlier run stopped (--resume), and the progress record this run keeps (a FILE only).
-  const resumed: ImportProgress | undefined = flags.resume === true ? readProgress(file, tableName) : undefined;
-  if (file !== '-' && resumed === undefined) removeProgress(file);
+  // On a store that commits the record with each batch (Store.atomicMarkers) that record is where
+  // the import stands: the file may be one batch behind it (a crash between the two).
+  const markerKey = `${resolve(file)}\n${tableName}`;
+  const stored = file !== '-' && store.atomicMarkers ? await store.batchMarker(markerKey) : undefined;
+  const resumed: ImportProgress | undefined =
+    flags.resume === true ? (stored !== undefined ? resumedFromMarker(stored, file, tableName) : readProgress(file, tableName)) : undefined;
+  if (file !== '-' && resumed === undefined) {
+    removeProgress(file);
+    if (stored !== undefined) await store.clearBatchMarker(markerKey);
+  }
+  /** The marker as the last batch handed to the store leaves it (what the next batch expects). */
+  let handedMarker = resumed === undefined ? undefined : stored;
   const maxBadLines = flags.maxBadLines;
   const rejectPath = maxBadLines > 0 ? (flags.rejectFile ?? resumed?.rejectFile ?? defaultRejectFile(file)) : undefined;
   // The earlier run's reject files go on when this run writes to the same ones (the record holds the path resolved).
@@ -187,28 +204,21 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
 
   let committedRows = resumed?.rows ?? 0;
   let committedCells = resumed?.cells ?? 0;
+  /** Rows and cells of the batches handed to the store (committed or being written). */
+  let handedRows = committedRows;
+  let handedCells = committedCells;
   /** Lines refused in committed batches (an earlier run's included), and in batches handed to the store. */
   let committedRefused = sameRejects ? resumed!.refused : 0;
   let handedRefused = committedRefused;
   /** Whether the progress record is kept (false once it could not be written). */
   let keepsProgress = file !== '-';
-  /** Called once a batch is committed: its refused lines to the reject file, then the progress record. */
+  /** Called once a batch is committed: the progress record (its refused lines were appended before it was handed over). */
   const recordCommitted = (batch: Batch): void => {
     committedRows += batch.rows;
     committedCells += batch.cells;
-    rejectFiles?.append(batch.rejects);
     committedRefused += batch.rejects.length;
     if (!keepsProgress) return;
-    const record: ImportProgress = {
-      input: resolve(file),
-      table: tableName,
-      nextLine: batch.lastLine + 1,
-      rows: committedRows,
-      cells: committedCells,
-      refused: committedRefused,
-      ...(rejectFiles === undefined ? {} : { rejectFile: resolve(rejectFiles.path), rejectLengths: rejectFiles.lengths }),
-    };
-    if (!writeProgress(file, record)) {
+    if (!writeProgress(file, batch.record)) {
       keepsProgress = false;
       process.stderr.write(`rowgate import: warning: cannot write ${progressPath(file)}: this import cannot be continued with --resume\n`);
     }
@@ -286,6 +296,24 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
       );
     }
     handedRefused += rejects.length;
+    handedRows += rows;
+    handedCells += cells;
+    // The refused lines go to the reject files (synced) before the batch is handed over: a crash
+    // after its commit cannot lose them; one before it leaves them past the lengths the last
+    // committed record holds, where --resume cuts the files.
+    rejectFiles?.append(rejects);
+    const record: ImportProgress = {
+      input: resolve(file),
+      table: tableName,
+      nextLine: lastLine + 1,
+      rows: handedRows,
+      cells: handedCells,
+      refused: handedRefused,
+      ...(rejectFiles === undefined ? {} : { rejectFile: resolve(rejectFiles.path), rejectLengths: rejectFiles.lengths }),
+    };
+    const marker: BatchMarker | undefined =
+      file !== '-' && store.atomicMarkers ? { key: markerKey, expected: handedMarker, value: JSON.stringify(record) } : undefined;
+    if (marker !== undefined) handedMarker = marker.value;
     const written = answers.map((m) => (m.type === 'prepared' ? m.batch : (m as Extract<FromImportWorker, { type: 'batch' }>).rows));
     for (const part of written) {
       // Buffers arrive from a worker as plain Uint8Arrays: views, no copy.
@@ -299,7 +327,8 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
       rows,
       cells,
       rejects,
-      write: () => store.writePacked(flags.instance, flags.table, written),
+      record,
+      write: () => store.writePacked(flags.instance, flags.table, written, marker),
       alone: !packed,
     });
   };
@@ -365,7 +394,10 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
     await parsers.close();
     rejectFiles?.close();
   }
-  if (file !== '-') removeProgress(file);
+  if (file !== '-') {
+    removeProgress(file);
+    if (store.atomicMarkers) await store.clearBatchMarker(markerKey);
+  }
   const seconds = (performance.now() - started) / 1000;
   // Rates of this run's rows; the counts include a resumed import's earlier runs.
   const rows = committedRows - (resumed?.rows ?? 0);

@@ -2,10 +2,11 @@
  * The progress record of `rowgate import FILE`: FILE.import-progress, rewritten (a new file synced,
  * then renamed over the old) after each batch is committed, removed when the import ends well.
  * `--resume` reads it and starts at the line after the last committed batch, with the counts and
- * reject file lengths it holds. It is written after the batch's commit, not in the batch's
- * transaction: a crash between the two (the time of one small synced write) leaves the record one
- * batch behind, and that batch is imported again on --resume (harmless for cells with explicit
- * timestamps; docs/cli.md says what else).
+ * reject file lengths it holds. The file is written after the batch's commit, so a crash between
+ * the two leaves it one batch behind; on the embedded store the same record is also committed in
+ * the batch's own transaction (a Store BatchMarker), and --resume starts from that one, so no
+ * committed batch is applied twice (its counter increments counted twice). On Bigtable, where no
+ * transaction spans a batch, the file alone says where, and that batch is imported again.
  */
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -70,5 +71,13 @@ export function readProgress(input: string, table: string): ImportProgress {
   }
   if (p.input !== resolve(input) || p.table !== table)
     throw new CliError(`${path} is the progress of importing ${p.input} into ${p.table}, not of this import`);
+  return p;
+}
+
+/** The record a store committed with the last batch (Store.batchMarker), checked as readProgress checks the file's. */
+export function resumedFromMarker(value: string, input: string, table: string): ImportProgress {
+  const p = JSON.parse(value) as ImportProgress;
+  if (p.input !== resolve(input) || p.table !== table)
+    throw new CliError(`the store's import record is of importing ${p.input} into ${p.table}, not of this import`);
   return p;
 }

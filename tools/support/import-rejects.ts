@@ -5,10 +5,11 @@
  * (reject data and reject log) keep them: the lines, once fixed, import as they are
  * (`rowgate import ... PATH`), and the reasons stay readable beside them.
  *
- * A batch's refused lines are appended only after the batch is committed, so the files hold the
- * refused lines of the committed batches, in input order. Their lengths go into the import's
- * progress record (import-progress.ts) with the batch, and a resumed import first cuts the files
- * back to those lengths: a batch refused lines of but never committed (a crash) is not counted twice.
+ * A batch's refused lines are appended (and synced) before the batch is handed to the store, so
+ * a crash after its commit cannot lose them. Their lengths go into the import's progress record
+ * (import-progress.ts) with the batch, and a resumed import first cuts the files back to the
+ * lengths of the last committed batch: a batch refused lines of but never committed (a crash, a
+ * stop) is not counted twice.
  */
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { CliError } from './cli-error.js';
@@ -72,7 +73,7 @@ export class RejectFiles {
     return { ...this.written };
   }
 
-  /** Appends refused lines (a committed batch's, in input order) and syncs both files. */
+  /** Appends refused lines (a batch's, in input order, before it is written) and syncs both files. */
   append(rejects: readonly Reject[]): void {
     if (rejects.length === 0) return;
     const lines = Buffer.concat(rejects.flatMap((r) => [r.text, NEWLINE]));

@@ -31,7 +31,16 @@ import { groupPieces, type KeySplit } from '../key-splits.js';
 import { checkInstanceName, isStoreName } from '../store-names.js';
 import { TableCache } from '../table-cache.js';
 import { encodeValueCell } from '../cell-value.js';
-import { DATA_VERSION, type InstanceMetadata, type PackedRows, type RowDelete, type RowScan, type ScanRequest, type Store } from '../store.js';
+import {
+  DATA_VERSION,
+  type BatchMarker,
+  type InstanceMetadata,
+  type PackedRows,
+  type RowDelete,
+  type RowScan,
+  type ScanRequest,
+  type Store,
+} from '../store.js';
 import { BigtableScan, type ScanCounts, type ScanTable } from './bigtable-scan.js';
 import { BigtableClient, type BigtableConnection, type MutateEntry, type Mutation } from './bigtable-client.js';
 import { grpcCode, mapBigtableError, mutateFailureError, RETRYABLE, type EntryFailure, type EntryStatus } from './bigtable-errors.js';
@@ -269,8 +278,17 @@ export class BigtableStore implements Store {
     await this.write(instance, table, rows);
   }
 
-  /** With `packing` undefined every part is row objects: written in order as one write. */
-  async writePacked(instance: string, table: string, parts: readonly (PackedRows | readonly RowWrite[])[]): Promise<void> {
+  /** Bigtable has no transaction over a batch of rows and a record: an import keeps its progress in its file only (import-progress.ts). */
+  readonly atomicMarkers = false;
+
+  async batchMarker(): Promise<string | undefined> {
+    return undefined;
+  }
+
+  async clearBatchMarker(): Promise<void> {}
+
+  /** With `packing` undefined every part is row objects: written in order as one write. A marker is ignored (atomicMarkers). */
+  async writePacked(instance: string, table: string, parts: readonly (PackedRows | readonly RowWrite[])[], _marker?: BatchMarker): Promise<void> {
     const rows: RowWrite[] = [];
     for (const part of parts) {
       if (!Array.isArray(part)) throw new Error('the Bigtable store takes no packed rows (its packing is undefined)');

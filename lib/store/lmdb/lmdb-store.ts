@@ -17,6 +17,7 @@ import { checkInstanceName, isStoreName } from '../store-names.js';
 import { TableCache } from '../table-cache.js';
 import {
   DATA_VERSION,
+  type BatchMarker,
   type ChunkScan,
   type InstanceMetadata,
   type RenderedChunk,
@@ -463,11 +464,12 @@ export class LmdbStore implements Store {
    * any other row. Otherwise the parts are written in order, and an increment that
    * overflows or a row the store refuses rolls the whole batch back.
    */
-  async writePacked(instance: string, table: string, parts: readonly (PackedRows | readonly RowWrite[])[]): Promise<void> {
+  async writePacked(instance: string, table: string, parts: readonly (PackedRows | readonly RowWrite[])[], marker?: BatchMarker): Promise<void> {
     const t = this.openTable(instance, table);
     const runs = parts.filter((p): p is PackedRows => !Array.isArray(p));
     if (runs.length === parts.length) {
       const apply = (): void => {
+        if (marker !== undefined) this.moveMarker(marker);
         let appending = true;
         let previous: Buffer | undefined;
         for (const { prefix, encoded } of mergedRows(runs)) {
@@ -485,19 +487,43 @@ export class LmdbStore implements Store {
           previous = prefix;
         }
       };
-      // Nothing in apply throws (the rows were validated and encoded whole): an asynchronous
-      // transaction, as write() uses without increments.
-      await guardedWrite(this.path, 'writing rows', () => asyncTransaction(t.db, apply));
+      // Nothing in apply throws but a marker found moved (the rows were validated and encoded
+      // whole): without a marker an asynchronous transaction, as write() uses without increments.
+      await guardedWrite(this.path, 'writing rows', () => asyncTransaction(t.db, apply, marker !== undefined));
       return;
     }
     for (const part of parts) if (Array.isArray(part)) for (const row of part as readonly RowWrite[]) this.checkRow(t, row);
     const apply = (): void => {
+      if (marker !== undefined) this.moveMarker(marker);
       for (const part of parts) {
         if (Array.isArray(part)) for (const row of part as readonly RowWrite[]) t.writer.write(row, Date.now());
         else for (const { prefix, encoded } of preparedRows(part as PackedRows)) t.writer.writeEncoded(prefix, encoded, Date.now());
       }
     };
     await guardedWrite(this.path, 'writing rows', () => asyncTransaction(t.db, apply, true));
+  }
+
+  /** Store.atomicMarkers: a marker is a meta record put in the batch's transaction (LMDB's transactions span the environment). */
+  readonly atomicMarkers = true;
+
+  async batchMarker(key: string): Promise<string | undefined> {
+    return this.meta.get(markerKey(key)) as string | undefined;
+  }
+
+  async clearBatchMarker(key: string): Promise<void> {
+    await guardedWrite(this.path, 'removing an import marker', () => this.meta.transactionSync(() => this.meta.removeSync(markerKey(key))));
+  }
+
+  /** Inside a batch's transaction: the marker moved from the value expected to the batch's, or the batch refused whole. */
+  private moveMarker(marker: BatchMarker): void {
+    const stored = this.meta.get(markerKey(marker.key)) as string | undefined;
+    if (stored !== marker.expected) {
+      throw rgError(
+        'RG_ERR_STORE_UNAVAILABLE',
+        'the batch before this one was not written (its import record is not where this batch expects it), so this batch is not written either',
+      );
+    }
+    this.meta.putSync(markerKey(marker.key), marker.value);
   }
 
   async delete(instance: string, table: string, deletes: readonly RowDelete[]): Promise<void> {
@@ -648,6 +674,11 @@ export class LmdbStore implements Store {
     }
     return names;
   }
+}
+
+/** Where a batch marker is kept in the meta database. */
+function markerKey(key: string): string[] {
+  return ['batch-marker', key];
 }
 
 /** The LMDB key range of a scan: its [start, end) row keys (scanRange: narrowed by a wildcard's fixed prefix), escaped. */
