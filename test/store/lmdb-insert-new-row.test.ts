@@ -111,9 +111,17 @@ t.test('an existing row, increments, several rows and a row whose cells all expi
   ]);
   // 'm' twice: the first inserted, the second declined (the row exists) and merged.
   t.equal(inserts(), 2, 'only the one-row writes without increments tried the conditional insert');
+  // Row n's counter version is stamped with the time of its increment, which may differ by a
+  // millisecond between the two tables: its value is compared instead of its bytes.
+  const nKey = Buffer.from('n').toString('hex');
+  const withoutN = (all: string[]): string[] => all.filter((e) => !e.startsWith(nKey));
   const general = entries(dir, GENERAL);
-  t.same(entries(dir, FAST), general);
+  t.same(withoutN(entries(dir, FAST)), withoutN(general));
   t.equal(general.length, 4, 'm, n, p and q stored; r (all cells expired) is not');
+  const counterOf = (all: string[]): string =>
+    decodeCompactRow(Buffer.from(all.find((e) => e.startsWith(nKey))!.split('=')[1]!, 'hex')).columns[0]!.versions[0]!.json;
+  t.equal(counterOf(entries(dir, FAST)), '7');
+  t.equal(counterOf(general), '7');
   const m = decodeCompactRow(Buffer.from(entries(dir, FAST)[0]!.split('=')[1]!, 'hex'));
   t.same(
     m.columns.map((c) => `${c.family}:${c.qualifier}=${c.versions.map((v) => v.json).join(',')}`),
