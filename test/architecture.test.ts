@@ -6,7 +6,7 @@
  * needed routes.ts loaded first, or "Cannot access 'getOpenApi' before initialization").
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import t from 'tap';
 import ts from 'typescript';
 import { REPO_ROOT, repoPath } from './support/repo-root.js';
@@ -155,5 +155,48 @@ t.test('the cycle finder finds cycles', async (t) => {
       ]),
     ),
     [],
+  );
+});
+
+// The test layers (issue #31): a test needing a socket, a child process or the emulator lives in an
+// integration folder; every other test is a unit test, run by `npm run test:unit` under
+// test/support/unit-guard.ts, which makes a socket or a process throw.
+const INTEGRATION_FOLDERS = ['http', 'cli', 'bigtable', 'engines'];
+const SOCKET_OR_PROCESS = /^(node:)?(child_process|cluster|dgram|http|http2|https|net|tls)$/;
+
+function testFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? testFiles(path) : name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+/** The modules a file imports by name (node:..., packages), not relative ones. */
+function namedImports(file: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, false);
+  return source.statements
+    .filter((s): s is ts.ImportDeclaration => ts.isImportDeclaration(s) && ts.isStringLiteral(s.moduleSpecifier))
+    .map((s) => (s.moduleSpecifier as ts.StringLiteral).text)
+    .filter((m) => !m.startsWith('.'));
+}
+
+t.test('test:unit runs every test outside the integration folders, under the guard, and none of them imports a socket or process module', async (t) => {
+  const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const unit = scripts['test:unit'] ?? '';
+  t.match(unit, `'dist/test/!(${INTEGRATION_FOLDERS.join('|')})/**/*.test.js' 'dist/test/*.test.js'`, 'the folder rule, as this test states it');
+  t.match(unit, '--node-arg=--import=./dist/test/support/unit-guard.js', 'the guard is loaded first');
+  const unitTests = testFiles(join(ROOT, 'test')).filter((f) => !INTEGRATION_FOLDERS.includes(relative(join(ROOT, 'test'), f).split(sep)[0]!));
+  t.ok(unitTests.length > 30, `${unitTests.length} unit tests`);
+  for (const file of unitTests) {
+    const bad = namedImports(file).filter((m) => SOCKET_OR_PROCESS.test(m));
+    t.same(
+      bad,
+      [],
+      `${relative(ROOT, file)} imports no socket or process module (or moves to test/${INTEGRATION_FOLDERS[0]}/ or test/${INTEGRATION_FOLDERS[1]}/)`,
+    );
+  }
+  t.ok(
+    SOCKET_OR_PROCESS.test('node:child_process') && SOCKET_OR_PROCESS.test('http') && !SOCKET_OR_PROCESS.test('node:fs'),
+    'the check tells a process module from a file one',
   );
 });

@@ -1,7 +1,7 @@
 /**
  * Every place rowgate reaches into another package's internals (or node's undocumented socket
  * fields), behind one door. Each reach is here because the public way measured slower or cannot
- * say what is needed; each has a test in test/internals.test.ts against the real package that
+ * say what is needed; each has a test in test/http/internals.test.ts against the real package that
  * fails when an upgrade removes or changes what it relies on, and the packages are pinned to exact
  * versions in package.json (lmdb, pino, prom-client, @google-cloud/bigtable, avsc): upgrading one means
  * running that test first.
@@ -57,7 +57,7 @@ const require = createRequire(import.meta.url);
 
 /** An internal no longer where this module expects it: an upgrade changed the package. */
 function changed(what: string): Error {
-  return new Error(`${what}: the package's internals changed (see lib/deps/internals.ts and test/internals.test.ts)`);
+  return new Error(`${what}: the package's internals changed (see lib/deps/internals.ts and test/http/internals.test.ts)`);
 }
 
 // pino

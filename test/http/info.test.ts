@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ERRORS } from '../../lib/errors.js';
+import { ERRORS, rgError } from '../../lib/errors.js';
 import { json, raw, startGateway } from './harness.js';
 
 t.test('root, version, instances, metadata, tables and layouts', async (t) => {
@@ -118,4 +118,17 @@ t.test('CORS: headers on every response and preflight answered when enabled', as
   });
   t.equal(pre.status, 204);
   t.match(pre.headers['access-control-allow-methods'], /DELETE/);
+});
+
+// The registry's Retry-After as a client receives it from a real gateway (test/errors.test.ts checks
+// the registry itself, without a socket, in test:unit).
+t.test('a gateway whose store is unavailable answers 503 with Retry-After', async (t) => {
+  const h = await startGateway();
+  t.teardown(() => h.close());
+  // Before the gateway first uses it (its store proxy binds methods on first use).
+  h.store.listInstances = () => Promise.reject(rgError('RG_ERR_STORE_UNAVAILABLE', 'the store cannot be reached: UNAVAILABLE'));
+  const res = await raw(h.base, 'GET', '/v1/instances');
+  t.equal(res.status, 503);
+  t.equal(res.headers['retry-after'], '1');
+  t.equal(JSON.parse(res.body).code, 'RG_ERR_STORE_UNAVAILABLE');
 });

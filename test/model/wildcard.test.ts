@@ -3,7 +3,7 @@
  * CompiledWildcard.matches accepts. The pattern is checked here with JavaScript's RegExp on the
  * key as Latin-1 text (one character per byte, as Bigtable reads keys), which reads every
  * construct the pattern uses (`\xNN`, `.{n}`, `[^\x00]`, `(?:...)?`) as RE2 does; the emulator
- * test (test/store/bigtable.test.ts) runs the same patterns on Bigtable's side.
+ * test (test/bigtable/store.test.ts) runs the same patterns on Bigtable's side.
  */
 import t from 'tap';
 import { encodeRowKey } from '../../lib/model/keys/row-key.js';

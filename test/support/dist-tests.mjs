@@ -1,6 +1,6 @@
 /**
- * The last step of `npm run build` (tsc emits dist/test/ from test/, see package.json): `npm test`
- * runs dist/test/**\/*.test.js, so dist/test/ must hold exactly the tests test/ holds.
+ * The steps around tsc in `npm run build` (tsc emits dist/test/ from test/, see package.json): `npm
+ * test` runs dist/test/**\/*.test.js, so dist/test/ must hold exactly the tests test/ holds.
  * - The .mjs fixtures two tests import (test/cli/fixtures/crash-rows.mjs,
  *   test/fixtures/legacy/legacy-spec.mjs) are copied beside their compiled importers: tsc emits
  *   only what it compiles.
@@ -19,6 +19,19 @@ const OUT = join(ROOT, 'dist', 'test');
 function walk(dir) {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+}
+
+// Before tsc (--before): an incremental tsc trusts dist/.tsbuildinfo and does not look at its
+// outputs, so a dist/ folder removed by hand would stay missing; one missing output makes the
+// build a full one.
+if (process.argv.includes('--before')) {
+  const missing = ['lib', 'tools', 'bench', 'test'].flatMap((dir) =>
+    walk(join(ROOT, dir)).filter(
+      (f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !existsSync(join(ROOT, 'dist', relative(ROOT, f)).replace(/\.ts$/, '.js')),
+    ),
+  );
+  if (missing.length > 0) rmSync(join(ROOT, 'dist', '.tsbuildinfo'), { force: true });
+  process.exit(0);
 }
 
 for (const file of walk(SRC).filter((f) => f.endsWith('.mjs'))) {

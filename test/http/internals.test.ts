@@ -30,9 +30,9 @@ import {
   socketWriteQueueSize,
   unknownOptionBeforeMissing,
   withAvroWrite,
-} from '../lib/deps/internals.js';
-import { PlainCounter, PlainHistogram } from '../lib/metrics/plain-metrics.js';
-import { REPO_ROOT } from './support/repo-root.js';
+} from '../../lib/deps/internals.js';
+import { PlainCounter, PlainHistogram } from '../../lib/metrics/plain-metrics.js';
+import { REPO_ROOT } from '../support/repo-root.js';
 
 const ROOT = REPO_ROOT;
 

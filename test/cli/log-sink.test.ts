@@ -9,7 +9,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { LogSink, wholeLines } from '../lib/logging/log-sink.js';
+import { LogSink, wholeLines } from '../../lib/logging/log-sink.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rowgate-log-sink-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -102,7 +102,7 @@ t.test('lines of any UTF-8 and any length come out byte for byte, in order (the 
 t.test('process.exit() right after request lines: every line is in the log', async (t) => {
   const file = join(dir, 'c.log');
   const script = join(dir, 'exit-child.mts');
-  const sinkModule = new URL('../lib/logging/log-sink.js', import.meta.url).href;
+  const sinkModule = new URL('../../lib/logging/log-sink.js', import.meta.url).href;
   writeFileSync(
     script,
     `import { openSync } from 'node:fs';\nimport { LogSink } from ${JSON.stringify(sinkModule)};\n` +
@@ -182,7 +182,7 @@ t.test('shared (--workers): two processes writing to one pipe never split a line
   const reader = spawn('sh', ['-c', `sleep 0.5; cat > '${file}'`], { stdio: ['pipe', 'ignore', 'inherit'] });
   const readerDone = new Promise<void>((resolve) => reader.on('exit', () => resolve()));
   const script = join(dir, 'shared-child.mts');
-  const sinkModule = new URL('../lib/logging/log-sink.js', import.meta.url).href;
+  const sinkModule = new URL('../../lib/logging/log-sink.js', import.meta.url).href;
   // Lines of ~300 bytes, written in 64 KiB gatherings: without line-aligned writes of at most
   // PIPE_BUF, the two writers' bytes interleave mid-line once the pipe is full.
   writeFileSync(

@@ -23,9 +23,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import t, { type Test } from 'tap';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { startGatewayOver, type Harness } from '../http/harness.js';
-import { ensureBuilt, serveCli } from '../cli/helpers.js';
+import { ensureBuilt, serveCli } from './helpers.js';
 import { legacyRequests } from '../fixtures/legacy/legacy-spec.mjs';
-import { rowForms } from './row-forms.js';
+import { rowForms } from '../store/row-forms.js';
 import { repoPath } from '../support/repo-root.js';
 
 const FIXTURES = repoPath('test', 'fixtures');

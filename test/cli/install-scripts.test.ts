@@ -8,7 +8,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { ROOT } from './cli/helpers.js';
+import { ROOT } from './helpers.js';
 
 interface Manifest {
   name?: string;

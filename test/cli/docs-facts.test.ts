@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { ROOT, runCli, ensureBuilt } from './cli/helpers.js';
+import { ROOT, runCli, ensureBuilt } from './helpers.js';
 
 const read = (name: string): string => readFileSync(join(ROOT, name), 'utf8');
 

@@ -12,8 +12,8 @@ import { parseLayout } from '../../lib/model/layout/layout.js';
 import type { EncodedCell, RowWrite } from '../../lib/model/types.js';
 import { decodeCompactRow } from '../../lib/store/lmdb/compact-row.js';
 import type { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
-import { RAW_LAYOUT } from './conformance.js';
-import { openStoreWithTable } from './lmdb-fixtures.js';
+import { RAW_LAYOUT } from '../store/conformance.js';
+import { openStoreWithTable } from '../store/lmdb-fixtures.js';
 
 const FAST = 'raw';
 const GENERAL = 'general';

@@ -17,8 +17,8 @@ import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { openStore } from '../../lib/store/open-store.js';
 import type { RowScan } from '../../lib/store/store.js';
 import { prng, randomWildcardPattern } from '../model/key-fixtures.js';
-import { EMULATOR_MISSING, startEmulator } from './bigtable-emulator.js';
-import { RAW_LAYOUT, storeConformance } from './conformance.js';
+import { EMULATOR_MISSING, startEmulator } from '../store/bigtable-emulator.js';
+import { RAW_LAYOUT, storeConformance } from '../store/conformance.js';
 
 const emulator = await startEmulator();
 if (!emulator) {

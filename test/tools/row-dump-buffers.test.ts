@@ -16,7 +16,7 @@ import type { ScanRequest } from '../../lib/store/store.js';
 import { Output } from '../../tools/support/output.js';
 import { dumpRows } from '../../tools/support/row-dump.js';
 import { openSampleStore, sampleRows, serializedScan } from '../store/lmdb-fixtures.js';
-import { tempDir } from './helpers.js';
+import { tempDir } from '../cli/helpers.js';
 
 const ROWS = 4000;
 
