@@ -11,8 +11,8 @@
  * - concurrent POSTs to `rowgate serve` (8 clients, one POST each outstanding), the server killed:
  *   every acknowledged POST is present whole after it restarts, and each POST's counter increment
  *   (in the same body) is counted exactly as often as its POSTs are present; beside them 4 clients
- *   POST one new row each request (the store's one-row insert, LmdbStore.insertNewRow): every
- *   acknowledged one present whole;
+ *   POST one new row each request (the benchmark's single-row POST): every acknowledged one
+ *   present whole;
  * - `rowgate import --batch 50` of a generated NDJSON file (prepared batches, two writes in flight),
  *   killed once this process sees a random number of its batches committed: the rows present are
  *   whole batches of 50 forming a prefix of the file.
@@ -280,7 +280,7 @@ const CLIENTS = 8;
 const POST_ROWS = 5;
 /** Client c's counter row: one increment of logins:hits in each of its POSTs. */
 const COUNTER_UID = 900_000;
-/** Clients POSTing one new row a request (the one-row insert path), row k at uid SINGLE_UID + k. */
+/** Clients POSTing one new row a request, row k at uid SINGLE_UID + k. */
 const SINGLE_CLIENTS = 4;
 const SINGLE_UID = 1_000_000;
 /** Single row k: crashRow's cells (values, counters set, several versions) under its own uid. */

@@ -108,25 +108,6 @@ export function asyncTransaction(db: Database, apply: () => void, abortable = fa
   return done;
 }
 
-/**
- * Puts `value` under `key` unless the key exists, checked and written on lmdb-js's write thread
- * (its conditional write: no JavaScript callback inside the transaction, unlike
- * asyncTransaction, whose callback costs a hop from the write thread to the main thread and
- * back: a single-row POST's hand-off to settle took 370-377 us against 464-488 us, 1 client).
- * Resolves true once the commit holding the put has settled (durable as any commit,
- * env-options.ts), false when the key existed and nothing was written. The put's own promise
- * settles with the condition's, so it is handled here; commit failures reject the answer.
- */
-export function insertIfAbsent(db: Database<Buffer, Buffer>, key: Buffer, value: Buffer): Promise<boolean> {
-  const done = db.ifNoExists(key, () => {
-    db.put(key, value).then(noop, noop);
-  });
-  setImmediate(() => {
-    db.committed.then(noop, noop);
-  });
-  return done;
-}
-
 function noop(): void {}
 
 let guardInstalled = false;
