@@ -9,6 +9,7 @@
  * as a user would, with cells left out on a pattern so every column has nulls.
  */
 import { parseLayout } from '../../lib/model/layout/layout.js';
+import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { json, raw, startGateway, type Harness } from '../http/harness.js';
 
 export const ROWS = 60;
@@ -151,9 +152,12 @@ function bodyText(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `@@${v}@@` : v)).replace(/"@@(-?[0-9]+)@@"/g, '$1');
 }
 
-/** A gateway over a fresh LMDB store holding the four tables, ROWS rows each (written by POST). */
-export async function engineGateway(): Promise<Harness> {
-  const h = await startGateway();
+/**
+ * A gateway over a fresh LMDB store holding the four tables, ROWS rows each (written by POST); with
+ * `dataDir` the store is there, so `rowgate export --data` can read it too.
+ */
+export async function engineGateway(dataDir?: string): Promise<Harness> {
+  const h = await startGateway({}, dataDir === undefined ? {} : { store: new LmdbStore({ path: dataDir, noSync: true }) });
   try {
     for (const table of TABLES) {
       await h.store.createTable('default', parseLayout(layoutOf(table)));
