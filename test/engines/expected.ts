@@ -28,11 +28,11 @@ interface ColumnPlan {
   readonly schema?: unknown;
   /** A map family: a map of that kind. */
   readonly map: boolean;
-  /** From a row document: the expected value (text columns: the JSON value itself). */
-  readonly pick: (doc: RowDoc) => JsonValue | undefined;
+  /** A row document's cells of the column (newest first), or of the map family by qualifier. */
+  readonly cells: (doc: RowDoc) => Cell[] | Record<string, Cell[]> | undefined;
 }
 
-type Cell = { value: JsonValue };
+type Cell = { timestamp: JsonValue; value: JsonValue };
 interface RowDoc {
   readonly entityId: JsonValue;
   readonly cells: Record<string, Record<string, Cell[]>>;
@@ -60,14 +60,11 @@ export function columnPlans(layout: TableLayout): ColumnPlan[] {
           name: family.name,
           ...kindOf(family.mapSchema),
           map: true,
-          pick: (doc) => {
-            const qualifiers = doc.cells[family.name];
-            return qualifiers === undefined ? undefined : Object.fromEntries(Object.entries(qualifiers).map(([q, cells]) => [q, cells[0]!.value]));
-          },
+          cells: (doc) => doc.cells[family.name],
         });
       } else
         for (const c of family.columns)
-          plans.push({ name: `${family.name}:${c.name}`, ...kindOf(c.schema), map: false, pick: (doc) => doc.cells[family.name]?.[c.name]?.[0]?.value });
+          plans.push({ name: `${family.name}:${c.name}`, ...kindOf(c.schema), map: false, cells: (doc) => doc.cells[family.name]?.[c.name] });
     }
   return plans;
 }
@@ -189,7 +186,7 @@ function floatsAsNumbers(v: unknown): Plain {
 }
 
 /** Whether an engine's value of a column matches the JSON scan's (undefined: the row has no cell). */
-function sameValue(plan: Omit<ColumnPlan, 'map' | 'pick' | 'name'>, expected: JsonValue | undefined, got: Plain): boolean {
+function sameValue(plan: Pick<ColumnPlan, 'kind' | 'schema'>, expected: JsonValue | undefined, got: Plain): boolean {
   if (expected === undefined) return got === null;
   // A cell holding null (a union with null): null, or as JSON text the text "null" (what the docs
   // promise for unions: the value's Avro JSON text). Only a missing cell must be null.
@@ -208,6 +205,25 @@ function sameValue(plan: Omit<ColumnPlan, 'map' | 'pick' | 'name'>, expected: Js
   return want !== undefined && canonical(want) === canonical(got);
 }
 
+/**
+ * Whether an engine's value of a column matches a row's cells there: with one version the newest
+ * value (null for none); with more, a list of {timestamp, value} newest first ([] or null for none).
+ */
+function sameCells(plan: Pick<ColumnPlan, 'kind' | 'schema'>, cells: Cell[] | undefined, got: Plain, versions: boolean): boolean {
+  if (!versions) return sameValue(plan, cells?.[0]?.value, got);
+  if (got === null) return cells === undefined || cells.length === 0;
+  if (!Array.isArray(got) || got.length !== (cells ?? []).length) return false;
+  return (cells ?? []).every((c, k) => {
+    const el = got[k] as { timestamp?: Plain; value?: Plain } | null;
+    return el !== null && canonical(el.timestamp) === canonical(int(c.timestamp)) && sameValue(plan, c.value, el.value ?? null);
+  });
+}
+
+/** A row's cells as the expected side of a message: values, or {timestamp, value} lists. */
+function shown(cells: Cell[] | undefined, versions: boolean): unknown {
+  return versions ? (cells ?? []).map((c) => ({ timestamp: c.timestamp, value: c.value })) : (cells?.[0]?.value ?? null);
+}
+
 export interface Comparison {
   /** Values compared equal (rows x columns, ids and row key included). */
   readonly same: number;
@@ -217,8 +233,12 @@ export interface Comparison {
   readonly differences: string[];
 }
 
-/** Compares an engine's rows of a table with the JSON scan's row documents (CR LF framed text). */
-export function compareWithJson(layout: TableLayout, jsonScan: string, read: EngineRead): Comparison {
+/**
+ * Compares an engine's rows of a table with the JSON scan's row documents (CR LF framed text);
+ * `versions`: the scan asked for more than one version (columns are lists), with the same
+ * `versions` as the JSON scan.
+ */
+export function compareWithJson(layout: TableLayout, jsonScan: string, read: EngineRead, versions = false): Comparison {
   const lines = jsonScan.split('\r\n').filter((l) => l !== '');
   const plans = columnPlans(layout);
   const differences: string[] = [];
@@ -246,20 +266,20 @@ export function compareWithJson(layout: TableLayout, jsonScan: string, read: Eng
       });
     }
     for (const plan of plans) {
-      const expected = plan.pick(doc);
       const got = row[plan.name] ?? null;
       if (!plan.map) {
-        check(i, plan.name, sameValue(plan, expected, got), expected, got);
+        const cells = plan.cells(doc) as Cell[] | undefined;
+        check(i, plan.name, sameCells(plan, cells, got, versions), shown(cells, versions), got);
         continue;
       }
       // A map family the row has no cell in: an empty map (the Arrow stream) or null.
-      const entries = Object.entries((expected ?? {}) as Record<string, JsonValue>);
+      const entries = Object.entries((plan.cells(doc) ?? {}) as Record<string, Cell[]>);
       const gotMap = (got ?? {}) as Record<string, Plain>;
       const ok =
         got !== null && (typeof got !== 'object' || Array.isArray(got))
           ? false
-          : Object.keys(gotMap).length === entries.length && entries.every(([q, v]) => q in gotMap && sameValue(plan, v, gotMap[q]!));
-      check(i, plan.name, ok, expected ?? {}, got);
+          : Object.keys(gotMap).length === entries.length && entries.every(([q, cells]) => q in gotMap && sameCells(plan, cells, gotMap[q]!, versions));
+      check(i, plan.name, ok, Object.fromEntries(entries.map(([q, cells]) => [q, shown(cells, versions)])), got);
     }
   });
   return { same, compared, differences };
@@ -304,15 +324,24 @@ const TEXT_OR_NESTED: Record<'pyarrow' | 'duckdb', RegExp> = {
   duckdb: /^(VARCHAR|STRUCT\(.*|.*\[\]|MAP\(.*)$/,
 };
 
+/** The type of a list of {timestamp, value} (more than one version) of values of type `value`. */
+function listed(engine: 'pyarrow' | 'duckdb', value: RegExp): RegExp {
+  const body = value.source.replace(/^\^|\$$/g, '');
+  return engine === 'pyarrow'
+    ? new RegExp(`^(large_)?list<(item|element): struct<timestamp: int64( not null)?, value: (${body})>( not null)?>$`)
+    : new RegExp(`^STRUCT\\("timestamp" BIGINT, "?value"? (${body})\\)\\[\\]$`);
+}
+
 /** Columns whose engine type is not the one the docs promise: "name: type (expected /re/)". */
-export function typeMismatches(layout: TableLayout, read: EngineRead): string[] {
+export function typeMismatches(layout: TableLayout, read: EngineRead, versions = false): string[] {
   const names = TYPE_NAMES[read.engine];
   const want = new Map<string, RegExp>([['row_key', names.bytes]]);
   const format = layout.keyFormat;
   if (format.encoding === 'FORMATTED' && !format.suppressMaterialization)
     for (const c of format.components) want.set(c.name, c.type === 'STRING' ? names.string : c.type === 'INTEGER' ? names.int32 : names.int64);
   for (const plan of columnPlans(layout)) {
-    const inner = plan.kind === 'text' ? TEXT_OR_NESTED[read.engine] : names[plan.kind];
+    const value = plan.kind === 'text' ? TEXT_OR_NESTED[read.engine] : names[plan.kind];
+    const inner = versions ? listed(read.engine, value) : value;
     if (!plan.map) want.set(plan.name, inner);
     else {
       const body = inner.source.replace(/^\^|\$$/g, '');

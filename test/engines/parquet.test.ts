@@ -3,10 +3,10 @@
  * the store's folder, and with --url --parallel) and GET rows with `Accept:
  * application/vnd.apache.parquet`, each read by pyarrow (parquet.read_table) and DuckDB (SELECT *
  * FROM 'file.parquet'), give every table of engine-tables.ts (the four row key formats, every cell
- * type) with the JSON scan's row count, row keys, entity id components, values (the newest version)
- * and nulls for absent cells, in the column types docs/interface.md promises for the same columns
- * over Arrow. The five exports run at once (each is a node process start, ~0.5 s) and one Python
- * process reads the nine files.
+ * type) with the JSON scan's row count, row keys, entity id components, values (the newest version;
+ * a scan with versions=all: {timestamp, value} lists newest first) and nulls for absent cells, in
+ * the column types docs/interface.md promises for the same columns over Arrow. The five exports
+ * run at once (each is a node process start, ~0.5 s) and one Python process reads the 13 files.
  *
  * Skips when the engines are missing (fails then in CI: engines.ts), and when the CLI refuses
  * `--format parquet` as an unknown format (the Parquet export not built), saying so.
@@ -59,25 +59,27 @@ engineTest(t, 'pyarrow and DuckDB read each key format table from Parquet export
   results.forEach((r, i) => t.equal(r.code, 0, `${exports[i]!.how} ${exports[i]!.table.name} --format parquet ${r.stderr}`));
 
   const scans = new Map<string, string>();
-  const files = [...exports];
-  for (const x of TABLES) {
-    const json = await raw(h.base, 'GET', `${rowsPath(x.name)}?limit=-1`);
-    t.equal(json.status, 200);
-    scans.set(x.name, json.body);
-    const scan = await getBytes(h.base, `${rowsPath(x.name)}?limit=-1`, PARQUET);
-    t.equal(scan.status, 200, `${x.name}: GET rows answers Parquet`);
-    t.equal(scan.type, 'application/vnd.apache.parquet');
-    const served = join(dir, `${x.name}.served.parquet`);
-    writeFileSync(served, scan.body);
-    files.push({ table: x, how: 'GET rows', file: served, args: [] });
-  }
+  const files: { table: EngineTable; how: string; file: string; versions?: boolean }[] = [...exports];
+  for (const x of TABLES)
+    for (const versions of [false, true]) {
+      const query = `${rowsPath(x.name)}?limit=-1${versions ? '&versions=all' : ''}`;
+      const json = await raw(h.base, 'GET', query);
+      t.equal(json.status, 200);
+      scans.set(query, json.body);
+      const scan = await getBytes(h.base, query, PARQUET);
+      t.equal(scan.status, 200, `${query}: GET rows answers Parquet`);
+      t.equal(scan.type, 'application/vnd.apache.parquet');
+      const served = join(dir, `${x.name}.served${versions ? '.all' : ''}.parquet`);
+      writeFileSync(served, scan.body);
+      files.push({ table: x, how: `GET rows${versions ? ' versions=all' : ''}`, file: served, versions });
+    }
 
   const reads = readBack(
     'parquet',
     files.map((f) => f.file),
   );
   t.equal(reads.length, files.length * 2, 'each file read by both engines');
-  for (const { table, how, file } of files) {
+  for (const { table, how, file, versions = false } of files) {
     const layout = await h.store.getLayout('default', table.name);
     for (const read of reads.filter((x) => x.file === file)) {
       const what = `${table.name} (${table.encoding} keys) ${how}, ${read.engine}`;
@@ -86,9 +88,9 @@ engineTest(t, 'pyarrow and DuckDB read each key format table from Parquet export
         expectedColumnNames(layout),
         `${what}: the columns`,
       );
-      t.same(typeMismatches(layout, read), [], `${what}: every column has the type the docs promise`);
+      t.same(typeMismatches(layout, read, versions), [], `${what}: every column has the type the docs promise`);
       t.equal(read.rows.length, ROWS, `${what}: ${ROWS} rows`);
-      const c = compareWithJson(layout, scans.get(table.name)!, read);
+      const c = compareWithJson(layout, scans.get(`${rowsPath(table.name)}?limit=-1${versions ? '&versions=all' : ''}`)!, read, versions);
       t.same(c.differences, [], `${what}: every value as the JSON scan has it`);
       t.equal(c.same, c.compared, `${what}: ${c.same} of ${c.compared} values equal`);
     }
