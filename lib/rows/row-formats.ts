@@ -3,26 +3,28 @@
  * documents, each followed by CR LF; KijiREST's format and the default), `ndjson` (the same
  * documents, each followed by LF), `avro` (an Avro object container file, schema derived from
  * the layout: lib/model/avro/avro-export.ts) and `arrow` (an Arrow IPC stream of typed columns:
- * lib/rows/formats/arrow-columns.ts, stages/arrow.ts). GET rows picks one from the Accept header; clients that
+ * lib/rows/formats/arrow-columns.ts, stages/arrow.ts) and `parquet` (a Parquet file of the same typed
+ * columns: formats/parquet-columns.ts, stages/parquet.ts). GET rows picks one from the Accept header; clients that
  * send application/json, anything matching it, or no Accept get exactly the json bytes.
  *
  * json and ndjson differ only in the framing's terminator (terminatorOf), which the scan's
- * framing stage writes (or the LMDB fused loop, compiled in). avro and arrow are encoded from the
+ * framing stage writes (or the LMDB fused loop, compiled in). avro, arrow and parquet are encoded from the
  * filtered rows' cells by their own stages (stages/avro.ts, stages/arrow.ts), no row document rendered.
  */
 import { rgError } from '../errors.js';
 import { ROW_TERMINATOR } from './row-format.js';
 import type { RowTerminator } from './row-document.js';
 
-export type RowFormat = 'json' | 'ndjson' | 'avro' | 'arrow';
+export type RowFormat = 'json' | 'ndjson' | 'avro' | 'arrow' | 'parquet';
 /** The formats `rowgate export` writes (arrow is served to GET rows only). */
-export const ROW_FORMATS: readonly RowFormat[] = ['json', 'ndjson', 'avro'];
+export const ROW_FORMATS: readonly RowFormat[] = ['json', 'ndjson', 'avro', 'parquet'];
 
 export const CONTENT_TYPE: Record<RowFormat, string> = {
   json: 'application/json',
   ndjson: 'application/x-ndjson',
   avro: 'application/avro',
   arrow: 'application/vnd.apache.arrow.stream',
+  parquet: 'application/vnd.apache.parquet',
 };
 
 // A Map, not an object literal: an Accept of `constructor` or `__proto__` must not find Object's members.
@@ -33,6 +35,7 @@ const BY_MEDIA = new Map<string, RowFormat>([
   ['application/x-ndjson', 'ndjson'],
   ['application/avro', 'avro'],
   ['application/vnd.apache.arrow.stream', 'arrow'],
+  ['application/vnd.apache.parquet', 'parquet'],
 ]);
 
 /** A media range as RFC 9110 writes one: `type/subtype` of token characters. */
@@ -72,7 +75,7 @@ export function negotiateRowFormat(accept: string | undefined): RowFormat {
   if (best === undefined)
     throw rgError(
       'RG_ERR_NOT_ACCEPTABLE',
-      `rows are served as application/json, application/x-ndjson, application/avro or application/vnd.apache.arrow.stream; Accept: ${accept.slice(0, 200)} names none of them`,
+      `rows are served as application/json, application/x-ndjson, application/avro, application/vnd.apache.arrow.stream or application/vnd.apache.parquet; Accept: ${accept.slice(0, 200)} names none of them`,
     );
   return best;
 }

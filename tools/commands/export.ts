@@ -16,6 +16,8 @@ import { dirname, extname, join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { ROW_FORMATS, terminatorOf, type RowFormat } from '../../lib/rows/row-formats.js';
 import { AVRO_CODECS, type AvroCodec } from '../../lib/rows/stages/avro.js';
+import { PARQUET_CODECS, type ParquetCodec } from '../../lib/rows/formats/parquet-codecs.js';
+import { parseVersions } from '../../lib/model/read/read-request.js';
 import { documentsToAvro } from '../support/documents-to-rows.js';
 import { CrLfToLf } from '../support/crlf-to-lf.js';
 import { rowKeyOfDocument } from '../../lib/rows/row-format.js';
@@ -28,7 +30,7 @@ import { ExportSpool, removeStaleSpools } from '../support/export-spool.js';
 import { writeInOrder } from '../support/ordered-ranges.js';
 import { OutputClosed } from '../support/output.js';
 import { rateText, startProgress, type Progress } from '../support/progress.js';
-import { dumpAvro, dumpRows } from '../support/row-dump.js';
+import { dumpAvro, dumpRows, type DumpResult } from '../support/row-dump.js';
 import { positiveInteger, selectionOf, withScanOptions, type RowSelection, type ScanFlags } from '../support/read-options.js';
 import { Gateway, RemoteError, remotely, TOKEN_ENV, withRemoteOptions, type RemoteFlags } from '../support/remote.js';
 import { keyAfter, readParams, remoteRows, type RemoteRange } from '../support/remote-rows.js';
@@ -44,14 +46,30 @@ interface ExportFlags extends StoreFlags, ScanFlags, RemoteFlags {
   readonly resume?: boolean;
   readonly parallel?: number;
   readonly format?: RowFormat;
-  readonly codec?: AvroCodec;
+  readonly codec?: AvroCodec | ParquetCodec;
+  readonly rowGroupRows?: number;
 }
 
 /** An export's flags with its format settled (formatOf). */
 type ResolvedFlags = ExportFlags & { readonly format: RowFormat };
 
 /** The output names whose format is not in doubt; any other name (x.json, x.out) is the row stream. */
-const FORMAT_OF_EXTENSION: Readonly<Record<string, RowFormat>> = { '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.avro': 'avro' };
+const FORMAT_OF_EXTENSION: Readonly<Record<string, RowFormat>> = { '.ndjson': 'ndjson', '.jsonl': 'ndjson', '.avro': 'avro', '.parquet': 'parquet' };
+
+/** Formats whose file has its index at the end (Avro's blocks, Parquet's footer): not cut at a row, so not resumable. */
+const WHOLE_FILE_FORMATS: ReadonlySet<RowFormat> = new Set(['avro', 'parquet']);
+/** The versions a Parquet export asks for: each column its newest value unless --versions was given. */
+function parquetVersions(given: string | undefined, fromCommandLine: boolean): string {
+  return fromCommandLine && given !== undefined ? given : '1';
+}
+
+/** The Parquet export (hyparquet-writer), loaded only when asked for. */
+const parquetExport = (): Promise<typeof import('../support/export-parquet.js')> => import('../support/export-parquet.js');
+
+const FORMAT_TITLE: Readonly<Record<string, string>> = { avro: 'Avro', parquet: 'Parquet' };
+
+/** The codecs each format takes (--codec). */
+const CODECS_OF: Readonly<Record<string, readonly string[]>> = { avro: AVRO_CODECS, parquet: PARQUET_CODECS };
 
 /**
  * --format, else the one --out's extension names, else json. `--out users.ndjson` alone wrote CR
@@ -81,7 +99,9 @@ class Interrupted extends Error {
 export function registerExport(program: Command): void {
   const cmd = withRemoteOptions(
     withStoreOptions(
-      program.command('export').description('write rows as json (revision 3 JSON + CR LF per row, as GET rows), ndjson or avro (--format, or from --out)'),
+      program
+        .command('export')
+        .description('write rows as json (revision 3 JSON + CR LF per row, as GET rows), ndjson, avro or parquet (--format, or from --out)'),
     )
       .requiredOption('--instance <name>', 'instance')
       .requiredOption('--table <name>', 'table')
@@ -91,27 +111,41 @@ export function registerExport(program: Command): void {
       .addOption(
         new Option(
           '--format <format>',
-          'json (CR LF after each row, as GET rows), ndjson (LF) or avro (an Avro object container file, schema from the layout); default: from --out (.ndjson or .jsonl: ndjson, .avro: avro), else json',
+          'json (CR LF after each row, as GET rows), ndjson (LF), avro (an Avro object container file, schema from the layout) or parquet (a Parquet file of typed columns from the layout; newest version unless --versions is given); default: from --out (.ndjson or .jsonl: ndjson, .avro: avro, .parquet: parquet), else json',
         ).choices([...ROW_FORMATS]),
       )
       .addOption(
-        new Option('--codec <codec>', "avro: the container file's block compression, null (none, the default) or deflate (about 3x smaller, slower)").choices([
-          ...AVRO_CODECS,
-        ]),
-      ),
+        new Option(
+          '--codec <codec>',
+          "avro: the container file's block compression, null (none, the default) or deflate (about 3x smaller, slower); parquet: the pages' compression, snappy (the default, fast), gzip, brotli (smaller, slower) or uncompressed",
+        ).choices([...new Set([...AVRO_CODECS, ...PARQUET_CODECS])]),
+      )
+      .option('--row-group-rows <n>', 'parquet: rows per row group (default 65536); the export holds one group in memory', positiveInteger),
   );
-  withScanOptions(cmd, '-1', 'all').action(async (given: ExportFlags) => {
-    const flags: ResolvedFlags = { ...given, format: formatOf(given.format, given.out) };
+  withScanOptions(cmd, '-1', 'all').action(async (given: ExportFlags, command: Command) => {
+    const format = formatOf(given.format, given.out);
+    // A Parquet file is for analytics engines: one typed value a column (the newest) unless --versions asks for lists.
+    const versions = format === 'parquet' ? parquetVersions(given.versions, command.getOptionValueSource('versions') === 'cli') : given.versions;
+    const flags: ResolvedFlags = { ...given, format, versions };
     const parallel = flags.parallel ?? 1;
     if (parallel > 1 && flags.url === undefined) {
       throw new CliError('--parallel reads split ranges from a gateway: give --url (a local export already renders on the scan threads)', EXIT_USAGE);
     }
-    if (flags.codec !== undefined && flags.format !== 'avro')
-      throw new CliError(`--codec compresses an Avro file's blocks: give --format avro (the ${flags.format} format has no codec)`, EXIT_USAGE);
-    if (flags.format === 'avro' && flags.resume === true)
-      throw new CliError('--resume continues json and ndjson exports (an Avro file is not cut at a row)', EXIT_USAGE);
+    const codecs = CODECS_OF[flags.format];
+    if (flags.codec !== undefined && codecs === undefined)
+      throw new CliError(
+        `--codec compresses an Avro file's blocks: give --format avro (the ${flags.format} format has no codec), or a Parquet file's pages: give --format parquet`,
+        EXIT_USAGE,
+      );
+    if (flags.codec !== undefined && !codecs!.includes(flags.codec))
+      throw new CliError(`--codec ${flags.codec} is not a ${FORMAT_TITLE[flags.format]} codec: give one of ${codecs!.join(', ')}`, EXIT_USAGE);
+    if (flags.rowGroupRows !== undefined && flags.format !== 'parquet')
+      throw new CliError(`--row-group-rows sizes a Parquet file's row groups: give --format parquet (the ${flags.format} format has none)`, EXIT_USAGE);
+    const whole = WHOLE_FILE_FORMATS.has(flags.format);
+    if (whole && flags.resume === true)
+      throw new CliError(`--resume continues json and ndjson exports (an ${FORMAT_TITLE[flags.format]} file is not cut at a row)`, EXIT_USAGE);
     // The stage needs the layout before the export starts; the export then takes it from here.
-    const layout = flags.format === 'avro' ? await layoutOf(flags) : undefined;
+    const layout = whole ? await layoutOf(flags) : undefined;
     // A local export frames its rows as the format asks (ndjson: LF) or encodes them as Avro from
     // their cells; a gateway sends the row stream (CR LF), which the export turns into LF (ndjson)
     // or reads back into rows for the Avro encoder (avro) as it writes.
@@ -121,9 +155,11 @@ export function registerExport(program: Command): void {
         : flags.format === 'ndjson'
           ? new CrLfToLf()
           : layout !== undefined
-            ? documentsToAvro(layout, flags.codec)
+            ? flags.format === 'parquet'
+              ? (await parquetExport()).documentsToParquet(layout, parseVersions(flags.versions), flags.codec as ParquetCodec | undefined, flags.rowGroupRows)
+              : documentsToAvro(layout, flags.codec as AvroCodec | undefined)
             : undefined;
-    const target = openTarget(flags.out, flags.resume === true, stage, flags.format !== 'avro');
+    const target = openTarget(flags.out, flags.resume === true, stage, !whole);
     const controller = new AbortController();
     const onSignal = (signal: NodeJS.Signals): void => controller.abort(new Interrupted(signal));
     process.once('SIGINT', onSignal);
@@ -174,9 +210,9 @@ export function registerExport(program: Command): void {
       const message = e instanceof Error && (interrupted || e instanceof RemoteError || e instanceof CliError) ? e.message : undefined;
       // Worth continuing: something was written (now or by an earlier run) or the user stopped it.
       // An Avro file is not cut at a row, so --resume cannot continue it: it goes, and the advice is to run again.
-      if (target.partial !== undefined && flags.format === 'avro' && (interrupted || written > 0)) {
+      if (target.partial !== undefined && whole && (interrupted || written > 0)) {
         rmSync(target.partial, { force: true });
-        const hint = `stopped after ${written} rows; an Avro export starts again from the first row; run again:\n  ${rerunCommand(false)}`;
+        const hint = `stopped after ${written} rows; an ${FORMAT_TITLE[flags.format]} export starts again from the first row; run again:\n  ${rerunCommand(false)}`;
         if (message === undefined) {
           process.stderr.write(`rowgate export: ${hint}\n`);
           throw e;
@@ -289,17 +325,15 @@ async function exportLocal(
   let rows = 0;
   let bytes = 0;
   let cells = 0;
-  const dump = flags.format === 'avro' ? dumpAvro : dumpRows;
-  const result = await dump({
-    codec: flags.codec,
+  const args = {
     store,
     instance: flags.instance,
     table: flags.table,
     layout,
     selection,
     output: target.output,
-    terminator: terminatorOf(flags.format === 'avro' ? 'json' : flags.format),
-    onBatch: (done) => {
+    terminator: terminatorOf(flags.format === 'ndjson' ? 'ndjson' : 'json'),
+    onBatch: (done: DumpResult) => {
       progress.add(done.rows - rows, done.bytes - bytes, done.cells - cells);
       rows = done.rows;
       bytes = done.bytes;
@@ -307,7 +341,13 @@ async function exportLocal(
       onWritten(rows);
       if (signal.aborted) throw signal.reason;
     },
-  });
+  };
+  const result =
+    flags.format === 'parquet'
+      ? await (await parquetExport()).dumpParquet({ ...args, codec: flags.codec as ParquetCodec | undefined, rowGroupRows: flags.rowGroupRows })
+      : flags.format === 'avro'
+        ? await dumpAvro({ ...args, codec: flags.codec as AvroCodec | undefined })
+        : await dumpRows(args);
   return { rows: result.rows, cells: result.cells, bytes: result.bytes };
 }
 
