@@ -345,7 +345,7 @@ export function typeMismatches(layout: TableLayout, read: EngineRead, versions =
     if (!plan.map) want.set(plan.name, inner);
     else {
       const body = inner.source.replace(/^\^|\$$/g, '');
-      // pyarrow names the value field when it is not "value": its Parquet reader calls it after the column (`map<string, int64 ('mlng')>`).
+      // pyarrow's Parquet reader names a map's entries after the column, and its type prints that name (`map<string, int64 ('mlng')>`), for files pyarrow wrote too.
       want.set(
         plan.name,
         read.engine === 'pyarrow' ? new RegExp(`^map<(large_)?string, (${body})( \\('[^']*'\\))?>$`) : new RegExp(`^MAP\\(VARCHAR, (${body})\\)$`),
