@@ -2,7 +2,9 @@
  * Scenario 1's export formats (issue #30): `rowgate export` of the bench table as Avro (codec null)
  * against the same export as JSON, each a whole `rowgate export --data` process as a user runs it,
  * best of `runs`, alternated so both see the same machine; plus the Avro file's size with
- * `--codec deflate`. Goal: Avro >= 0.5x the JSON export's rows/s.
+ * `--codec deflate`. Goal: Avro >= 0.5x the JSON export's rows/s. Parquet (snappy) the same way,
+ * alternated with the other two; its goals (run.ts): >= 1.0x PostgreSQL's COPY-as-JSON rows/s and a
+ * file at least 3x smaller than the JSON export's.
  *
  * `node dist/bench/columnar.js DATA_DIR ROWS` runs it alone and prints the figure as JSON.
  */
@@ -20,6 +22,8 @@ export interface ExportFormatsFigure {
   readonly jsonBytes: number;
   readonly avroBytes: number;
   readonly avroDeflateBytes: number;
+  readonly parquetSeconds: number;
+  readonly parquetBytes: number;
   /** Avro's rows/s over JSON's: the goal is at least 0.5. */
   readonly ratio: number;
 }
@@ -36,9 +40,11 @@ export async function exportFormatsFigure(cli: string, data: string, rows: numbe
   };
   const json: { seconds: number; bytes: number }[] = [];
   const avro: { seconds: number; bytes: number }[] = [];
+  const parquet: { seconds: number; bytes: number }[] = [];
   for (let i = 0; i < runs; i++) {
     json.push(await timed(['--format', 'json']));
     avro.push(await timed(['--format', 'avro']));
+    parquet.push(await timed(['--format', 'parquet']));
   }
   const deflate = await timed(['--format', 'avro', '--codec', 'deflate']);
   const jsonSeconds = Math.min(...json.map((r) => r.seconds));
@@ -50,6 +56,8 @@ export async function exportFormatsFigure(cli: string, data: string, rows: numbe
     jsonBytes: json[0]!.bytes,
     avroBytes: avro[0]!.bytes,
     avroDeflateBytes: deflate.bytes,
+    parquetSeconds: Math.min(...parquet.map((r) => r.seconds)),
+    parquetBytes: parquet[0]!.bytes,
     ratio: jsonSeconds / avroSeconds,
   };
 }

@@ -445,6 +445,27 @@ async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<vo
       met: formats.ratio >= 0.5,
     });
     note(`export: avro ${formats.avroBytes} B (deflate ${formats.avroDeflateBytes} B), json ${formats.jsonBytes} B`);
+    // Parquet (snappy) against PostgreSQL's COPY-as-JSON of this run (#30: >= 1.0x) and the JSON file's size (>= 3x smaller).
+    const parquetRows = ROWS / formats.parquetSeconds;
+    add({
+      scenario: '1 export --format parquet',
+      figure: pgRows === undefined ? 'rows/s vs export as JSON (whole process; PostgreSQL skipped)' : 'rows/s vs PostgreSQL COPY-as-JSON',
+      value: Math.round(parquetRows),
+      unit: 'rows/s',
+      baseline: Math.round(pgRows ?? ROWS / formats.jsonSeconds),
+      ratio: ratio(parquetRows, pgRows ?? ROWS / formats.jsonSeconds),
+      ...(pgRows !== undefined && { target: '>= 1.0', met: parquetRows >= pgRows }),
+    });
+    add({
+      scenario: '1 export --format parquet',
+      figure: 'file size: JSON export bytes over Parquet bytes',
+      value: formats.parquetBytes,
+      unit: 'bytes',
+      baseline: formats.jsonBytes,
+      ratio: ratio(formats.jsonBytes, formats.parquetBytes),
+      target: '>= 3.0',
+      met: formats.jsonBytes / formats.parquetBytes >= 3,
+    });
   }
 
   if (want(7)) {

@@ -101,7 +101,9 @@ export function registerExport(program: Command): void {
     withStoreOptions(
       program
         .command('export')
-        .description('write rows as json (revision 3 JSON + CR LF per row, as GET rows), ndjson, avro or parquet (--format, or from --out)'),
+        .description(
+          'write rows as json (revision 3 JSON + CR LF per row, as GET rows), ndjson or avro (a container file) or parquet (--format, or from --out)',
+        ),
     )
       .requiredOption('--instance <name>', 'instance')
       .requiredOption('--table <name>', 'table')
