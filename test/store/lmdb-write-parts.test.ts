@@ -162,3 +162,23 @@ t.test('parts with rows the packed format does not carry are written in order, i
   await t.rejects(tested.store.writePacked('i', 'raw', [packRows([row(999_999, 1)], layout, Infinity)!, overflow, overflow]), { code: 'RG_ERR_BAD_COUNTER' });
   t.same(entries(tested.dir), before, 'an overflow rolls back the whole batch, its packed part too');
 });
+
+t.test('a batch marker moves with its batch, and a batch that finds it elsewhere writes nothing, packed or not', async (t) => {
+  const { store, dir } = await openStore(t);
+  const packed = (k: number): PreparedBatch => packRows([row(k, k)], layout, Infinity)!;
+  const objects = (k: number): RowWrite[] => [
+    { rowKey: row(k, k).rowKey, cells: [{ kind: 'counter-increment', family: 'info', qualifier: 'visits', delta: 1n }] },
+  ];
+  await store.writePacked('i', 'raw', [packed(1)], { key: 'm', expected: undefined, value: 'after 1' });
+  t.equal(await store.batchMarker('m'), 'after 1', 'the first batch set the marker');
+  await store.writePacked('i', 'raw', [packed(2), objects(2)], { key: 'm', expected: 'after 1', value: 'after 2' });
+  t.equal(await store.batchMarker('m'), 'after 2', 'a batch with row objects moved it too');
+  const before = entries(dir);
+  for (const parts of [[packed(3)], [packed(3), objects(3)]]) {
+    await t.rejects(store.writePacked('i', 'raw', parts, { key: 'm', expected: 'after 1', value: 'after 3' }), { code: 'RG_ERR_STORE_UNAVAILABLE' });
+    t.equal(await store.batchMarker('m'), 'after 2', `a stale batch (${parts.length} part(s)) left the marker`);
+  }
+  t.same(entries(dir), before, 'and wrote none of its rows');
+  await store.clearBatchMarker('m');
+  t.equal(await store.batchMarker('m'), undefined, 'cleared');
+});

@@ -445,8 +445,14 @@ export class LmdbStore implements Store {
     const t = this.openTable(instance, table);
     const runs = parts.filter((p): p is PackedRows => !Array.isArray(p));
     if (runs.length === parts.length) {
+      let stale = false;
       const apply = (): void => {
-        if (marker !== undefined) this.moveMarker(marker);
+        // A marker found moved: nothing is written (no child transaction to roll back: one cost
+        // a 1,000,000-row batch 10-20%, 11.5-12.4 s against 10.3-10.4 s).
+        if (marker !== undefined && !this.moveMarker(marker)) {
+          stale = true;
+          return;
+        }
         let appending = true;
         let previous: Buffer | undefined;
         for (const { prefix, encoded } of mergedRows(runs)) {
@@ -464,14 +470,15 @@ export class LmdbStore implements Store {
           previous = prefix;
         }
       };
-      // Nothing in apply throws but a marker found moved (the rows were validated and encoded
-      // whole): without a marker an asynchronous transaction, as write() uses without increments.
-      await guardedWrite(this.path, 'writing rows', () => asyncTransaction(t.db, apply, marker !== undefined));
+      // Nothing in apply throws (the rows were validated and encoded whole): an asynchronous
+      // transaction, as write() uses without increments.
+      await guardedWrite(this.path, 'writing rows', () => asyncTransaction(t.db, apply));
+      if (stale) throw staleMarker();
       return;
     }
     for (const part of parts) if (Array.isArray(part)) for (const row of part as readonly RowWrite[]) this.checkRow(t, row);
     const apply = (): void => {
-      if (marker !== undefined) this.moveMarker(marker);
+      if (marker !== undefined && !this.moveMarker(marker)) throw staleMarker();
       for (const part of parts) {
         if (Array.isArray(part)) for (const row of part as readonly RowWrite[]) t.writer.write(row, Date.now());
         else for (const { prefix, encoded } of preparedRows(part as PackedRows)) t.writer.writeEncoded(prefix, encoded, Date.now());
@@ -491,16 +498,12 @@ export class LmdbStore implements Store {
     await guardedWrite(this.path, 'removing an import marker', () => this.meta.transactionSync(() => this.meta.removeSync(markerKey(key))));
   }
 
-  /** Inside a batch's transaction: the marker moved from the value expected to the batch's, or the batch refused whole. */
-  private moveMarker(marker: BatchMarker): void {
+  /** Inside a batch's transaction: the marker moved from the value expected to the batch's; false, nothing written, when it holds another. */
+  private moveMarker(marker: BatchMarker): boolean {
     const stored = this.meta.get(markerKey(marker.key)) as string | undefined;
-    if (stored !== marker.expected) {
-      throw rgError(
-        'RG_ERR_STORE_UNAVAILABLE',
-        'the batch before this one was not written (its import record is not where this batch expects it), so this batch is not written either',
-      );
-    }
+    if (stored !== marker.expected) return false;
     this.meta.putSync(markerKey(marker.key), marker.value);
+    return true;
   }
 
   async delete(instance: string, table: string, deletes: readonly RowDelete[]): Promise<void> {
@@ -651,6 +654,14 @@ export class LmdbStore implements Store {
     }
     return names;
   }
+}
+
+/** A batch refused because its marker was not where it expected it. */
+function staleMarker(): Error {
+  return rgError(
+    'RG_ERR_STORE_UNAVAILABLE',
+    'the batch before this one was not written (its import record is not where this batch expects it), so this batch is not written either',
+  );
 }
 
 /** Where a batch marker is kept in the meta database. */
