@@ -93,7 +93,8 @@ export const TABLES: readonly EngineTable[] = [
   },
 ];
 
-function layoutOf(table: EngineTable): object {
+/** A table's layout, as created. */
+export function layoutOf(table: EngineTable): object {
   return {
     name: table.name,
     keys_format: table.keysFormat,
