@@ -5,7 +5,8 @@
  * FROM 'file.parquet'), give every table of engine-tables.ts (the four row key formats, every cell
  * type) with the JSON scan's row count, row keys, entity id components, values (the newest version;
  * a scan with versions=all: {timestamp, value} lists newest first) and nulls for absent cells, in
- * the column types docs/interface.md promises for the same columns over Arrow. The five exports
+ * the column types docs/interface.md promises for the same columns over Arrow; the exports use
+ * every --codec and row groups of 7 and 16 rows besides the default. The five exports
  * run at once (each is a node process start, ~0.5 s) and one Python process reads the 13 files.
  * The scans are served by `rowgate serve` as a process over the filled store: the Parquet stage's
  * writer (hyparquet-writer) imports hyparquet's src/ files, which tap's TypeScript loader cannot
@@ -41,16 +42,18 @@ engineTest(t, 'pyarrow and DuckDB read each key format table from Parquet export
   const table = (name: string) => ['--instance', 'default', '--table', name, '--format', 'parquet'];
   const formatted = TABLES.find((x) => x.encoding === 'FORMATTED')!;
   const exports: { table: EngineTable; how: string; file: string; args: string[] }[] = [
-    ...TABLES.map((x) => {
+    // Each codec, and row groups of a few rows (several groups a file), as the engines must read them.
+    ...TABLES.map((x, i) => {
       const file = join(dir, `${x.name}.parquet`);
-      return { table: x, how: 'export', file, args: ['export', '--data', data, ...table(x.name), '--out', file] };
+      const flags = [[], ['--codec', 'gzip', '--row-group-rows', '7'], ['--codec', 'brotli'], ['--codec', 'uncompressed', '--row-group-rows', '16']][i]!;
+      return { table: x, how: ['export', ...flags].join(' '), file, args: ['export', '--data', data, ...table(x.name), ...flags, '--out', file] };
     }),
     // --url with --parallel: split ranges read at once and written in key order.
     {
       table: formatted,
-      how: 'export --url --parallel 3',
+      how: 'export --url --parallel 3 --row-group-rows 7',
       file: join(dir, 'remote.parquet'),
-      args: ['export', '--url', base, '--parallel', '3', ...table(formatted.name), '--out', join(dir, 'remote.parquet')],
+      args: ['export', '--url', base, '--parallel', '3', '--row-group-rows', '7', ...table(formatted.name), '--out', join(dir, 'remote.parquet')],
     },
   ];
   const results = await Promise.all(exports.map((e) => runCli(e.args)));
