@@ -94,10 +94,12 @@ export interface Download {
 }
 
 /** Fetches a URL as fast as possible, discarding the body: curl to /dev/null when present, else a Node client counting bytes. */
-export async function download(url: string, acceptEncoding?: string): Promise<Download> {
+/** `accept`: an Accept header (a columnar format: Arrow, Parquet); none by default (the JSON row stream). */
+export async function download(url: string, acceptEncoding?: string, accept?: string): Promise<Download> {
   try {
     const args = ['-s', '-o', '/dev/null', '--max-time', '120', '-w', '%{size_download} %{time_total} %{http_code}'];
     if (acceptEncoding) args.push('-H', `accept-encoding: ${acceptEncoding}`);
+    if (accept) args.push('-H', `accept: ${accept}`);
     const out = await run('curl', [...args, url], 130_000);
     const [bytes, seconds, status] = out.trim().split(' ');
     if (status !== '200') throw new Error(`GET ${url}: status ${status}`);
@@ -107,7 +109,7 @@ export async function download(url: string, acceptEncoding?: string): Promise<Do
   }
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    get(url, { headers: acceptEncoding ? { 'accept-encoding': acceptEncoding } : {} }, (res) => {
+    get(url, { headers: { ...(acceptEncoding && { 'accept-encoding': acceptEncoding }), ...(accept && { accept }) } }, (res) => {
       let bytes = 0;
       res.on('data', (c: Buffer) => (bytes += c.length));
       res.on('end', () => resolve({ bytes, seconds: (performance.now() - started) / 1000 }));

@@ -368,10 +368,15 @@ async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<vo
     const bestA = Math.max(...base.map((b) => b.rows / b.seconds));
     let scanBytes = 0;
     const scans: { bytes: number; seconds: number }[] = [];
+    // The same scan as an Arrow IPC stream, alternated with the JSON one (#30: >= 0.8x its rows/s).
+    const arrowScans: { bytes: number; seconds: number }[] = [];
     await withServer(
       () => startServer(process.execPath, gatewayArgs(data, cfg), LISTEN, gatewayLog),
       async (s) => {
-        for (let i = 0; i < RUNS; i++) scans.push(await download(rowsUrl(s.port, '?limit=-1')));
+        for (let i = 0; i < RUNS; i++) {
+          scans.push(await download(rowsUrl(s.port, '?limit=-1')));
+          arrowScans.push(await download(rowsUrl(s.port, '?limit=-1'), undefined, 'application/vnd.apache.arrow.stream'));
+        }
       },
     );
     scanBytes = scans[0]!.bytes;
@@ -399,6 +404,18 @@ async function lmdbScenarios(tmp: string, data: string, cfg: string): Promise<vo
       ratioToA: ratio(scanRows, bestA),
       ratioToB: ratio(scanRows, streamRows),
     };
+    const arrowRows = ROWS / Math.min(...arrowScans.map((r) => r.seconds));
+    results.arrowScan = { runs: arrowScans, rowsPerSecond: arrowRows, ratioToJsonScan: ratio(arrowRows, scanRows) };
+    add({
+      scenario: '1 scan as an Arrow stream (curl)',
+      figure: 'rows/s vs the JSON scan',
+      value: Math.round(arrowRows),
+      unit: 'rows/s',
+      baseline: Math.round(scanRows),
+      ratio: ratio(arrowRows, scanRows),
+      target: '>= 0.8',
+      met: arrowRows / scanRows >= 0.8,
+    });
     const scenario = '1 scan export (curl)';
     if (pgRows !== undefined)
       add({
