@@ -169,14 +169,14 @@ const COMMON: RouteEntry[] = [
     }),
     operationId: 'getRows',
     summary:
-      'Rows: a point get (eid), a bulk get (eids), a wildcard scan, or a range scan; CR LF framed row documents (Accept: application/x-ndjson for LF framing, application/avro for an Avro object container file, application/vnd.apache.arrow.stream for an Arrow IPC stream); a complete scan ends with the trailers X-Rowgate-Rows and, when limit stopped it early, X-Rowgate-Next-Start',
+      'Rows: a point get (eid), a bulk get (eids), a wildcard scan, or a range scan; CR LF framed row documents (Accept: application/x-ndjson for LF framing, application/avro for an Avro object container file, application/vnd.apache.arrow.stream for an Arrow IPC stream, application/vnd.apache.parquet for a Parquet file); a complete scan ends with the trailers X-Rowgate-Rows and, when limit stopped it early, X-Rowgate-Next-Start',
     result: 'row',
     stream: true,
     errors: [
       ...TABLE_ERRORS,
       ...READ_ERRORS,
       'RG_ERR_BAD_LIMIT',
-      // An Accept naming none of application/json, application/x-ndjson, application/avro, application/vnd.apache.arrow.stream.
+      // An Accept naming none of application/json, application/x-ndjson, application/avro, application/vnd.apache.arrow.stream, application/vnd.apache.parquet.
       'RG_ERR_NOT_ACCEPTABLE',
       'RG_ERR_AMBIGUOUS_REQUEST',
       ...KEY_ERRORS,
