@@ -27,5 +27,5 @@ t.test('no page advertises npx rowgate', async (t) => {
 
 t.test('export --help names its formats, not only the CR LF stream', async (t) => {
   const help = await runCli(['--help']);
-  t.match(help.stdout.replace(/\s+/g, ' '), / export \[options\] write rows as json [^]*?ndjson, avro or parquet /);
+  t.match(help.stdout.replace(/\s+/g, ' '), / export \[options\] write rows as json [^]*?ndjson\b[^]*? avro\b[^]*? parquet\b/);
 });
