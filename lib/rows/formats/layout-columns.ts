@@ -27,6 +27,8 @@ export type IdType = 'string' | 'int' | 'long';
 type Decode = (json: string) => unknown;
 
 const BIGINT_TEXT = /^-?[0-9]+$/;
+/** A plain JSON number, which Number() reads as JSON does; anything else goes through the exact parser. */
+const NUMBER_TEXT = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
 const exact = (json: string): unknown => parseExactJson(json, 'value');
 
 /** Readers of a value's JSON text (the stored cell's) into the JavaScript value of its type. */
@@ -34,8 +36,8 @@ const DECODE: Readonly<Record<ValueType, Decode>> = {
   string: (j) => String(JSON.parse(j)),
   long: (j) => (BIGINT_TEXT.test(j) ? BigInt(j) : BigInt(exact(j) as number)),
   int: (j) => Number(j),
-  double: (j) => Number(exact(j)),
-  float: (j) => Number(exact(j)),
+  double: (j) => (NUMBER_TEXT.test(j) ? Number(j) : Number(exact(j))),
+  float: (j) => (NUMBER_TEXT.test(j) ? Number(j) : Number(exact(j))),
   boolean: (j) => j === 'true',
   // Avro JSON writes bytes as a string of code points 0-255.
   bytes: (j) => new Uint8Array(Buffer.from(String(JSON.parse(j)), 'latin1')),
@@ -81,7 +83,9 @@ export interface IdColumn {
 export class LayoutColumns {
   readonly idColumns: readonly IdColumn[];
   readonly columns: readonly DataColumn[];
-  private readonly families: { name: string; map: boolean; qualifiers: string[]; decode: Decode[] }[] = [];
+  /** Where a cell goes: by family, a map family's column or a group family's columns by qualifier (built once, not a row). */
+  private readonly slots = new Map<string, { map: number; decode: Decode } | Map<string, { at: number; decode: Decode }>>();
+  private readonly mapSlots: number[] = [];
   private readonly listed: boolean;
 
   constructor(
@@ -95,16 +99,23 @@ export class LayoutColumns {
         ? format.components.map((c) => ({ name: c.name, type: c.type === 'STRING' ? 'string' : c.type === 'INTEGER' ? 'int' : 'long' }))
         : [];
     const columns: DataColumn[] = [];
+    // A data column's index in a row's values: after row_key and the id components.
+    const first = 1 + this.idColumns.length;
     for (const group of layout.localityGroups)
       for (const family of group.families) {
         if (family.mapSchema !== undefined) {
           const valueType = valueTypeOf(family.mapSchema);
-          this.families.push({ name: family.name, map: true, qualifiers: [], decode: [DECODE[valueType]] });
+          this.slots.set(family.name, { map: first + columns.length, decode: DECODE[valueType] });
+          this.mapSlots.push(first + columns.length);
           columns.push({ name: family.name, valueType, map: true, listed: this.listed });
         } else {
-          const types = family.columns.map((c) => valueTypeOf(c.schema));
-          this.families.push({ name: family.name, map: false, qualifiers: family.columns.map((c) => c.name), decode: types.map((t) => DECODE[t]) });
-          family.columns.forEach((c, i) => columns.push({ name: `${family.name}:${c.name}`, valueType: types[i]!, map: false, listed: this.listed }));
+          const byQualifier = new Map<string, { at: number; decode: Decode }>();
+          for (const c of family.columns) {
+            const valueType = valueTypeOf(c.schema);
+            byQualifier.set(c.name, { at: first + columns.length, decode: DECODE[valueType] });
+            columns.push({ name: `${family.name}:${c.name}`, valueType, map: false, listed: this.listed });
+          }
+          this.slots.set(family.name, byQualifier);
         }
       }
     this.columns = columns;
@@ -129,29 +140,36 @@ export class LayoutColumns {
         out[at++] = v === null ? null : id.type === 'long' ? BigInt(v as number | bigint) : v;
       });
     }
-    // The row's cells by family, then qualifier, newest first as stored.
-    const byFamily = new Map<string, Map<string, CellOut[]>>();
+    // Each column starts empty (null, or an empty list); map families an empty map.
+    for (let i = at; i < at + this.columns.length; i++) out[i] = this.listed ? [] : null;
+    for (const i of this.mapSlots) out[i] = new Map<string, unknown>();
+    // One pass over the cells as stored (a column's newest first): the first cell of a column is
+    // its newest value; with versions > 1 the first `versions` are its list.
     for (const cell of row.cells) {
-      let family = byFamily.get(cell.family);
-      if (family === undefined) byFamily.set(cell.family, (family = new Map()));
-      const list = family.get(cell.qualifier);
-      if (list === undefined) family.set(cell.qualifier, [cell]);
-      else list.push(cell);
-    }
-    for (const family of this.families) {
-      const got = byFamily.get(family.name);
-      if (family.map) {
-        const map = new Map<string, unknown>();
-        for (const [q, list] of got ?? []) map.set(q, this.cellsValue(family.decode[0]!, list));
-        out[at++] = map;
-      } else family.qualifiers.forEach((q, i) => (out[at++] = this.cellsValue(family.decode[i]!, got?.get(q))));
+      const slot = this.slots.get(cell.family);
+      if (slot === undefined) continue;
+      if (slot instanceof Map) {
+        const column = slot.get(cell.qualifier);
+        if (column === undefined) continue;
+        if (!this.listed) {
+          if (out[column.at] === null) out[column.at] = decodeOrThrow(column.decode, cell);
+        } else this.addVersion(out[column.at] as unknown[], column.decode, cell);
+      } else {
+        const map = out[slot.map] as Map<string, unknown>;
+        if (!this.listed) {
+          if (!map.has(cell.qualifier)) map.set(cell.qualifier, decodeOrThrow(slot.decode, cell));
+        } else {
+          let list = map.get(cell.qualifier) as unknown[] | undefined;
+          if (list === undefined) map.set(cell.qualifier, (list = []));
+          this.addVersion(list, slot.decode, cell);
+        }
+      }
     }
   }
 
-  /** A column's value from its cells (newest first): the newest value, or the list of versions. */
-  private cellsValue(decode: Decode, cells: readonly CellOut[] | undefined): unknown {
-    if (!this.listed) return cells === undefined || cells.length === 0 ? null : decodeOrThrow(decode, cells[0]!);
-    return cells === undefined ? [] : cells.slice(0, this.versions).map((c) => ({ timestamp: BigInt(c.timestamp), value: decodeOrThrow(decode, c) }));
+  /** A cell into a column's list of versions, while it holds fewer than asked for. */
+  private addVersion(list: unknown[], decode: Decode, cell: CellOut): void {
+    if (list.length < this.versions) list.push({ timestamp: BigInt(cell.timestamp), value: decodeOrThrow(decode, cell) });
   }
 }
 
