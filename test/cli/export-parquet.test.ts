@@ -87,10 +87,10 @@ t.test('a local Parquet export reads back with the JSON export values', async (t
   };
   await usage(
     ['--format', 'parquet', '--out', join(dir, 'r.parquet'), '--resume'],
-    /--resume continues json and ndjson exports \(an Parquet file is not cut at a row\)/,
+    /--resume continues json and ndjson exports \(a Parquet file is not cut at a row\)/,
   );
   await usage(['--format', 'parquet', '--codec', 'deflate'], /--codec deflate is not a Parquet codec: give one of snappy, gzip, brotli, uncompressed/);
-  await usage(['--format', 'avro', '--codec', 'snappy'], /--codec snappy is not a Avro codec/);
+  await usage(['--format', 'avro', '--codec', 'snappy'], /--codec snappy is not an Avro codec/);
   await usage(['--row-group-rows', '10'], /--row-group-rows sizes a Parquet file's row groups/);
   await usage(['--format', 'json', '--out', join(dir, 'x.parquet')], /names an parquet file, but --format is json/);
 });

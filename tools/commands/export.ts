@@ -66,7 +66,8 @@ function parquetVersions(given: string | undefined, fromCommandLine: boolean): s
 /** The Parquet export (hyparquet-writer), loaded only when asked for. */
 const parquetExport = (): Promise<typeof import('../support/export-parquet.js')> => import('../support/export-parquet.js');
 
-const FORMAT_TITLE: Readonly<Record<string, string>> = { avro: 'Avro', parquet: 'Parquet' };
+/** A whole-file format's name in a message, with its article. */
+const FORMAT_TITLE: Readonly<Record<string, string>> = { avro: 'an Avro', parquet: 'a Parquet' };
 
 /** The codecs each format takes (--codec). */
 const CODECS_OF: Readonly<Record<string, readonly string[]>> = { avro: AVRO_CODECS, parquet: PARQUET_CODECS };
@@ -140,12 +141,12 @@ export function registerExport(program: Command): void {
         EXIT_USAGE,
       );
     if (flags.codec !== undefined && !codecs!.includes(flags.codec))
-      throw new CliError(`--codec ${flags.codec} is not a ${FORMAT_TITLE[flags.format]} codec: give one of ${codecs!.join(', ')}`, EXIT_USAGE);
+      throw new CliError(`--codec ${flags.codec} is not ${FORMAT_TITLE[flags.format]} codec: give one of ${codecs!.join(', ')}`, EXIT_USAGE);
     if (flags.rowGroupRows !== undefined && flags.format !== 'parquet')
       throw new CliError(`--row-group-rows sizes a Parquet file's row groups: give --format parquet (the ${flags.format} format has none)`, EXIT_USAGE);
     const whole = WHOLE_FILE_FORMATS.has(flags.format);
     if (whole && flags.resume === true)
-      throw new CliError(`--resume continues json and ndjson exports (an ${FORMAT_TITLE[flags.format]} file is not cut at a row)`, EXIT_USAGE);
+      throw new CliError(`--resume continues json and ndjson exports (${FORMAT_TITLE[flags.format]} file is not cut at a row)`, EXIT_USAGE);
     // The stage needs the layout before the export starts; the export then takes it from here.
     const layout = whole ? await layoutOf(flags) : undefined;
     // A local export frames its rows as the format asks (ndjson: LF) or encodes them as Avro from
@@ -214,7 +215,7 @@ export function registerExport(program: Command): void {
       // An Avro file is not cut at a row, so --resume cannot continue it: it goes, and the advice is to run again.
       if (target.partial !== undefined && whole && (interrupted || written > 0)) {
         rmSync(target.partial, { force: true });
-        const hint = `stopped after ${written} rows; an ${FORMAT_TITLE[flags.format]} export starts again from the first row; run again:\n  ${rerunCommand(false)}`;
+        const hint = `stopped after ${written} rows; ${FORMAT_TITLE[flags.format]} export starts again from the first row; run again:\n  ${rerunCommand(false)}`;
         if (message === undefined) {
           process.stderr.write(`rowgate export: ${hint}\n`);
           throw e;
