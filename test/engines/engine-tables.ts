@@ -40,6 +40,7 @@ const COLUMNS: Record<string, object> = {
   map: { storage: 'UID', type: 'INLINE', value: '{"type": "map", "values": "double"}' },
   uni: { storage: 'UID', type: 'INLINE', value: '["null", "string"]' },
   uni2: { storage: 'UID', type: 'INLINE', value: '["int", "string"]' },
+  unil: { storage: 'UID', type: 'INLINE', value: '["long", "null"]' },
   enm: { storage: 'UID', type: 'INLINE', value: '{"type": "enum", "name": "Color", "symbols": ["RED", "GREEN", "BLUE"]}' },
   fix: { storage: 'UID', type: 'INLINE', value: '{"type": "fixed", "name": "Quad", "size": 4}' },
   cnt: { type: 'COUNTER', storage: 'FINAL' },
@@ -135,6 +136,7 @@ function cellsOf(i: number): Record<string, Record<string, { timestamp: number; 
   if (i % 4 !== 2) t['arr'] = at(i % 5 === 0 ? [] : [i, -big, big * 2n]);
   if (i % 5 !== 4) t['map'] = at(i % 6 === 0 ? {} : { a: 0.5 * i, 'k \u00e9': -i });
   if (i % 3 !== 1) t['uni'] = at(i % 4 === 0 ? null : `u ${i}`);
+  if (i % 5 !== 2) t['unil'] = [...at(i % 3 === 0 ? null : big * BigInt(i)), ...at(i % 2 === 0 ? -i : null, 7)];
   if (i % 7 !== 3) t['uni2'] = at(i % 2 === 0 ? { int: i } : { string: `v${i}` });
   if (i % 6 !== 5) t['enm'] = at(['RED', 'GREEN', 'BLUE'][i % 3]);
   if (i % 8 !== 6) t['fix'] = at(avroBytes(Buffer.from([i % 256, 0, 255, (i * 7) % 256])));

@@ -44,6 +44,11 @@ function kindOf(spec: { type: string; value?: string }): { kind: Kind; schema?: 
   if (spec.type === 'COUNTER') return { kind: 'long' };
   if (spec.type !== 'INLINE' || spec.value === undefined) return { kind: 'text' };
   const schema = JSON.parse(spec.value) as unknown;
+  // A union of null and one primitive is that primitive's column, null where a cell holds null.
+  if (Array.isArray(schema) && schema.length === 2 && schema.includes('null')) {
+    const other = kindOf({ type: 'INLINE', value: JSON.stringify(schema[0] === 'null' ? schema[1] : schema[0]) });
+    if (other.kind !== 'text') return other;
+  }
   const name = typeof schema === 'string' ? schema : (schema as { type?: unknown }).type;
   return typeof name === 'string' && PRIMITIVES.has(name) && (typeof schema === 'string' || name === (schema as { type: string }).type)
     ? { kind: name as Kind }
@@ -188,8 +193,8 @@ function floatsAsNumbers(v: unknown): Plain {
 /** Whether an engine's value of a column matches the JSON scan's (undefined: the row has no cell). */
 function sameValue(plan: Pick<ColumnPlan, 'kind' | 'schema'>, expected: JsonValue | undefined, got: Plain): boolean {
   if (expected === undefined) return got === null;
-  // A cell holding null (a union with null): null, or as JSON text the text "null" (what the docs
-  // promise for unions: the value's Avro JSON text). Only a missing cell must be null.
+  // A cell holding null (a union with null): null in a typed column; in a JSON text column (a
+  // union of null and a record, say) the text "null" or null. Only a missing cell must be null there.
   if (expected === null) return got === null || (plan.kind === 'text' && got === 'null');
   if (plan.kind !== 'text') return canonical(primitive(plan.kind, expected)) === canonical(got);
   if (typeof got === 'string') {

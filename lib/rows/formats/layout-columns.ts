@@ -6,8 +6,9 @@
  * Columns: `row_key` (bytes), the entity id's components for FORMATTED keys (STRING string, INTEGER
  * int, LONG long; null where a nullable component is absent), then one column a family column named
  * `family:qualifier` and one a map family named `family`. A column's value type is its INLINE Avro
- * schema's: string, long, int, double, float, boolean, bytes; counters long. Any other schema
- * (records, arrays, maps, unions, enums, fixed; CLASS, AVRO by uid, RAW_BYTES, PROTOBUF) is `json`:
+ * schema's: string, long, int, double, float, boolean, bytes, or a union of null and one of those
+ * (null where a cell holds null); counters long. Any other schema (records, arrays, maps, other
+ * unions, enums, fixed; CLASS, AVRO by uid, RAW_BYTES, PROTOBUF) is `json`:
  * the value's Avro JSON text, exact (a long inside a record keeps all its digits). With one version
  * (the default) a column holds the newest value, null when the row has no cell there; with more, a
  * list of {timestamp, value} newest first. A map family is a map from qualifier to that.
@@ -57,11 +58,30 @@ function primitiveType(schema: unknown): ValueType {
   return typeof name === 'string' && PRIMITIVES.has(name) ? (name as ValueType) : 'json';
 }
 
-/** A column's value type from its cell schema. */
-export function valueTypeOf(spec: CellSchemaSpec): ValueType {
-  if (spec.type === 'COUNTER') return 'long';
-  if (spec.type === 'INLINE' && spec.value !== undefined) return primitiveType(parseExactJson(spec.value, 'column schema'));
-  return 'json';
+/**
+ * A column's value type from its cell schema, and whether a cell may hold null: a union of null
+ * and one primitive (`["null", "string"]`, the usual optional value) is that primitive's type, a
+ * cell holding null a null there. As JSON text, such a null read as the text "null" in DuckDB and
+ * pyarrow, which `IS NULL` misses (test/engines found it).
+ */
+export function valueTypeOf(spec: CellSchemaSpec): { readonly valueType: ValueType; readonly nullable: boolean } {
+  if (spec.type === 'COUNTER') return { valueType: 'long', nullable: false };
+  if (spec.type !== 'INLINE' || spec.value === undefined) return { valueType: 'json', nullable: false };
+  const schema = parseExactJson(spec.value, 'column schema');
+  if (Array.isArray(schema) && schema.length === 2) {
+    const other = schema[0] === 'null' ? schema[1] : schema[1] === 'null' ? schema[0] : undefined;
+    const valueType = other === undefined ? 'json' : primitiveType(other);
+    if (valueType !== 'json') return { valueType, nullable: true };
+  }
+  return { valueType: primitiveType(schema), nullable: false };
+}
+
+/** The reader of a column's cells: the type's, with null for a nullable column's "null". */
+function decoderOf(spec: CellSchemaSpec): { valueType: ValueType; decode: Decode } {
+  const { valueType, nullable } = valueTypeOf(spec);
+  const decode = DECODE[valueType];
+  // A cell of a union is written bare (docs/interface.md, "Cells"): null, or the branch's value.
+  return { valueType, decode: nullable ? (j) => (j === 'null' ? null : decode(j)) : decode };
 }
 
 /** One column after row_key and the id components. */
@@ -104,15 +124,15 @@ export class LayoutColumns {
     for (const group of layout.localityGroups)
       for (const family of group.families) {
         if (family.mapSchema !== undefined) {
-          const valueType = valueTypeOf(family.mapSchema);
-          this.slots.set(family.name, { map: first + columns.length, decode: DECODE[valueType] });
+          const { valueType, decode } = decoderOf(family.mapSchema);
+          this.slots.set(family.name, { map: first + columns.length, decode });
           this.mapSlots.push(first + columns.length);
           columns.push({ name: family.name, valueType, map: true, listed: this.listed });
         } else {
           const byQualifier = new Map<string, { at: number; decode: Decode }>();
           for (const c of family.columns) {
-            const valueType = valueTypeOf(c.schema);
-            byQualifier.set(c.name, { at: first + columns.length, decode: DECODE[valueType] });
+            const { valueType, decode } = decoderOf(c.schema);
+            byQualifier.set(c.name, { at: first + columns.length, decode });
             columns.push({ name: `${family.name}:${c.name}`, valueType, map: false, listed: this.listed });
           }
           this.slots.set(family.name, byQualifier);
