@@ -228,7 +228,7 @@ t.test('stallTimeoutMs: non-reading clients holding every scan slot are dropped 
     socket.write(`GET ${TABLE}/rows?limit=1000000 HTTP/1.1\r\nHost: x\r\n\r\n`);
     return first;
   });
-  const output = await Promise.race([Promise.all(firstBytes), delay(10_000).then(() => [] as number[])]);
+  const output = await Promise.race([Promise.all(firstBytes), delay(10_000, undefined, { ref: false }).then(() => [] as number[])]);
   t.equal(output.length, 2, `both scans started sending (after ${output.map((ms) => Math.round(ms - started)).join(' and ')} ms)`);
   t.equal(h.gateway.context.scans.active, 2, 'both scans are running');
   const busy = await raw(h.base, 'GET', `${TABLE}/rows?limit=1`);

@@ -31,7 +31,7 @@ async function exchange(base: string, bytes: string, more?: string): Promise<Exc
   const closed = once(socket, 'close');
   socket.write(bytes);
   const drip = more === undefined ? undefined : setInterval(() => socket.writable && socket.write(more), 50);
-  await Promise.race([closed, delay(20_000)]);
+  await Promise.race([closed, delay(20_000, undefined, { ref: false })]);
   clearInterval(drip);
   socket.destroy();
   return { received, ms: Date.now() - started };
@@ -208,7 +208,7 @@ t.test('a parser error while a streamed response is under way never writes into 
   socket.write('GARBAGE\r\n\r\n');
   await delay(300);
   socket.resume();
-  await Promise.race([closed, delay(20_000)]);
+  await Promise.race([closed, delay(20_000, undefined, { ref: false })]);
   socket.destroy();
   const received = Buffer.concat(chunks).toString('latin1');
   const error = received.indexOf('HTTP/1.1 400 ');
