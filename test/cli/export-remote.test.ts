@@ -174,18 +174,25 @@ t.test('a gateway restarting before rows flow is waited for: the layout and spli
   const h = await filledGateway(t, dir);
   const full = (await raw(h.base, 'GET', `${ROWS_PATH}?limit=-1`)).body;
 
-  // The gateway stops and comes back on its port 0.8 s after the export started: until then its
-  // requests are refused (ECONNREFUSED); --parallel asks for the splits too.
+  // The gateway stops and comes back on its port once the export has told its first refused
+  // request (ECONNREFUSED; waiting a fixed 0.8 s instead failed on a loaded machine, where the
+  // CLI had not started by then); --parallel asks for the splits too.
   for (const parallel of ['1', '3']) {
     const first = await startGatewayOver(h.store);
     const port = Number(new URL(first.base).port);
     await first.close();
     const out = join(dir, `restart-${parallel}.json`);
-    const exported = runCli(['export', '--url', first.base, ...TABLE, '--parallel', parallel, '--out', out]);
-    await sleep(800);
+    const child = spawn(process.execPath, [CLI, 'export', '--url', first.base, ...TABLE, '--parallel', parallel, '--out', out], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const r = { code: null as number | null, stderr: '' };
+    child.stderr.on('data', (b: Buffer) => (r.stderr += b.toString('utf8')));
+    const closed = new Promise<void>((resolve) => child.on('close', (code) => resolve(void (r.code = code))));
+    for (let waited = 0; waited < 60_000 && !/ECONNREFUSED .*; retrying/.test(r.stderr) && r.code === null; waited += 10) await sleep(10);
     const back = await startGatewayOver(h.store, { port });
     t.teardown(() => back.close());
-    const r = await exported;
+    await closed;
     t.equal(r.code, 0, `--parallel ${parallel}, the gateway back on port ${port}: ${r.stderr}`);
     t.match(r.stderr, /^rowgate export: http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED .*; retrying in 200 ms\n/, 'each retry is told');
     t.ok(existsSync(out) && readFileSync(out, 'utf8') === full, `--parallel ${parallel}: the full scan, byte for byte`);
