@@ -83,37 +83,13 @@ function pointSource(
 
 /**
  * The rows of a selection as an Avro object container file into an Output, encoded from the
- * rows' cells (lib/rows/stages/avro.ts): the store scan and the filter stage, then the Avro
- * encoder, written as the output drains. One row (--eid) is read with a point get.
+ * rows' cells: a scan as blocks by a store that encodes them itself (dumpAvroBlocks), else
+ * through the Avro stage (lib/rows/stages/avro.ts). `codec`: the blocks' codec (default null).
  */
-/** `codec`: the container's block codec (default null). */
 export async function dumpAvro(args: Omit<DumpArgs, 'terminator'> & { readonly codec?: AvroCodec }): Promise<DumpResult> {
   const { selection } = args;
   if (selection.kind === 'scan' && args.store.scanChunks !== undefined) return dumpAvroBlocks(args, selection.request, args.codec ?? 'null');
-  const rows =
-    selection.kind === 'scan'
-      ? filteredRows(args.store, args.instance, args.table, selection.request, args.layout)
-      : Readable.from(selection.limit === 0 ? [] : [await args.store.get(args.instance, args.table, [selection.rowKey], selection.read)], { objectMode: true });
-  const done = { rows: 0, cells: 0, bytes: 0 };
-  const counted = new Transform({
-    objectMode: true,
-    transform: (batch: readonly RowOut[], _enc, next) => {
-      done.rows += batch.length;
-      for (const row of batch) done.cells += row.cells.length;
-      next(null, batch);
-    },
-  });
-  const sink = new Writable({
-    write: (chunk: Buffer, _enc, next) => {
-      done.bytes += chunk.length;
-      args.output.write(chunk).then(() => {
-        args.onBatch?.({ ...done });
-        next();
-      }, next);
-    },
-  });
-  await pipeline(rows, counted, new AvroEncodeStage(args.layout, true, args.codec), sink);
-  return done;
+  return dumpThroughStage(args, new AvroEncodeStage(args.layout, true, args.codec));
 }
 
 /**
@@ -139,5 +115,38 @@ async function dumpAvroBlocks(args: Omit<DumpArgs, 'terminator'>, request: ScanR
   } finally {
     await scan.return();
   }
+  return done;
+}
+
+/**
+ * The rows of a selection through a format's stage (rows in, the file's bytes out) into an Output,
+ * written as the output drains: the store scan and the filter stage, or one row (--eid) by a
+ * point get. The Avro export's other stores and the Parquet export (export-parquet.ts) run it.
+ */
+export async function dumpThroughStage(args: Omit<DumpArgs, 'terminator'>, stage: Transform): Promise<DumpResult> {
+  const { selection } = args;
+  const rows =
+    selection.kind === 'scan'
+      ? filteredRows(args.store, args.instance, args.table, selection.request, args.layout)
+      : Readable.from(selection.limit === 0 ? [] : [await args.store.get(args.instance, args.table, [selection.rowKey], selection.read)], { objectMode: true });
+  const done = { rows: 0, cells: 0, bytes: 0 };
+  const counted = new Transform({
+    objectMode: true,
+    transform: (batch: readonly RowOut[], _enc, next) => {
+      done.rows += batch.length;
+      for (const row of batch) done.cells += row.cells.length;
+      next(null, batch);
+    },
+  });
+  const sink = new Writable({
+    write: (chunk: Buffer, _enc, next) => {
+      done.bytes += chunk.length;
+      args.output.write(chunk).then(() => {
+        args.onBatch?.({ ...done });
+        next();
+      }, next);
+    },
+  });
+  await pipeline(rows, counted, stage, sink);
   return done;
 }
