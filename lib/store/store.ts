@@ -187,12 +187,10 @@ export interface Store {
    */
   writePacked(instance: string, table: string, parts: readonly (PackedRows | readonly RowWrite[])[], marker?: BatchMarker): Promise<void>;
   /**
-   * Whether writePacked commits a BatchMarker in the batch's own transaction (the embedded store);
-   * false: the marker is ignored, and batchMarker() answers undefined (Bigtable: no transaction
-   * spans a batch of rows and a record).
+   * The value of the marker `key` as the last batch committed with it left it; undefined when
+   * none, and always on a store whose writePacked cannot commit a marker with its batch (Bigtable:
+   * no transaction spans rows and a record), which ignores the markers it is given.
    */
-  readonly atomicMarkers: boolean;
-  /** The value of the marker `key` as the last batch committed with it left it; undefined when none. */
   batchMarker(key: string): Promise<string | undefined>;
   /** Removes the marker `key` (an import that ended well, or one started anew). */
   clearBatchMarker(key: string): Promise<void>;

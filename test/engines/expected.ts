@@ -14,6 +14,7 @@
 import { parseExactJson, stringifyExactJson } from '../../lib/model/json/exact-json.js';
 import type { JsonValue, TableLayout } from '../../lib/model/types.js';
 import { rowKeyOfDocument } from '../../lib/rows/row-format.js';
+import type { Test } from 'tap';
 import type { EngineRead } from './engines.js';
 
 /** A value as read_back.py prints it, after $float became a number. */
@@ -152,23 +153,13 @@ function nested(schema: unknown, v: JsonValue): Plain | undefined {
       return out.some(([, x]) => x === undefined) ? undefined : (Object.fromEntries(out) as { [key: string]: Plain });
     }
     case 'enum':
-    case 'string':
-    case 'boolean':
       return v as Plain;
     case 'fixed':
-    case 'bytes':
       return bytesOf(v);
-    case 'long':
-    case 'int':
-      return int(v);
-    case 'double':
-      return Number(v);
-    case 'float':
-      return Math.fround(Number(v));
     case 'null':
       return null;
     default:
-      return undefined;
+      return typeof s.type === 'string' && PRIMITIVES.has(s.type) ? primitive(s.type as Exclude<Kind, 'text'>, v) : undefined;
   }
 }
 
@@ -360,4 +351,21 @@ export function typeMismatches(layout: TableLayout, read: EngineRead, versions =
   return read.columns
     .filter(([name, type]) => !(want.get(name)?.test(type) ?? false))
     .map(([name, type]) => `${name}: ${type} (expected ${want.get(name) ?? 'no such column'})`);
+}
+
+/**
+ * Checks one engine's reading of a file against the JSON scan of the same rows: the column names,
+ * their types, the row count and every value. `what` names the file and engine in each message.
+ */
+export function checkAgainstJson(t: Test, what: string, layout: TableLayout, read: EngineRead, jsonScan: string, rows: number, versions = false): void {
+  t.same(
+    read.columns.map(([name]) => name),
+    expectedColumnNames(layout),
+    `${what}: the columns`,
+  );
+  t.same(typeMismatches(layout, read, versions), [], `${what}: every column has the type the docs promise`);
+  t.equal(read.rows.length, rows, `${what}: ${rows} rows`);
+  const c = compareWithJson(layout, jsonScan, read, versions);
+  t.same(c.differences, [], `${what}: every value as the JSON scan has it`);
+  t.equal(c.same, c.compared, `${what}: ${c.same} of ${c.compared} values equal`);
 }

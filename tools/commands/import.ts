@@ -180,10 +180,10 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
   const threads = flags.threads ?? Math.max(1, Math.min(availableParallelism(), MAX_PARSE_THREADS));
   const tableName = `${flags.instance}/${flags.table}`;
   // Where an earlier run stopped (--resume), and the progress record this run keeps (a FILE only).
-  // On a store that commits the record with each batch (Store.atomicMarkers) that record is where
+  // On a store that commits the record with each batch (Store.batchMarker) that record is where
   // the import stands: the file may be one batch behind it (a crash between the two).
   const markerKey = `${resolve(file)}\n${tableName}`;
-  const stored = file !== '-' && store.atomicMarkers ? await store.batchMarker(markerKey) : undefined;
+  const stored = file !== '-' ? await store.batchMarker(markerKey) : undefined;
   const resumed: ImportProgress | undefined =
     flags.resume === true ? (stored !== undefined ? resumedFromMarker(stored, file, tableName) : readProgress(file, tableName)) : undefined;
   if (file !== '-' && resumed === undefined) {
@@ -311,8 +311,7 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
       refused: handedRefused,
       ...(rejectFiles === undefined ? {} : { rejectFile: resolve(rejectFiles.path), rejectLengths: rejectFiles.lengths }),
     };
-    const marker: BatchMarker | undefined =
-      file !== '-' && store.atomicMarkers ? { key: markerKey, expected: handedMarker, value: JSON.stringify(record) } : undefined;
+    const marker: BatchMarker | undefined = file !== '-' ? { key: markerKey, expected: handedMarker, value: JSON.stringify(record) } : undefined;
     if (marker !== undefined) handedMarker = marker.value;
     const written = answers.map((m) => (m.type === 'prepared' ? m.batch : (m as Extract<FromImportWorker, { type: 'batch' }>).rows));
     for (const part of written) {
@@ -396,7 +395,7 @@ async function importRows(store: Store, file: string, flags: ImportFlags): Promi
   }
   if (file !== '-') {
     removeProgress(file);
-    if (store.atomicMarkers) await store.clearBatchMarker(markerKey);
+    await store.clearBatchMarker(markerKey);
   }
   const seconds = (performance.now() - started) / 1000;
   // Rates of this run's rows; the counts include a resumed import's earlier runs.

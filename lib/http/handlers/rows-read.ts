@@ -127,7 +127,6 @@ function sendRows(
   return sendBody(ctx, req, res, chunk.bytes, format);
 }
 
-/** Rendered rows (json or ndjson) with the format's content type. */
 /** The stage that encodes filtered rows' cells as Avro, Arrow or Parquet (no row document rendered), for gets and scans alike. */
 async function cellEncoder(ctx: AppContext, layout: TableLayout, format: 'avro' | 'arrow' | 'parquet', read: ReadSpec): Promise<Transform> {
   // Loaded on first use: hyparquet-writer imports a package subpath (hyparquet/src/*.js) that the
@@ -136,6 +135,7 @@ async function cellEncoder(ctx: AppContext, layout: TableLayout, format: 'avro' 
   return format === 'avro' ? new AvroEncodeStage(layout, dialectOf(ctx.config.revision).renderSpec.withSchema) : new ArrowEncodeStage(layout, read.maxVersions);
 }
 
+/** Rendered rows (json or ndjson) with the format's content type. */
 function sendBody(ctx: AppContext, req: IncomingMessage, res: ServerResponse, body: string | Buffer, format: RowFormat): void {
   if (format === 'json') return sendJson(ctx, req, res, 200, body);
   sendJson(ctx, req, res, 200, body, { 'content-type': CONTENT_TYPE[format] });

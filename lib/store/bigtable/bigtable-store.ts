@@ -278,16 +278,14 @@ export class BigtableStore implements Store {
     await this.write(instance, table, rows);
   }
 
-  /** Bigtable has no transaction over a batch of rows and a record: an import keeps its progress in its file only (import-progress.ts). */
-  readonly atomicMarkers = false;
-
+  /** Bigtable has no transaction over a batch of rows and a record: no marker is kept (an import keeps its progress in its file only, import-progress.ts). */
   async batchMarker(): Promise<string | undefined> {
     return undefined;
   }
 
   async clearBatchMarker(): Promise<void> {}
 
-  /** With `packing` undefined every part is row objects: written in order as one write. A marker is ignored (atomicMarkers). */
+  /** With `packing` undefined every part is row objects: written in order as one write. A marker is ignored (batchMarker). */
   async writePacked(instance: string, table: string, parts: readonly (PackedRows | readonly RowWrite[])[], _marker?: BatchMarker): Promise<void> {
     const rows: RowWrite[] = [];
     for (const part of parts) {

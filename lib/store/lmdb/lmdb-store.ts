@@ -487,9 +487,7 @@ export class LmdbStore implements Store {
     await guardedWrite(this.path, 'writing rows', () => asyncTransaction(t.db, apply, true));
   }
 
-  /** Store.atomicMarkers: a marker is a meta record put in the batch's transaction (LMDB's transactions span the environment). */
-  readonly atomicMarkers = true;
-
+  /** A marker is a meta record put in the batch's transaction (LMDB's transactions span the environment). */
   async batchMarker(key: string): Promise<string | undefined> {
     return this.meta.get(markerKey(key)) as string | undefined;
   }

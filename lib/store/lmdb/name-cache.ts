@@ -16,8 +16,11 @@ export class NameCache {
   /** The UTF-8 text of `b[start, end)`. */
   text(b: Buffer, start: number, end: number): string {
     const n = this.bytes.length;
-    // Rows repeat their column order: the name after the last one found is tried first.
-    for (let k = 0, i = this.next; k < n; k++, i = i + 1 === n ? 0 : i + 1) {
+    // Rows repeat their column order: the name after the last one found is tried first, and once
+    // the cache is full only that one (a map family of many qualifiers would otherwise compare
+    // each cell with all MAX_NAMES names before decoding it anyway).
+    const tries = n < MAX_NAMES ? n : 1;
+    for (let k = 0, i = this.next; k < tries; k++, i = i + 1 === n ? 0 : i + 1) {
       if (sameBytes(this.bytes[i]!, b, start, end)) {
         this.next = i + 1 === n ? 0 : i + 1;
         return this.texts[i]!;
