@@ -82,8 +82,26 @@ export interface AvroBlockSpec {
   };
 }
 
-/** What a chunk scan writes: row documents, each followed by its terminator, or Avro blocks. */
-export type ChunkSpec = FramedRenderSpec | AvroBlockSpec;
+/**
+ * A scan's rows as Arrow: each chunk one or more record batch messages of an IPC stream, each batch
+ * `batchRows` rows of the column plan lib/rows/formats/arrow-columns.ts makes for the read's
+ * versions (a part's or the scan's last batch the rest); the caller writes the schema message
+ * before them and the end-of-stream marker after (lib/rows/stages/arrow.ts, arrowChunkSource).
+ */
+export interface ArrowBatchSpec {
+  readonly arrow: {
+    readonly batchRows: number;
+    /**
+     * Rows encoded at most (-1: all). A scan asks for one row more than its limit, to learn where
+     * the next page starts: that row is not encoded, and the chunk names it in `lastRow` (`start`
+     * the chunk's length, the row not counted in `rows`).
+     */
+    readonly rows: number;
+  };
+}
+
+/** What a chunk scan writes: row documents, each followed by its terminator, Avro blocks or Arrow record batches. */
+export type ChunkSpec = FramedRenderSpec | AvroBlockSpec | ArrowBatchSpec;
 
 /** A fast-path scan: rendered batches, with the same laziness and `return()` as RowScan. */
 export type ChunkScan = AsyncIterableIterator<RenderedChunk> & { return(): Promise<IteratorResult<RenderedChunk>> };
@@ -159,8 +177,9 @@ export interface Store {
   /**
    * Optional fast path of scan(): the same rows, rendered straight into the response bytes
    * (byte-identical to serializing scan()'s rows with lib/rows/row-format.ts), or encoded as Avro
-   * blocks (the values lib/rows/stages/avro.ts encodes from scan()'s rows). Stores without it
-   * are served through scan().
+   * blocks (the values lib/rows/stages/avro.ts encodes from scan()'s rows) or Arrow record batches
+   * (the batches lib/rows/stages/arrow.ts encodes from them). Stores without it are served
+   * through scan().
    */
   scanChunks?(instance: string, table: string, request: ScanRequest, render: ChunkSpec): ChunkScan;
 

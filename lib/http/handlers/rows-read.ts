@@ -22,7 +22,7 @@ import { RowStream, scanSource } from '../../rows/row-stream.js';
 import { scanTrailers } from '../scan-trailers.js';
 import { CONTENT_TYPE, negotiateRowFormat, terminatorOf, type RowFormat } from '../../rows/row-formats.js';
 import { AvroEncodeStage, LimitStage } from '../../rows/stages/avro.js';
-import { ArrowEncodeStage } from '../../rows/stages/arrow.js';
+import { arrowChunkSource, ArrowEncodeStage, arrowStreamParts, BATCH_ROWS as ARROW_BATCH_ROWS } from '../../rows/stages/arrow.js';
 import { wholeBody } from '../../rows/stages/whole-body.js';
 import { filteredRows } from '../../rows/stages/pipeline.js';
 import { dropWhenStalled } from '../stall.js';
@@ -172,7 +172,26 @@ async function streamScan(
   };
   let body: { readonly streams: NodeJS.ReadableStream[]; readonly rowsSent: () => number };
   let releaseSlot: () => void;
-  if (format === 'avro' || format === 'arrow' || format === 'parquet') {
+  if (format === 'arrow' && ctx.store.scanChunks !== undefined) {
+    // Arrow batches encoded by the store (the LMDB store's scan threads, lib/store/lmdb/arrow-chunk.ts);
+    // the schema and the end of the stream written here (stages/arrow.ts). The row past a limit is
+    // never encoded: the source names it, and RowStream (no limit of its own) sends every chunk.
+    const parts = arrowStreamParts(layout, request.read.maxVersions);
+    const spec = { arrow: { batchRows: ARROW_BATCH_ROWS, rows: request.limit } };
+    const source = arrowChunkSource(ctx.store.scanChunks(params.instance!, params.table!, asked, spec), parts);
+    releaseSlot = ctx.scans.acquire();
+    let first: RenderedChunk | undefined;
+    try {
+      // The scan's first chunk is read before the headers go out, as for the JSON formats below.
+      first = await source.next();
+    } catch (e) {
+      releaseSlot();
+      await source.close();
+      throw e;
+    }
+    const stream = new RowStream(source, first, onRows, { limit: -1, onEnd: (rows) => onEnd(rows, source.nextRowKey) });
+    body = { streams: [stream], rowsSent: () => stream.rowsSent };
+  } else if (format === 'avro' || format === 'arrow' || format === 'parquet') {
     // Avro, Arrow and Parquet are encoded from the filtered rows' cells (stages/avro.ts, stages/arrow.ts). A store that cannot open the
     // scan throws here, before the headers; its later failures truncate the stream.
     const encoder = await cellEncoder(ctx, layout, format, request.read);

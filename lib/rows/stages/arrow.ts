@@ -3,18 +3,25 @@
  * the IPC stream's bytes out (schema first, even for no rows; then a record batch each BATCH_ROWS
  * rows and one for the rest, so memory is bounded by that many rows whatever the table's size).
  * Columns and types: lib/rows/formats/arrow-columns.ts. apache-arrow writes every byte.
+ *
+ * A store with Arrow chunks (Store.scanChunks with an ArrowBatchSpec: the LMDB store encodes
+ * batches on its scan threads, lib/store/lmdb/arrow-chunk.ts) gives the record batch messages
+ * alone; arrowChunkSource puts the schema message before them and the end-of-stream marker after,
+ * the pieces ArrowStreamParts takes from apache-arrow's own stream writer.
  */
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
-import { RecordBatchStreamWriter } from 'apache-arrow';
+import { RecordBatchStreamWriter, type RecordBatch } from 'apache-arrow';
 import { ArrowColumns } from '../formats/arrow-columns.js';
 import type { RowOut, TableLayout } from '../../model/types.js';
+import type { ChunkScan, RenderedChunk } from '../../store/store.js';
+import type { ChunkSource } from '../chunk-source.js';
 
 /**
  * Rows gathered into one record batch: a scan batch is 256 rows, and a record batch that small
  * spent most of its time on builders and batch framing (300,000 bench rows: 1,172 batches).
  * 8,192 rows of the bench table are ~3 MB of JS values at most, held once.
  */
-const BATCH_ROWS = 8192;
+export const BATCH_ROWS = 8192;
 
 export class ArrowEncodeStage extends Transform {
   private readonly columns: ArrowColumns;
@@ -62,4 +69,119 @@ export class ArrowEncodeStage extends Transform {
       done(e as Error);
     }
   }
+}
+
+/**
+ * An IPC stream cut into the pieces a stream of batches encoded apart is joined from: the schema
+ * message, each batch's message, the end-of-stream marker. Every piece is written by apache-arrow's
+ * RecordBatchStreamWriter: a batch's message is the stream of that batch alone with the schema
+ * message before it cut off (checked to be those bytes), so the joined stream is byte for byte
+ * the one a single writer writes for the same batches.
+ */
+export class ArrowStreamParts {
+  readonly columns: ArrowColumns;
+  /** The schema message. */
+  readonly schema: Uint8Array;
+  /** The message of a batch of no rows (the stream of an empty scan carries one, as the stage's does). */
+  readonly emptyBatch: Uint8Array;
+  /** The end-of-stream marker. */
+  readonly end: Uint8Array;
+
+  constructor(layout: TableLayout, versions: number) {
+    this.columns = new ArrowColumns(layout, versions);
+    const empty = this.columns.batchOf([]);
+    const writer = new RecordBatchStreamWriter();
+    writer.reset(undefined, empty.schema);
+    this.schema = writer.toUint8Array(true).slice();
+    writer.write(empty);
+    const withBatch = writer.toUint8Array(true);
+    writer.close();
+    const whole = writer.toUint8Array(true);
+    this.emptyBatch = withBatch.slice(this.schema.length);
+    this.end = whole.slice(withBatch.length);
+  }
+
+  /** The message of one record batch of `rows` (a view of a buffer of its own, schema message first). */
+  batchOf(rows: readonly RowOut[]): Uint8Array {
+    return this.messageOf(this.columns.batchOf(rows));
+  }
+
+  /** The message of `batch`, a batch of this plan's columns. */
+  messageOf(batch: RecordBatch): Uint8Array {
+    const writer = new RecordBatchStreamWriter();
+    writer.write(batch);
+    const stream = writer.toUint8Array(true);
+    const n = this.schema.length;
+    if (stream.length < n || Buffer.compare(stream.subarray(0, n), this.schema) !== 0) {
+      throw new Error('apache-arrow wrote a stream that does not start with the schema message (see lib/rows/stages/arrow.ts)');
+    }
+    return stream.subarray(n);
+  }
+}
+
+/** Stream pieces by layout description and versions: built once per table and read (a scan thread's every part, every request), not per scan. */
+const partsCache = new WeakMap<TableLayout, Map<number, ArrowStreamParts>>();
+
+/** The ArrowStreamParts of `layout` at `versions`, cached. */
+export function arrowStreamParts(layout: TableLayout, versions: number): ArrowStreamParts {
+  let byVersions = partsCache.get(layout);
+  if (byVersions === undefined) partsCache.set(layout, (byVersions = new Map()));
+  let parts = byVersions.get(versions);
+  if (parts === undefined) byVersions.set(versions, (parts = new ArrowStreamParts(layout, versions)));
+  return parts;
+}
+
+/**
+ * A scan's Arrow chunks (Store.scanChunks with an ArrowBatchSpec) as the whole IPC stream, for a
+ * RowStream: the schema message (given once the scan's first chunk is read, so a scan that fails
+ * at once still fails before the response's headers), the batches as they come, a batch of no
+ * rows when the scan had none, then the end-of-stream marker. `nextRowKey`: the row read past
+ * the limit (ArrowBatchSpec's `rows`), once the scan has ended.
+ */
+export function arrowChunkSource(scan: ChunkScan, parts: ArrowStreamParts): ChunkSource & { readonly nextRowKey: Buffer | undefined } {
+  let started = false;
+  let ended = false;
+  let tail: Uint8Array[] = [];
+  let first: RenderedChunk | undefined;
+  let rows = 0;
+  let nextRowKey: Buffer | undefined;
+  const piece = (bytes: Uint8Array): RenderedChunk => ({ bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), rows: 0, cells: 0 });
+  const read = async (): Promise<RenderedChunk | undefined> => {
+    if (first !== undefined) {
+      const chunk = first;
+      first = undefined;
+      return chunk;
+    }
+    const r = await scan.next();
+    return r.done ? undefined : r.value;
+  };
+  return {
+    get nextRowKey() {
+      return nextRowKey;
+    },
+    next: async () => {
+      if (!started) {
+        started = true;
+        first = await read();
+        return piece(parts.schema);
+      }
+      while (!ended) {
+        const chunk = await read();
+        if (chunk === undefined) {
+          ended = true;
+          tail = rows === 0 ? [parts.emptyBatch, parts.end] : [parts.end];
+          break;
+        }
+        rows += chunk.rows;
+        if (chunk.lastRow !== undefined) nextRowKey = chunk.lastRow.rowKey;
+        // A chunk of no bytes (only the row past a limit of 0) is not pushed: an empty push is no data.
+        if (chunk.bytes.length > 0) return chunk;
+      }
+      const bytes = tail.shift();
+      return bytes === undefined ? undefined : piece(bytes);
+    },
+    close: async () => {
+      await scan.return();
+    },
+  };
 }

@@ -29,6 +29,7 @@ import {
   type ScanRequest,
   type Store,
 } from '../store.js';
+import { ArrowChunkEncoder } from './arrow-chunk.js';
 import { AvroChunkEncoder } from './avro-chunk.js';
 import { ChunkRenderer, renderChunk } from './chunk-render.js';
 import { RowCollector } from './row-collector.js';
@@ -338,7 +339,12 @@ export class LmdbStore implements Store {
     const t = this.openTable(instance, table);
     const parallel = this.parallelScanChunks(t, request, render);
     if (parallel !== undefined) return parallel;
-    const renderer = 'avro' in render ? new AvroChunkEncoder(t.layout, request.read, render.avro) : new ChunkRenderer(t.layout, request.read, render);
+    const renderer =
+      'avro' in render
+        ? new AvroChunkEncoder(t.layout, request.read, render.avro)
+        : 'arrow' in render
+          ? new ArrowChunkEncoder(t.layout, request.read, render.arrow)
+          : new ChunkRenderer(t.layout, request.read, render);
     const cursor = this.openCursor(t, request);
     return cursorBatches(cursor, () => renderChunk(cursor, renderer, CHUNK_BYTES));
   }
@@ -349,6 +355,8 @@ export class LmdbStore implements Store {
    */
   private parallelScanChunks(t: OpenTable, request: ScanRequest, render: ChunkSpec): ChunkScan | undefined {
     if (this.pool === undefined || this.pool.failure !== undefined || request.limit >= 0 || request.filter !== undefined) return undefined;
+    // A row cap is the whole scan's, not a part's.
+    if ('arrow' in render && render.arrow.rows >= 0) return undefined;
     const stats = t.db.getStats() as { pageSize: number; treeLeafPageCount: number; overflowPages: number };
     const storedBytes = (stats.treeLeafPageCount + stats.overflowPages) * stats.pageSize;
     if (storedBytes < this.parallelScan.minBytes) return undefined;

@@ -9,7 +9,7 @@ export interface PartJob {
   /** The table's layout description as JSON, built once per scan (parsed and cached by the worker). */
   readonly layoutJson: string;
   readonly read: ReadSpec;
-  /** Row documents (ChunkRenderer) or Avro blocks (AvroChunkEncoder). */
+  /** Row documents (ChunkRenderer), Avro blocks (AvroChunkEncoder) or Arrow record batches (ArrowChunkEncoder). */
   readonly render: ChunkSpec;
   /** The scan's clock for TTL checks: one instant for every part. */
   readonly now: number;

@@ -9,6 +9,7 @@ import { replaceLmdbReadKey } from '../../deps/internals.js';
 import { parseLayout } from '../../model/layout/layout.js';
 import type { TableLayout } from '../../model/types.js';
 import type { RenderedChunk } from '../store.js';
+import { ArrowChunkEncoder } from './arrow-chunk.js';
 import { AvroChunkEncoder } from './avro-chunk.js';
 import { ChunkRenderer } from './chunk-render.js';
 import { lmdbEnvOptions } from './env-options.js';
@@ -95,7 +96,9 @@ function renderPart(job: PartJob): void {
   const renderer =
     'avro' in spec
       ? new AvroChunkEncoder(layout, job.read, spec.avro, job.now, job.chunkBytes + 64 * 1024, true)
-      : new ChunkRenderer(layout, job.read, spec, job.now, job.chunkBytes + 64 * 1024, spareOf);
+      : 'arrow' in spec
+        ? new ArrowChunkEncoder(layout, job.read, spec.arrow, job.now, true)
+        : new ChunkRenderer(layout, job.read, spec, job.now, job.chunkBytes + 64 * 1024, spareOf);
   const send = (): void => {
     // The renderer's own buffer is handed over (moved, not copied) and it starts a new one.
     const chunk = renderer instanceof ChunkRenderer ? renderer.takeOwnedChunk() : ownedChunk(renderer.takeChunk());
