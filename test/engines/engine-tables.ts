@@ -3,7 +3,9 @@
  * row key formats (RAW, HASH, HASH_PREFIX, FORMATTED with a STRING, an INTEGER and a LONG
  * component, the last two nullable), each with a column of every cell type a layout allows
  * (INLINE string, long, int, double, float, boolean, bytes, record, array, map, union, enum,
- * fixed; COUNTER; AVRO with a default reader; RAW_BYTES) and four map families (string, long,
+ * fixed; nested records with a long near 2^63, arrays of records, maps of arrays, a nullable
+ * record, a union of several types, a record that refers to itself; COUNTER; AVRO with a default
+ * reader; RAW_BYTES) and four map families (string, long,
  * record and counter values). ROWS rows a table (4 x 60 = 240 in all: every value shape below
  * occurs, and Python reads a check file's 8-13 files in 0.6 s of CPU), written through POST as a
  * user would, with cells left out on a pattern so every column has nulls, and some columns and
@@ -26,6 +28,80 @@ const RECORD = {
   ],
 };
 
+/**
+ * Nested types (issue #30: records, arrays, maps and unions as the formats' nested types): a record
+ * holding a record (with a long near 2^63, a nullable string and a map of arrays), a union of two
+ * types, an enum and a fixed; an array of records; a map of arrays; a nullable record; a union of
+ * null, long, string and a record; and a record that refers to itself (no finite column type: JSON
+ * text).
+ */
+const NESTED = {
+  type: 'record',
+  name: 'Outer',
+  fields: [
+    { name: 'id', type: 'long' },
+    {
+      name: 'inner',
+      type: {
+        type: 'record',
+        name: 'Inner',
+        fields: [
+          { name: 'when', type: 'long' },
+          { name: 'label', type: ['null', 'string'] },
+          { name: 'scores', type: { type: 'map', values: { type: 'array', items: 'long' } } },
+        ],
+      },
+    },
+    { name: 'either', type: ['int', 'string'] },
+    { name: 'shade', type: { type: 'enum', name: 'Shade', symbols: ['DARK', 'LIGHT'] } },
+    { name: 'tag', type: { type: 'fixed', name: 'Tag', size: 2 } },
+  ],
+};
+const ITEMS = {
+  type: 'array',
+  items: {
+    type: 'record',
+    name: 'Item',
+    fields: [
+      { name: 'sku', type: 'string' },
+      { name: 'qty', type: 'int' },
+      { name: 'price', type: ['null', 'double'] },
+    ],
+  },
+};
+const MAYBE = [
+  'null',
+  {
+    type: 'record',
+    name: 'Maybe',
+    fields: [
+      { name: 'n', type: 'long' },
+      { name: 's', type: 'string' },
+    ],
+  },
+];
+const MULTI = [
+  'null',
+  'long',
+  'string',
+  {
+    type: 'record',
+    name: 'Point',
+    fields: [
+      { name: 'x', type: 'double' },
+      { name: 'y', type: 'double' },
+    ],
+  },
+];
+const SELF = {
+  type: 'record',
+  name: 'Node',
+  fields: [
+    { name: 'v', type: 'long' },
+    { name: 'next', type: ['null', 'Node'] },
+  ],
+};
+
 /** The group family `t`: column name -> its column_schema. */
 const COLUMNS: Record<string, object> = {
   str: { storage: 'UID', type: 'INLINE', value: '"string"' },
@@ -43,6 +119,12 @@ const COLUMNS: Record<string, object> = {
   unil: { storage: 'UID', type: 'INLINE', value: '["long", "null"]' },
   enm: { storage: 'UID', type: 'INLINE', value: '{"type": "enum", "name": "Color", "symbols": ["RED", "GREEN", "BLUE"]}' },
   fix: { storage: 'UID', type: 'INLINE', value: '{"type": "fixed", "name": "Quad", "size": 4}' },
+  nst: { storage: 'UID', type: 'INLINE', value: JSON.stringify(NESTED) },
+  itm: { storage: 'UID', type: 'INLINE', value: JSON.stringify(ITEMS) },
+  mpa: { storage: 'UID', type: 'INLINE', value: '{"type": "map", "values": {"type": "array", "items": "long"}}' },
+  may: { storage: 'UID', type: 'INLINE', value: JSON.stringify(MAYBE) },
+  mul: { storage: 'UID', type: 'INLINE', value: JSON.stringify(MULTI) },
+  slf: { storage: 'UID', type: 'INLINE', value: JSON.stringify(SELF) },
   cnt: { type: 'COUNTER', storage: 'FINAL' },
   avr: { storage: 'UID', type: 'AVRO', avro_validation_policy: 'DEVELOPER', default_reader: { json: '"string"' } },
   raw: { type: 'RAW_BYTES' },
@@ -140,6 +222,23 @@ function cellsOf(i: number): Record<string, Record<string, { timestamp: number; 
   if (i % 7 !== 3) t['uni2'] = at(i % 2 === 0 ? { int: i } : { string: `v${i}` });
   if (i % 6 !== 5) t['enm'] = at(['RED', 'GREEN', 'BLUE'][i % 3]);
   if (i % 8 !== 6) t['fix'] = at(avroBytes(Buffer.from([i % 256, 0, 255, (i * 7) % 256])));
+  const max = 9223372036854775807n;
+  if (i % 4 !== 3)
+    t['nst'] = at({
+      id: i % 2 === 0 ? max - BigInt(i) : -max - 1n + BigInt(i),
+      inner: { when: max - 1n, label: i % 3 === 0 ? null : { string: `l${i}` }, scores: i % 5 === 0 ? {} : { a: [BigInt(i), -max], [`b${i}`]: [] } },
+      either: i % 2 === 0 ? { int: -i } : { string: `e${i}` },
+      shade: i % 2 === 0 ? 'DARK' : 'LIGHT',
+      tag: avroBytes(Buffer.from([i % 256, 255 - (i % 256)])),
+    });
+  if (i % 3 !== 1)
+    t['itm'] = at(
+      i % 4 === 0 ? [] : Array.from({ length: 1 + (i % 3) }, (_, k) => ({ sku: `k${i}.${k}`, qty: k - i, price: k === 1 ? null : { double: i + 0.25 } })),
+    );
+  if (i % 5 !== 1) t['mpa'] = at(i % 6 === 0 ? {} : { x: [max, BigInt(-i)], y: [], [`z${i}`]: [BigInt(i)] });
+  if (i % 6 !== 4) t['may'] = [...at(i % 3 === 0 ? null : { n: max - BigInt(i), s: `m${i}` }), ...at({ n: 1, s: 'old' }, 9)];
+  if (i % 7 !== 2) t['mul'] = at([null, { long: max - BigInt(i) }, { string: `w${i}` }, { Point: { x: i / 4, y: -i } }][i % 4]);
+  if (i % 5 !== 3) t['slf'] = at({ v: i, next: i % 2 === 0 ? null : { Node: { v: max, next: null } } });
   if (i % 5 !== 2) t['cnt'] = at(i % 2 === 0 ? big + BigInt(i) : -i);
   if (i % 4 !== 3) t['avr'] = at(`avro ${i}`);
   if (i % 6 !== 1) t['raw'] = at(avroBytes(Buffer.from([i % 256, 10, 13, 0])));

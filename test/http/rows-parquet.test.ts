@@ -2,7 +2,7 @@
  * GET rows with Accept: application/vnd.apache.parquet on the embedded store: a scan is a Parquet
  * file that hyparquet (the reader) reads back with the JSON scan's rows and values, column by
  * column and typed from the layout (string, long, int, double, float, boolean, bytes, a record as
- * its JSON text, a counter, a map family of longs; entity ids; nulls for absent cells); versions=2
+ * a struct of its typed fields, a counter, a map family of longs; entity ids; nulls for absent cells); versions=2
  * gives lists of {timestamp, value}; limit keeps the scan's trailers; a point get is one file.
  */
 import t from 'tap';

@@ -6,7 +6,6 @@
  */
 import { encodeRowKey } from '../../lib/model/keys/row-key.js';
 import { parseLayout } from '../../lib/model/layout/layout.js';
-import { stringifyExactJson } from '../../lib/model/json/exact-json.js';
 import { join } from 'node:path';
 import type { RowWrite } from '../../lib/model/types.js';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
@@ -86,8 +85,11 @@ function typed(column: string, value: unknown): unknown {
       return Math.fround(Number(value));
     case 'f:by':
       return new Uint8Array(Buffer.from(String(value), 'latin1'));
-    case 'f:rec':
-      return stringifyExactJson(value as never);
+    case 'f:rec': {
+      // A record is a struct (Parquet group) of its typed fields.
+      const rec = value as { u: string; p: unknown };
+      return { u: rec.u, p: BigInt(String(rec.p)) };
+    }
     default:
       return value;
   }

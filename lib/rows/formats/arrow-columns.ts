@@ -1,17 +1,42 @@
 /**
  * A table's rows as Arrow columns (issue #30 item 2), for the Arrow IPC stream (stages/arrow.ts).
- * Which columns and which JavaScript values: layout-columns.ts, shared with Parquet; here only the
- * value types' Arrow types: string utf8, long int64, int int32, double float64, float float32,
- * boolean bool, bytes binary, json (Avro JSON text) utf8; row_key binary; lists
- * list<struct<timestamp int64, value>>; map families map<utf8, value>. All encoding is apache-arrow's
- * (its builders and IPC writer).
+ * Which columns, column types and JavaScript values: layout-columns.ts, shared with Parquet; here
+ * only their Arrow types: string and json (Avro JSON text) utf8, long int64, int int32, double
+ * float64, float float32, boolean bool, bytes binary, fixed fixed_size_binary, record struct, list
+ * list, map map<utf8, value>, union sparse_union of its branches (every field nullable); row_key
+ * binary; versions lists list<struct<timestamp int64, value>>; map families map<utf8, value>.
+ *
+ * Unions are sparse, not dense: DuckDB 1.5.6 refuses a dense union in an Arrow stream
+ * ("Unsupported Internal Arrow Type: "d" Union") and reads a sparse one as its UNION type; pyarrow
+ * reads both. All encoding is apache-arrow's (its builders and IPC writer); BranchUnionBuilder only
+ * tells its sparse union builder which branch a value is.
  */
-import { Binary, Bool, Field, Float32, Float64, Int32, Int64, List, makeBuilder, Map_, RecordBatch, Struct, Table, Utf8, type DataType } from 'apache-arrow';
+import {
+  Binary,
+  Bool,
+  DataType,
+  Field,
+  FixedSizeBinary,
+  Float32,
+  Float64,
+  Int32,
+  Int64,
+  List,
+  makeBuilder,
+  Map_,
+  RecordBatch,
+  SparseUnion,
+  SparseUnionBuilder,
+  Struct,
+  Table,
+  Utf8,
+  type Builder,
+} from 'apache-arrow';
 import type { RowOut, TableLayout } from '../../model/types.js';
-import { LayoutColumns, type DataColumn, type IdType, type ValueType } from './layout-columns.js';
+import { LayoutColumns, type ColumnType, type DataColumn, type IdType } from './layout-columns.js';
 
-function arrowValueType(type: ValueType): DataType {
-  switch (type) {
+function arrowType(type: ColumnType): DataType {
+  switch (type.kind) {
     case 'long':
       return new Int64();
     case 'int':
@@ -27,16 +52,96 @@ function arrowValueType(type: ValueType): DataType {
     case 'string':
     case 'json':
       return new Utf8();
+    case 'fixed':
+      return new FixedSizeBinary(type.size);
+    case 'record':
+      return new Struct(type.fields.map((f) => new Field(f.name, arrowType(f.type), true)));
+    case 'list':
+      return new List(new Field('item', arrowType(type.items), true));
+    case 'map':
+      return mapOf(arrowType(type.values));
+    case 'union':
+      return new SparseUnion(
+        type.branches.map((_, i) => i),
+        type.branches.map((b) => new Field(b.name, arrowType(b.type), true)),
+      );
   }
 }
+
+const mapOf = (value: DataType): DataType =>
+  new Map_(new Field('entries', new Struct([new Field('key', new Utf8(), false), new Field('value', value, true)] as never), false));
 
 const ID_TYPE: Readonly<Record<IdType, () => DataType>> = { string: () => new Utf8(), int: () => new Int32(), long: () => new Int64() };
 
 function arrowColumnType(column: DataColumn): DataType {
-  let type = arrowValueType(column.valueType);
+  let type = arrowType(column.type);
   if (column.listed) type = new List(new Field('item', new Struct([new Field('timestamp', new Int64(), false), new Field('value', type, true)]), false));
-  if (column.map) type = new Map_(new Field('entries', new Struct([new Field('key', new Utf8(), false), new Field('value', type, true)] as never), false));
+  if (column.map) type = mapOf(type);
   return type;
+}
+
+const NULLS = [null, undefined];
+
+/**
+ * A sparse union builder fed layout-columns.ts's union values (`{branch: value}` or null): the
+ * branch's child gets the value, every other child a null at the same index (a sparse union's
+ * children are as long as the union), and a null is branch 0's null (a union has no validity
+ * bitmap of its own).
+ */
+class BranchUnionBuilder extends SparseUnionBuilder<SparseUnion> {
+  private readonly branchOf: ReadonlyMap<string, number>;
+
+  constructor(type: SparseUnion) {
+    super({ type, nullValues: NULLS });
+    this.branchOf = new Map(type.children.map((f, i) => [f.name, i]));
+  }
+
+  override set(index: number, value: unknown): this {
+    let branch = 0;
+    let inner: unknown = null;
+    if (value !== null && value !== undefined) {
+      const [name, v] = Object.entries(value as Record<string, unknown>)[0]!;
+      branch = this.branchOf.get(name)!;
+      inner = v;
+    }
+    this._typeIds.set(index, this.type.typeIds[branch]!);
+    this.children.forEach((child, i) => child.set(index, i === branch ? inner : null));
+    this.length = Math.max(index + 1, this.length);
+    return this;
+  }
+
+  /** A null parent (a struct) marks its children invalid: here, a null value. */
+  override setValid(index: number, valid: boolean): boolean {
+    if (!valid) this.set(index, null);
+    return valid;
+  }
+}
+
+/**
+ * apache-arrow's builder of a column type of this plan: makeBuilder's, with a BranchUnionBuilder
+ * wherever a union sits in it (makeBuilder's own union builder cannot tell a value's branch).
+ * Anything that builds these columns (ArrowColumns.batchOf; a scan thread's fill) builds them here.
+ */
+export function arrowBuilder(type: DataType): Builder {
+  return hasUnion(type) ? builderOf(type) : makeBuilder({ type, nullValues: NULLS });
+}
+
+/** A builder of `type`, with BranchUnionBuilders wherever a union sits in it. */
+function builderOf(type: DataType): Builder {
+  if (DataType.isUnion(type)) {
+    const union = new BranchUnionBuilder(type as SparseUnion);
+    for (const field of type.children) union.children.push(builderOf(field.type));
+    return union;
+  }
+  const builder = makeBuilder({ type, nullValues: NULLS });
+  (type.children ?? []).forEach((field: Field, i: number) => {
+    if (hasUnion(field.type)) builder.children[i] = builderOf(field.type);
+  });
+  return builder;
+}
+
+function hasUnion(type: DataType): boolean {
+  return DataType.isUnion(type) || (type.children ?? []).some((f: Field) => hasUnion(f.type));
 }
 
 /** The Arrow column plan of a layout at a number of versions (1: newest value; more: lists). */
@@ -53,7 +158,7 @@ export class ArrowColumns {
 
   /** One record batch of `rows`. */
   batchOf(rows: readonly RowOut[]): RecordBatch {
-    const builders = this.types.map((type) => makeBuilder({ type, nullValues: [null, undefined] }));
+    const builders = this.types.map(arrowBuilder);
     const values: unknown[] = new Array(builders.length);
     for (const row of rows) {
       this.plan.rowValues(row, values);

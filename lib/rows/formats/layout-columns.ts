@@ -1,29 +1,64 @@
 /**
  * A table's rows as typed columns, from the layout (issue #30): the one column plan the columnar
  * formats share, so the Arrow IPC stream (arrow-columns.ts) and Parquet (parquet-columns.ts) name,
- * type and fill their columns alike; each only maps the value types below to its own.
+ * type and fill their columns alike; each only maps the column types below to its own.
  *
  * Columns: `row_key` (bytes), the entity id's components for FORMATTED keys (STRING string, INTEGER
  * int, LONG long; null where a nullable component is absent), then one column a family column named
- * `family:qualifier` and one a map family named `family`. A column's value type is its INLINE Avro
- * schema's: string, long, int, double, float, boolean, bytes, or a union of null and one of those
- * (null where a cell holds null); counters long. Any other schema (records, arrays, maps, other
- * unions, enums, fixed; CLASS, AVRO by uid, RAW_BYTES, PROTOBUF) is `json`:
- * the value's Avro JSON text, exact (a long inside a record keeps all its digits). With one version
- * (the default) a column holds the newest value, null when the row has no cell there; with more, a
- * list of {timestamp, value} newest first. A map family is a map from qualifier to that.
+ * `family:qualifier` and one a map family named `family`. A column's type is its cell schema's:
+ * the INLINE schema, an AVRO column's default reader given inline (its cells are stored in it:
+ * lib/model/avro/cell-schema.ts), bytes for RAW_BYTES, long for counters. From the Avro schema:
+ *
+ * - string, long, int, double, float, boolean, bytes: that type; enum: string (its symbol);
+ *   fixed: `fixed` of its size;
+ * - record: `record` of its fields, each typed the same way; array: `list`; map: `map` (string keys);
+ * - a union of null and one type: that type, null where the value is null;
+ * - a union of several types besides null: `union` of those branches, named as Avro JSON names
+ *   them (`int`, `string`, a named type's full name); null where the value is null;
+ * - `json` (the value's Avro JSON text, exact) for what has no finite column type: a record that
+ *   refers to itself (recursive named types), a field of type null, and cells whose schema the
+ *   layout does not hold (CLASS, AVRO by uid or without a default reader, PROTOBUF).
+ *
+ * Every part of a column may be null (the formats make every field nullable): Avro's "not null" is
+ * not carried. With one version (the default) a column holds the newest value, null when the row
+ * has no cell there; with more, a list of {timestamp, value} newest first. A map family is a map
+ * from qualifier to that.
  *
  * JavaScript values handed to the formats: string, bigint (long), number (int, double, float),
- * boolean, Uint8Array (bytes), string (json); lists are arrays of {timestamp: bigint, value}; maps
- * are Map<string, value>.
+ * boolean, Uint8Array (bytes, fixed), string (json); record an object by field name; list an array;
+ * map a Map<string, value>; union its Avro JSON wrapped form `{branch: value}` (one key) or null;
+ * versions lists are arrays of {timestamp: bigint, value}; map families Map<string, value>.
+ *
+ * Values are read from the cell's stored Avro JSON text: primitives by the fast readers below (the
+ * scan's hot path), everything else by the exact JSON parser and lib/model/avro/avro-json.ts's
+ * reader, so longs inside records keep all 64 bits and a union cell, written bare (docs/interface.md,
+ * "Cells"), resolves to its branch as the Avro export resolves it (the first branch that takes it).
  */
 import { rgError } from '../../errors.js';
+import { avroFromJson } from '../../model/avro/avro-json.js';
+import { avroTypeOf, type AvroType } from '../../model/avro/avro-types.js';
+import { canonicalSchemaJson } from '../../model/avro/schema-table.js';
 import { parseExactJson } from '../../model/json/exact-json.js';
 import { decodeRowKey } from '../../model/keys/row-key.js';
 import type { CellOut, CellSchemaSpec, ComponentValue, RowOut, TableLayout } from '../../model/types.js';
 
 export type ValueType = 'string' | 'long' | 'int' | 'double' | 'float' | 'boolean' | 'bytes' | 'json';
 export type IdType = 'string' | 'int' | 'long';
+
+/** A named part of a record or union. */
+export interface NamedType {
+  readonly name: string;
+  readonly type: ColumnType;
+}
+
+/** A column's (or a part's) type, which each format maps to its own. */
+export type ColumnType =
+  | { readonly kind: ValueType }
+  | { readonly kind: 'fixed'; readonly size: number }
+  | { readonly kind: 'record'; readonly fields: readonly NamedType[] }
+  | { readonly kind: 'list'; readonly items: ColumnType }
+  | { readonly kind: 'map'; readonly values: ColumnType }
+  | { readonly kind: 'union'; readonly branches: readonly NamedType[] };
 
 type Decode = (json: string) => unknown;
 
@@ -32,7 +67,7 @@ const BIGINT_TEXT = /^-?[0-9]+$/;
 const NUMBER_TEXT = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
 const exact = (json: string): unknown => parseExactJson(json, 'value');
 
-/** Readers of a value's JSON text (the stored cell's) into the JavaScript value of its type. */
+/** Readers of a primitive value's JSON text (the stored cell's) into the JavaScript value of its type. */
 const DECODE: Readonly<Record<ValueType, Decode>> = {
   string: (j) => String(JSON.parse(j)),
   long: (j) => (BIGINT_TEXT.test(j) ? BigInt(j) : BigInt(exact(j) as number)),
@@ -45,49 +80,146 @@ const DECODE: Readonly<Record<ValueType, Decode>> = {
   json: (j) => j,
 };
 
-const PRIMITIVES = new Set<string>(['string', 'long', 'int', 'double', 'float', 'boolean', 'bytes']);
+const JSON_TYPE: ColumnType = { kind: 'json' };
 
-/** A primitive Avro schema's value type; json for any other schema. */
-function primitiveType(schema: unknown): ValueType {
-  const name =
-    typeof schema === 'string'
-      ? schema
-      : typeof schema === 'object' && schema !== null && !Array.isArray(schema)
-        ? (schema as { type?: unknown }).type
-        : undefined;
-  return typeof name === 'string' && PRIMITIVES.has(name) ? (name as ValueType) : 'json';
-}
+/** An Avro value (avro-json.ts's in-memory form) into the column's JavaScript value. */
+type Convert = (v: unknown) => unknown;
+const same: Convert = (v) => v;
+
+/** A schema part with no finite column type: the whole column becomes JSON text. */
+class Unmappable extends Error {}
+
+/** avsc's view of a type, as avro-json.ts reads it. */
+type AvscType = AvroType & {
+  readonly types: AvroType[];
+  readonly size: number;
+  readonly itemsType: AvroType;
+  readonly valuesType: AvroType;
+  readonly fields: { readonly name: string; readonly type: AvroType }[];
+};
+
+const LEAVES: Readonly<Record<string, ValueType>> = {
+  string: 'string',
+  'abstract:long': 'long',
+  long: 'long',
+  int: 'int',
+  double: 'double',
+  float: 'float',
+  boolean: 'boolean',
+  bytes: 'bytes',
+  enum: 'string',
+};
 
 /**
- * A column's value type from its cell schema, and whether a cell may hold null: a union of null
- * and one primitive (`["null", "string"]`, the usual optional value) is that primitive's type, a
- * cell holding null a null there. As JSON text, such a null read as the text "null" in DuckDB and
- * pyarrow, which `IS NULL` misses (test/engines found it).
+ * The column type of an avsc type and the converter of its values; `open` holds the records being
+ * walked, so one that refers to itself is found (Unmappable).
  */
-export function valueTypeOf(spec: CellSchemaSpec): { readonly valueType: ValueType; readonly nullable: boolean } {
-  if (spec.type === 'COUNTER') return { valueType: 'long', nullable: false };
-  if (spec.type !== 'INLINE' || spec.value === undefined) return { valueType: 'json', nullable: false };
-  const schema = parseExactJson(spec.value, 'column schema');
-  if (Array.isArray(schema) && schema.length === 2) {
-    const other = schema[0] === 'null' ? schema[1] : schema[1] === 'null' ? schema[0] : undefined;
-    const valueType = other === undefined ? 'json' : primitiveType(other);
-    if (valueType !== 'json') return { valueType, nullable: true };
+function planOf(avro: AvroType, open: Set<AvroType>): { type: ColumnType; convert: Convert } {
+  const t = avro as AvscType;
+  const leaf = LEAVES[t.typeName];
+  if (leaf !== undefined) return { type: { kind: leaf }, convert: same };
+  switch (t.typeName) {
+    case 'fixed':
+      return { type: { kind: 'fixed', size: t.size }, convert: same };
+    case 'array': {
+      const items = planOf(t.itemsType, open);
+      return { type: { kind: 'list', items: items.type }, convert: (v) => (v as unknown[]).map(items.convert) };
+    }
+    case 'map': {
+      const values = planOf(t.valuesType, open);
+      return {
+        type: { kind: 'map', values: values.type },
+        convert: (v) => new Map(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, values.convert(x)])),
+      };
+    }
+    case 'record':
+    case 'error': {
+      if (open.has(avro)) throw new Unmappable(`record ${avro.name ?? ''} refers to itself`);
+      open.add(avro);
+      const fields = t.fields.map((f) => ({ name: f.name, ...planOf(f.type, open) }));
+      open.delete(avro);
+      return {
+        type: { kind: 'record', fields: fields.map((f) => ({ name: f.name, type: f.type })) },
+        convert: (v) => {
+          const record = v as Record<string, unknown>;
+          const out: Record<string, unknown> = {};
+          for (const f of fields) out[f.name] = f.convert(record[f.name]);
+          return out;
+        },
+      };
+    }
+    case 'union:wrapped': {
+      const branches = t.types.filter((b) => b.typeName !== 'null').map((b) => ({ name: b.branchName as string, ...planOf(b, open) }));
+      if (branches.length === 0) throw new Unmappable('a union of null alone');
+      // avro-json.ts's values of a union: null, or {branchName: value}.
+      if (branches.length === 1) {
+        const { name, type, convert } = branches[0]!;
+        return { type, convert: (v) => (v === null ? null : convert((v as Record<string, unknown>)[name])) };
+      }
+      const byName = new Map(branches.map((b) => [b.name, b.convert]));
+      return {
+        type: { kind: 'union', branches: branches.map((b) => ({ name: b.name, type: b.type })) },
+        convert: (v) => {
+          if (v === null) return null;
+          const [name, value] = Object.entries(v as Record<string, unknown>)[0]!;
+          return { [name]: byName.get(name)!(value) };
+        },
+      };
+    }
+    default:
+      throw new Unmappable(`no column type for Avro ${t.typeName}`);
   }
-  return { valueType: primitiveType(schema), nullable: false };
 }
 
-/** The reader of a column's cells: the type's, with null for a nullable column's "null". */
-function decoderOf(spec: CellSchemaSpec): { valueType: ValueType; decode: Decode } {
-  const { valueType, nullable } = valueTypeOf(spec);
-  const decode = DECODE[valueType];
-  // A cell of a union is written bare (docs/interface.md, "Cells"): null, or the branch's value.
-  return { valueType, decode: nullable ? (j) => (j === 'null' ? null : decode(j)) : decode };
+/** The Avro schema JSON text of a cell spec's stored values, or undefined where the layout does not hold it. */
+function storedSchema(spec: CellSchemaSpec): string | undefined {
+  switch (spec.type) {
+    case 'COUNTER':
+      return '"long"';
+    case 'INLINE':
+      return spec.value;
+    case 'AVRO':
+      return spec.defaultReader?.json;
+    case 'RAW_BYTES':
+      return '"bytes"';
+    default:
+      return undefined;
+  }
+}
+
+/** A column's type and the reader of its cells' JSON text. */
+interface CellPlan {
+  readonly type: ColumnType;
+  readonly decode: Decode;
+}
+
+/** The plan of a cell spec: primitives (nullable or not) by the fast readers, the rest through avro-json.ts. */
+export function cellPlanOf(spec: CellSchemaSpec): CellPlan {
+  const text = storedSchema(spec);
+  if (text === undefined) return { type: JSON_TYPE, decode: DECODE.json };
+  const avro = avroTypeOf(canonicalSchemaJson(parseExactJson(text, 'column schema')));
+  let plan: { type: ColumnType; convert: Convert };
+  try {
+    plan = planOf(avro, new Set());
+  } catch (e) {
+    if (e instanceof Unmappable) return { type: JSON_TYPE, decode: DECODE.json };
+    throw e;
+  }
+  const { type } = plan;
+  if (type.kind in DECODE) {
+    const decode = DECODE[type.kind as ValueType];
+    // A cell of a union is written bare (docs/interface.md, "Cells"): null, or the branch's value.
+    const nullable = (avro as AvscType).typeName === 'union:wrapped';
+    return { type, decode: nullable ? (j) => (j === 'null' ? null : decode(j)) : decode };
+  }
+  const convert = plan.convert;
+  return { type, decode: (j) => convert(avroFromJson(avro, parseExactJson(j, 'value'), true)) };
 }
 
 /** One column after row_key and the id components. */
 export interface DataColumn {
   readonly name: string;
-  readonly valueType: ValueType;
+  readonly type: ColumnType;
   /** A map family: a map from qualifier to the value (or list). */
   readonly map: boolean;
   /** versions > 1: a list of {timestamp, value} newest first instead of the newest value. */
@@ -124,16 +256,16 @@ export class LayoutColumns {
     for (const group of layout.localityGroups)
       for (const family of group.families) {
         if (family.mapSchema !== undefined) {
-          const { valueType, decode } = decoderOf(family.mapSchema);
+          const { type, decode } = cellPlanOf(family.mapSchema);
           this.slots.set(family.name, { map: first + columns.length, decode });
           this.mapSlots.push(first + columns.length);
-          columns.push({ name: family.name, valueType, map: true, listed: this.listed });
+          columns.push({ name: family.name, type, map: true, listed: this.listed });
         } else {
           const byQualifier = new Map<string, { at: number; decode: Decode }>();
           for (const c of family.columns) {
-            const { valueType, decode } = decoderOf(c.schema);
+            const { type, decode } = cellPlanOf(c.schema);
             byQualifier.set(c.name, { at: first + columns.length, decode });
-            columns.push({ name: `${family.name}:${c.name}`, valueType, map: false, listed: this.listed });
+            columns.push({ name: `${family.name}:${c.name}`, type, map: false, listed: this.listed });
           }
           this.slots.set(family.name, byQualifier);
         }
@@ -205,6 +337,7 @@ function decodeOrThrow(decode: Decode, cell: CellOut): unknown {
   try {
     return decode(cell.json);
   } catch (e) {
-    throw rgError('RG_ERR_BAD_PARAMETER', `cannot send column ${cell.family}:${cell.qualifier} as a typed column: ${(e as Error).message}`);
+    const why = e instanceof Error && 'describe' in e && typeof e.describe === 'function' ? (e.describe as () => string)() : (e as Error).message;
+    throw rgError('RG_ERR_BAD_PARAMETER', `cannot send column ${cell.family}:${cell.qualifier} as a typed column: ${why}`);
   }
 }
