@@ -10,7 +10,7 @@
  * the pieces ArrowStreamParts takes from apache-arrow's own stream writer.
  */
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
-import { RecordBatchStreamWriter, type RecordBatch } from 'apache-arrow';
+import { RecordBatchStreamWriter, type RecordBatch, type Schema } from 'apache-arrow';
 import { ArrowColumns } from '../formats/arrow-columns.js';
 import type { RowOut, TableLayout } from '../../model/types.js';
 import type { ChunkScan, RenderedChunk } from '../../store/store.js';
@@ -82,6 +82,8 @@ export class ArrowStreamParts {
   readonly columns: ArrowColumns;
   /** The schema message. */
   readonly schema: Uint8Array;
+  /** The schema itself (ArrowColumns' batches'). */
+  readonly schemaOf: Schema;
   /** The message of a batch of no rows (the stream of an empty scan carries one, as the stage's does). */
   readonly emptyBatch: Uint8Array;
   /** The end-of-stream marker. */
@@ -90,6 +92,7 @@ export class ArrowStreamParts {
   constructor(layout: TableLayout, versions: number) {
     this.columns = new ArrowColumns(layout, versions);
     const empty = this.columns.batchOf([]);
+    this.schemaOf = empty.schema;
     const writer = new RecordBatchStreamWriter();
     writer.reset(undefined, empty.schema);
     this.schema = writer.toUint8Array(true).slice();

@@ -14,12 +14,13 @@ import type { ReadSpec, RowOut, TableLayout } from '../../model/types.js';
 import { arrowStreamParts, type ArrowStreamParts } from '../../rows/stages/arrow.js';
 import type { ArrowBatchSpec, RenderedChunk } from '../store.js';
 import type { ChunkWriter } from './chunk-render.js';
+import { ArrowBatchFill } from './arrow-fill.js';
 import { RowCollector } from './row-collector.js';
 
 export class ArrowChunkEncoder implements ChunkWriter {
   private readonly rows: RowCollector;
   private readonly parts: ArrowStreamParts;
-  private pending: RowOut[] = [];
+  private readonly fill: ArrowBatchFill;
   private pendingCells = 0;
   /** Batch messages encoded since the last chunk was taken, their bytes, rows and cells. */
   private messages: Uint8Array[] = [];
@@ -35,12 +36,12 @@ export class ArrowChunkEncoder implements ChunkWriter {
     read: ReadSpec,
     private readonly spec: ArrowBatchSpec['arrow'],
     now: number = Date.now(),
-    copyKeys = false,
   ) {
     this.parts = arrowStreamParts(layout, read.maxVersions);
-    // copyKeys (a scan thread reads in place): a row waits in `pending` while later rows are read,
-    // so its key must be its own; the values are decoded into strings anyway.
-    this.rows = new RowCollector(layout, read, (row) => this.take(row), now, copyKeys);
+    this.fill = new ArrowBatchFill(layout, read.maxVersions, this.parts.schemaOf, spec.batchRows);
+    // Keys are not copied where a scan thread reads in place: a row's values are in the batch's
+    // columns before the next entry is read (the one row kept, past a limit, is copied).
+    this.rows = new RowCollector(layout, read, (row) => this.take(row), now);
   }
 
   /** Bytes of batch messages encoded since the last chunk was taken. */
@@ -66,7 +67,7 @@ export class ArrowChunkEncoder implements ChunkWriter {
 
   /** The batches encoded so far and the rows still pending as one more batch; undefined when there are none. */
   takeChunk(): RenderedChunk | undefined {
-    if (this.pending.length > 0) this.encodePending();
+    if (this.fill.rows > 0) this.encodePending();
     if (this.messages.length === 0 && this.heldKey === undefined) return undefined;
     const bytes = this.messages.length === 1 ? toBuffer(this.messages[0]!) : Buffer.concat(this.messages, this.bytes);
     const chunk: RenderedChunk = {
@@ -86,22 +87,21 @@ export class ArrowChunkEncoder implements ChunkWriter {
   private take(row: RowOut): void {
     const limit = this.spec.rows;
     if (limit >= 0 && this.taken >= limit) {
-      this.heldKey = row.rowKey;
+      this.heldKey = Buffer.from(row.rowKey);
       return;
     }
     this.taken++;
-    this.pending.push(row);
+    this.fill.add(row);
     this.pendingCells += row.cells.length;
-    if (this.pending.length >= this.spec.batchRows) this.encodePending();
+    if (this.fill.rows >= this.spec.batchRows) this.encodePending();
   }
 
   private encodePending(): void {
-    const message = this.parts.batchOf(this.pending);
+    this.count += this.fill.rows;
+    const message = this.parts.messageOf(this.fill.take());
     this.messages.push(message);
     this.bytes += message.length;
-    this.count += this.pending.length;
     this.cells += this.pendingCells;
-    this.pending = [];
     this.pendingCells = 0;
   }
 }
