@@ -1,11 +1,11 @@
 /**
  * Helpers of the command-line tests: they run the built CLI (`node tools/rowgate ...`) as a user
- * would. The CLI runs from dist/; under `npm test` the tests run from dist/test/ too (one build),
- * run as `npx tap test/x.test.ts` they load the TypeScript sources: both must be the same code.
- * `npm test` builds dist/ first (the `pretest` script), so under it a dist/ older than a source file
- * in lib/ or tools/ (a source changed during the run) fails the test instead of being rebuilt. Run
- * any other way (`npx tap test/cli/serve.test.ts`), a missing or stale dist/ is rebuilt once
- * (`npm run build`, under a lock so parallel test files build once), saying so on stderr.
+ * would. The CLI and the tests both run from dist/ (one build; tap loads no TypeScript). `npm test`
+ * builds dist/ first (the `pretest` script), so under it a dist/ older than a source file in lib/
+ * or tools/ (a source changed during the run) fails the test instead of being rebuilt. Run any
+ * other way (`npx tap dist/test/cli/serve.test.js` after editing a source), a missing or stale
+ * dist/ is rebuilt once (`npm run build`, under a lock so parallel test files build once), saying
+ * so on stderr; the test file itself is then the one compiled before, so build first.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -101,7 +101,7 @@ t.test('lines of any UTF-8 and any length come out byte for byte, in order (the 
 
 t.test('process.exit() right after request lines: every line is in the log', async (t) => {
   const file = join(dir, 'c.log');
-  const script = join(dir, 'exit-child.mts');
+  const script = join(dir, 'exit-child.mjs');
   const sinkModule = new URL('../../lib/logging/log-sink.js', import.meta.url).href;
   writeFileSync(
     script,
@@ -109,8 +109,8 @@ t.test('process.exit() right after request lines: every line is in the log', asy
       `const sink = new LogSink(openSync(${JSON.stringify(file)}, 'w'));\n` +
       `for (let i = 0; i < 1000; i++) sink.writeLater(${JSON.stringify('{"level":30,"n":')} + i + '}\\n');\nprocess.exit(3);\n`,
   );
-  // The test runner's loader flags (TypeScript) carry over to the child.
-  const child = spawn(process.execPath, [...process.execArgv, script], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // The script is JavaScript importing the compiled sink: the child needs no loader.
+  const child = spawn(process.execPath, [script], { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
@@ -181,7 +181,7 @@ t.test('shared (--workers): two processes writing to one pipe never split a line
   // The reader starts late, so both writers meet a full pipe.
   const reader = spawn('sh', ['-c', `sleep 0.5; cat > '${file}'`], { stdio: ['pipe', 'ignore', 'inherit'] });
   const readerDone = new Promise<void>((resolve) => reader.on('exit', () => resolve()));
-  const script = join(dir, 'shared-child.mts');
+  const script = join(dir, 'shared-child.mjs');
   const sinkModule = new URL('../../lib/logging/log-sink.js', import.meta.url).href;
   // Lines of ~300 bytes, written in 64 KiB gatherings: without line-aligned writes of at most
   // PIPE_BUF, the two writers' bytes interleave mid-line once the pipe is full.
@@ -193,7 +193,7 @@ t.test('shared (--workers): two processes writing to one pipe never split a line
       `for (let i = 0; i < 40000; i++) sink.writeLater('{"w":' + process.argv[3] + ',"n":' + i + ',"pad":"' + pad + '"}\\n');\n` +
       `while (!sink.flush()) await new Promise((r) => setTimeout(r, 5));\n`,
   );
-  const writers = ['1', '2'].map((w) => spawn(process.execPath, [...process.execArgv, script, 'shared', w], { stdio: ['ignore', reader.stdin, 'inherit'] }));
+  const writers = ['1', '2'].map((w) => spawn(process.execPath, [script, 'shared', w], { stdio: ['ignore', reader.stdin, 'inherit'] }));
   await Promise.all(writers.map((w) => new Promise((resolve) => w.on('exit', resolve))));
   reader.stdin.end();
   await readerDone;

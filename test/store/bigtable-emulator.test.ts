@@ -7,8 +7,13 @@ import t from 'tap';
 type Helper = typeof import('./bigtable-emulator.js');
 
 t.test('no cbtemulator: skip locally, fail when Bigtable is required', async (t) => {
-  const helper = await t.mockImport<Helper>('./bigtable-emulator.js', {
-    '../../bench/cbtemulator.js': { findCbtemulator: () => undefined, startCbtemulator: () => Promise.reject(new Error('not called')) },
+  // Absolute URLs: tap resolves a relative one against the test's source-mapped path (test/, not
+  // dist/test/), where no compiled helper is.
+  const helper = await t.mockImport<Helper>(new URL('./bigtable-emulator.js', import.meta.url).href, {
+    [new URL('../../bench/cbtemulator.js', import.meta.url).href]: {
+      findCbtemulator: () => undefined,
+      startCbtemulator: () => Promise.reject(new Error('not called')),
+    },
   });
   const saved = process.env.ROWGATE_REQUIRE_BIGTABLE;
   t.teardown(() => {

@@ -1,9 +1,9 @@
 /**
  * The repository's root folder, for tests that read files of the repository (fixtures, docs, the
- * sources the architecture checks walk). `npm test` runs the tests compiled into dist/test/ (one
- * build for the tests and the CLI processes they start, issue #31), `npx tap test/x.test.ts` runs
- * them from test/: a path relative to the test file's own URL differs between the two, so the root
- * is found by walking up to the folder that holds package.json (dist/ holds none).
+ * sources the architecture checks walk). The tests run compiled from dist/test/ (one build for
+ * the tests and the CLI processes they start, issue #31), where a path relative to the test file's
+ * own URL is not the source tree's, so the root is found by walking up to the folder that holds
+ * package.json (dist/ holds none).
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
