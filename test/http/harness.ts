@@ -1,6 +1,7 @@
 /**
  * Starts a real gateway on 127.0.0.1 (random port) over a fresh LMDB store (or a given one), with the fixture
- * tables of the original's tests: `sample_table` (one LONG component) and `players` (two STRINGs).
+ * tables (test/support/fixture-tables.ts). For behaviour that does not need a socket,
+ * test/support/in-process.ts checks the same gateway without one.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -9,73 +10,13 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { buildConfig, type Config } from '../../lib/config/config.js';
 import { createGateway, type Gateway } from '../../lib/http/server.js';
-import { parseLayout } from '../../lib/model/layout/layout.js';
 import { encodeRowKey } from '../../lib/model/keys/row-key.js';
 import type { RowWrite } from '../../lib/model/types.js';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import type { Store } from '../../lib/store/store.js';
+import { createFixtures, type RawResponse } from '../support/fixture-tables.js';
 
-export const SAMPLE_LAYOUT = `{
-  name: "sample_table",
-  keys_format: {encoding: "FORMATTED", salt: {hash_size: 2}, components: [{name: "id", type: "LONG"}]},
-  locality_groups: [{
-    name: "default", in_memory: false, max_versions: 10, ttl_seconds: 2147483647, compression_type: "NONE",
-    families: [
-      {name: "group_family", columns: [
-        {name: "string_qualifier", column_schema: {storage: "UID", type: "INLINE", value: '"string"'}},
-        {name: "long_qualifier", column_schema: {storage: "UID", type: "INLINE", value: '"long"'}},
-        {name: "union_qualifier", column_schema: {storage: "UID", type: "INLINE", value: '["string", "null"]'}},
-        {name: "inline_record", column_schema: {storage: "UID", type: "INLINE",
-          value: '{"type": "record", "name": "Rec", "fields": [{"name": "username", "type": "string"}, {"name": "num_purchases", "type": "long"}, {"name": "nick", "type": ["null", "string"], "default": null}]}'}},
-        {name: "counter", column_schema: {type: "COUNTER", storage: "FINAL"}}
-      ]},
-      {name: "strings", map_schema: {storage: "UID", type: "INLINE", value: '"string"'}},
-      {name: "longs", map_schema: {storage: "UID", type: "INLINE", value: '"long"'}}
-    ]
-  }],
-  version: "layout-1.3.0"
-}`;
-
-export const PLAYERS_LAYOUT = `{
-  name: "players",
-  keys_format: {encoding: "FORMATTED", salt: {hash_size: 2}, components: [{name: "name", type: "STRING"}, {name: "domain", type: "STRING"}]},
-  locality_groups: [{
-    name: "default", in_memory: false, max_versions: 3, ttl_seconds: 2147483647, compression_type: "NONE",
-    families: [{name: "info", columns: [
-      {name: "email", column_schema: {storage: "UID", type: "INLINE", value: '"string"'}},
-      {name: "logins", column_schema: {type: "COUNTER", storage: "FINAL"}}
-    ]}]
-  }],
-  version: "layout-1.3.0"
-}`;
-
-/** A RAW-key table `raw_table` (map family `info` of strings), for row keys of any bytes. */
-export const RAW_TABLE_LAYOUT = {
-  name: 'raw_table',
-  keys_format: { encoding: 'RAW' },
-  locality_groups: [
-    {
-      name: 'default',
-      in_memory: false,
-      max_versions: 5,
-      ttl_seconds: 2147483647,
-      compression_type: 'NONE',
-      families: [{ name: 'info', map_schema: { storage: 'UID', type: 'INLINE', value: '"string"' } }],
-    },
-  ],
-  version: 'layout-1.0.0',
-};
-
-/** The info routes' GET paths, down to the fixture table sample_table. */
-export const INFO_PATHS: readonly string[] = [
-  '/v1',
-  '/v1/version',
-  '/v1/openapi.json',
-  '/v1/instances',
-  '/v1/instances/default',
-  '/v1/instances/default/tables',
-  '/v1/instances/default/tables/sample_table',
-];
+export { INFO_PATHS, PLAYERS_LAYOUT, RAW_TABLE_LAYOUT, SAMPLE_LAYOUT, createFixtures, json, rowsOf, type RawResponse } from '../support/fixture-tables.js';
 
 export interface Harness {
   readonly base: string;
@@ -95,10 +36,7 @@ export interface GatewayOptions {
 export async function startGateway(file: Record<string, unknown> = {}, options: GatewayOptions = {}): Promise<Harness> {
   const dir = options.store ? undefined : mkdtempSync(join(tmpdir(), 'rowgate-http-'));
   const store = options.store ?? new LmdbStore({ path: dir! });
-  await store.createInstance('default');
-  await store.createInstance('hidden');
-  await store.createTable('default', parseLayout(SAMPLE_LAYOUT));
-  await store.createTable('default', parseLayout(PLAYERS_LAYOUT));
+  await createFixtures(store);
   const config: Config = buildConfig({ port: 0, host: '127.0.0.1', ...file });
   const gateway = createGateway(config, store, pino({ level: 'silent' }));
   const address = await gateway.listen();
@@ -112,12 +50,6 @@ export async function startGateway(file: Record<string, unknown> = {}, options: 
       if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-export interface RawResponse {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
 }
 
 /** A GET whose body is kept as bytes, with its content type and trailers, over a real socket. */
@@ -152,18 +84,6 @@ export function raw(base: string, method: string, path: string, body?: string | 
     if (body !== undefined) req.end(body);
     else req.end();
   });
-}
-
-export const json = { 'content-type': 'application/json' };
-
-/** Splits a row stream body into parsed rows, checking the CR LF framing on the way. */
-export function rowsOf(body: string): unknown[] {
-  if (body === '') return [];
-  if (!body.endsWith('\r\n')) throw new Error(`row stream does not end with CR LF: ${JSON.stringify(body.slice(-20))}`);
-  return body
-    .slice(0, -2)
-    .split('\r\n')
-    .map((line) => JSON.parse(line) as unknown);
 }
 
 /**
