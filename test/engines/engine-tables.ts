@@ -32,8 +32,8 @@ const RECORD = {
  * Nested types (issue #30: records, arrays, maps and unions as the formats' nested types): a record
  * holding a record (with a long near 2^63, a nullable string and a map of arrays), a union of two
  * types, an enum and a fixed; an array of records; a map of arrays; a nullable record; a union of
- * null, long, string and a record; and a record that refers to itself (no finite column type: JSON
- * text).
+ * null, long, string and a namespaced record (its branch named `geo.Point`); and a record that
+ * refers to itself (no finite column type: JSON text).
  */
 const NESTED = {
   type: 'record',
@@ -87,6 +87,7 @@ const MULTI = [
   {
     type: 'record',
     name: 'Point',
+    namespace: 'geo',
     fields: [
       { name: 'x', type: 'double' },
       { name: 'y', type: 'double' },
@@ -237,7 +238,7 @@ function cellsOf(i: number): Record<string, Record<string, { timestamp: number; 
     );
   if (i % 5 !== 1) t['mpa'] = at(i % 6 === 0 ? {} : { x: [max, BigInt(-i)], y: [], [`z${i}`]: [BigInt(i)] });
   if (i % 6 !== 4) t['may'] = [...at(i % 3 === 0 ? null : { n: max - BigInt(i), s: `m${i}` }), ...at({ n: 1, s: 'old' }, 9)];
-  if (i % 7 !== 2) t['mul'] = at([null, { long: max - BigInt(i) }, { string: `w${i}` }, { Point: { x: i / 4, y: -i } }][i % 4]);
+  if (i % 7 !== 2) t['mul'] = at([null, { long: max - BigInt(i) }, { string: `w${i}` }, { 'geo.Point': { x: i / 4, y: -i } }][i % 4]);
   if (i % 5 !== 3) t['slf'] = at({ v: i, next: i % 2 === 0 ? null : { Node: { v: max, next: null } } });
   if (i % 5 !== 2) t['cnt'] = at(i % 2 === 0 ? big + BigInt(i) : -i);
   if (i % 4 !== 3) t['avr'] = at(`avro ${i}`);

@@ -66,10 +66,13 @@ function resolved(schema: Schema, names = new Map<string, Schema>(), open = new 
   if (!isObj(schema)) return undefined;
   const type = schema['type']!;
   if (typeof type !== 'string' || !['record', 'error', 'enum', 'fixed', 'array', 'map'].includes(type)) return resolved(type, names, open);
-  const name = typeof schema['name'] === 'string' ? schema['name'] : undefined;
+  // A named type's full name (the union branch name Avro JSON wraps its values in).
+  const short = typeof schema['name'] === 'string' ? schema['name'] : undefined;
+  const name = short !== undefined && typeof schema['namespace'] === 'string' && !short.includes('.') ? `${schema['namespace']}.${short}` : short;
   if (type === 'enum' || type === 'fixed') {
-    if (name !== undefined) names.set(name, schema);
-    return schema;
+    const named = { ...schema, name: name ?? '' };
+    if (name !== undefined) names.set(name, named);
+    return named;
   }
   if (type === 'array') {
     const items = resolved(schema['items']!, names, open);

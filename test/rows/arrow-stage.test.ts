@@ -1,9 +1,9 @@
 /**
  * ArrowEncodeStage (lib/rows/stages/arrow.ts, columns from lib/rows/formats/arrow-columns.ts): a
  * batch of rows becomes an Arrow IPC stream that apache-arrow's reader reads back with typed
- * columns: row_key binary, entity id components typed, Avro columns typed (a record a struct:
- * test/rows/layout-columns.test.ts covers the nested types), absent cells null, a map family a map; with versions > 1 a list of
- * {timestamp, value} newest first; no rows still gives the schema.
+ * columns: row_key binary, entity id components typed, Avro columns typed (a record a struct;
+ * test/rows/layout-columns.test.ts covers the nested types), absent cells null, a map family a
+ * map; with versions > 1 a list of {timestamp, value} newest first; no rows still gives the schema.
  */
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
