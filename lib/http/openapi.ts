@@ -3,7 +3,7 @@
  * revision's route table (routes.ts: each entry's path, parameters, summary, result and errors)
  * with the response shapes the serializers compile (serializers.ts), so the document cannot drift
  * from what is served: a parameter without a description here makes the generator throw, and
- * test/http/openapi.test.ts validates real responses of every endpoint against the document. The
+ * test/routes/openapi.test.ts validates real responses of every endpoint against the document. The
  * server builds it from the table it routes with and hands it to the handler of the route.
  *
  * Row streams (GET rows) are `application/json` bodies holding a sequence of row documents, each

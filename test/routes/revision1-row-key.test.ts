@@ -4,7 +4,8 @@
  * a 400 and nothing of the body is written. Revisions 2 and 3 never had it. Reads stay without it.
  */
 import t from 'tap';
-import { json, raw, rowsOf, startGateway } from './harness.js';
+import { json, rowsOf } from '../support/fixture-tables.js';
+import { startInProcess } from '../support/in-process.js';
 
 const ROWS = '/v1/instances/default/tables/sample_table/rows';
 // [12345] in sample_table (one LONG, hash_size 2): the 0.4.0 documentation's example row key.
@@ -13,13 +14,12 @@ const codeOf = (body: string) => (JSON.parse(body) as { code: string }).code;
 const cells = (v: string) => ({ group_family: { string_qualifier: [{ timestamp: 5, value: v }] } });
 
 t.test('revision 1: a 0.4.0 row with its rowKey is written back', async (t) => {
-  const h = await startGateway({ revision: 1 });
+  const h = await startInProcess({ revision: 1 });
   t.teardown(() => h.close());
-  const post = await raw(h.base, 'POST', ROWS, JSON.stringify({ entityId: '[12345]', rowKey: KEY_12345, cells: cells('some_value') }), json);
+  const post = await h.raw('POST', ROWS, JSON.stringify({ entityId: '[12345]', rowKey: KEY_12345, cells: cells('some_value') }), json);
   t.equal(post.status, 200, post.body);
   t.same(JSON.parse(post.body), { targets: [`${ROWS}/${KEY_12345}`] });
-  const upper = await raw(
-    h.base,
+  const upper = await h.raw(
     'POST',
     ROWS,
     JSON.stringify([
@@ -29,19 +29,19 @@ t.test('revision 1: a 0.4.0 row with its rowKey is written back', async (t) => {
     json,
   );
   t.equal(upper.status, 200, `hex of either case, beside rows without it: ${upper.body}`);
-  const got = await raw(h.base, 'GET', `${ROWS}/${KEY_12345}`);
+  const got = await h.raw('GET', `${ROWS}/${KEY_12345}`);
   t.equal(got.status, 200);
   t.same(
     JSON.parse(got.body),
     { entityId: '[12345]', cells: { group_family: { string_qualifier: [{ timestamp: 5, value: 'again' }] } } },
     'reads stay as the specification shows them: no rowKey',
   );
-  const scanned = rowsOf((await raw(h.base, 'GET', `${ROWS}?eid=[12345]`)).body) as Record<string, unknown>[];
+  const scanned = rowsOf((await h.raw('GET', `${ROWS}?eid=[12345]`)).body) as Record<string, unknown>[];
   t.notOk('rowKey' in scanned[0]!);
 });
 
 t.test('revision 1: a rowKey naming another row, bad hex or not a string is refused, nothing written', async (t) => {
-  const h = await startGateway({ revision: 1 });
+  const h = await startInProcess({ revision: 1 });
   t.teardown(() => h.close());
   const cases: [string, unknown, string, RegExp][] = [
     [
@@ -62,19 +62,19 @@ t.test('revision 1: a rowKey naming another row, bad hex or not a string is refu
       { entityId: '[7]', cells: cells('first') },
       { entityId: '[12345]', rowKey, cells: cells('x') },
     ];
-    const r = await raw(h.base, 'POST', ROWS, JSON.stringify(body), json);
+    const r = await h.raw('POST', ROWS, JSON.stringify(body), json);
     t.equal(r.status, 400, name);
     t.equal(codeOf(r.body), code, name);
     t.match(JSON.parse(r.body).exception, message, name);
   }
-  t.same((rowsOf((await raw(h.base, 'GET', `${ROWS}?eid=[7]`)).body) as { cells: object }[])[0]!.cells, {}, 'the good row before it was not written either');
+  t.same((rowsOf((await h.raw('GET', `${ROWS}?eid=[7]`)).body) as { cells: object }[])[0]!.cells, {}, 'the good row before it was not written either');
 });
 
 for (const revision of [2, 3] as const) {
   t.test(`revision ${revision}: rowKey is an unknown row field`, async (t) => {
-    const h = await startGateway({ revision });
+    const h = await startInProcess({ revision });
     t.teardown(() => h.close());
-    const r = await raw(h.base, 'POST', ROWS, JSON.stringify({ entityId: revision === 3 ? [12345] : '[12345]', rowKey: KEY_12345, cells: cells('x') }), json);
+    const r = await h.raw('POST', ROWS, JSON.stringify({ entityId: revision === 3 ? [12345] : '[12345]', rowKey: KEY_12345, cells: cells('x') }), json);
     t.equal(r.status, 400);
     t.equal(codeOf(r.body), 'RG_ERR_BAD_BODY');
     t.match(JSON.parse(r.body).exception, /unknown row field "rowKey"/);

@@ -1,5 +1,5 @@
 /**
- * Revision 3 entity id forms over a socket (docs/interface.md, "Entity ids"): a POSTed row's
+ * Revision 3 entity id forms, checked in process (docs/interface.md, "Entity ids"): a POSTed row's
  * `entityId` as a JSON array, `rowkey=<escaped>`, `rowkey_hex=`, `hbase=` and `hbase_hex=`, on a
  * FORMATTED table and a RAW table. Each POST target is exact and leads back to the row, and every
  * row reads back through each URL `eid=` form (and `eids`). Row keys contain bytes that must be
@@ -11,7 +11,8 @@
 import { createHash } from 'node:crypto';
 import t from 'tap';
 import { parseLayout } from '../../lib/model/layout/layout.js';
-import { json, raw, RAW_TABLE_LAYOUT, rowsOf, startGateway, type Harness } from './harness.js';
+import { json, RAW_TABLE_LAYOUT, rowsOf } from '../support/fixture-tables.js';
+import { startInProcess, type InProcessGateway } from '../support/in-process.js';
 
 const SAMPLE = '/v1/instances/default/tables/sample_table/rows';
 const RAW_TABLE = '/v1/instances/default/tables/raw_table/rows';
@@ -55,15 +56,15 @@ const eidText = (form: Form, components: unknown[], key: Buffer): string => {
   return typeof id === 'string' ? id : JSON.stringify(id);
 };
 
-let h: Harness;
+let h: InProcessGateway;
 t.before(async () => {
-  h = await startGateway();
+  h = await startInProcess();
   await h.store.createTable('default', parseLayout(RAW_TABLE_LAYOUT));
 });
 t.teardown(() => h.close());
 
 const get = async (path: string): Promise<Row[]> => {
-  const res = await raw(h.base, 'GET', path);
+  const res = await h.raw('GET', path);
   if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${res.body}`);
   return rowsOf(res.body) as Row[];
 };
@@ -94,7 +95,7 @@ t.test('FORMATTED table: POST in every entityId form, exact targets, each target
         `{"entityId": ${r.form === 'json' ? `[${r.n}]` : JSON.stringify(entityId(r.form, r.components, r.key))}, "cells": {"strings": {"form": [{"value": ${JSON.stringify(`via ${r.form}`)}, "timestamp": 1}]}}}`,
     )
     .join(', ')}]`;
-  const res = await raw(h.base, 'POST', SAMPLE, body, json);
+  const res = await h.raw('POST', SAMPLE, body, json);
   t.equal(res.status, 200, res.body);
   const { targets } = JSON.parse(res.body) as { targets: string[] };
   t.same(
@@ -109,7 +110,7 @@ t.test('FORMATTED table: POST in every entityId form, exact targets, each target
 
   for (const [i, r] of rows.entries()) {
     const check = async (path: string, how: string) => {
-      const res = await raw(h.base, 'GET', path);
+      const res = await h.raw('GET', path);
       t.equal(res.status, 200, `${r.form} row via ${how}: ${res.body.slice(0, 200)}`);
       const got = rowsOf(res.body) as Row[];
       t.equal(got.length, 1, `${r.form} row via ${how}: one row`);
@@ -150,8 +151,7 @@ t.test('RAW table: POST in every entityId form, exact targets, each target and e
     return { form, text, key: Buffer.from(text, 'utf8'), components: [text] };
   });
   for (const r of rows) t.match(escaped(r.key), /\\x[0-9A-F]{2}/, `the key ${JSON.stringify(r.text)} has bytes that rowkey= escapes: ${escaped(r.key)}`);
-  const res = await raw(
-    h.base,
+  const res = await h.raw(
     'POST',
     RAW_TABLE,
     JSON.stringify(
@@ -184,8 +184,7 @@ t.test('RAW table: POST in every entityId form, exact targets, each target and e
 
 t.test('RAW table: a key that is not UTF-8 round-trips through the four row key forms', async (t) => {
   const key = Buffer.from([0xff, 0x00, 0x80, 0x5c, 0x41]);
-  const res = await raw(
-    h.base,
+  const res = await h.raw(
     'POST',
     RAW_TABLE,
     JSON.stringify({ entityId: `rowkey=${escaped(key)}`, cells: { info: { form: [{ value: 'binary', timestamp: 1 }] } } }),

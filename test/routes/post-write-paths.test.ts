@@ -6,12 +6,13 @@
  */
 import t from 'tap';
 import type { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
-import { json, raw, rowsOf, startGateway, type Harness } from './harness.js';
+import { json, rowsOf } from '../support/fixture-tables.js';
+import { startInProcess, type InProcessGateway } from '../support/in-process.js';
 
 const ROWS = '/v1/instances/default/tables/sample_table/rows';
 
 /** Which store write each POST used (observed, then passed on). */
-function watchWrites(h: Harness): string[] {
+function watchWrites(h: InProcessGateway): string[] {
   const store = h.store as LmdbStore;
   const used: string[] = [];
   const write = store.write.bind(store);
@@ -24,16 +25,16 @@ function watchWrites(h: Harness): string[] {
 const cell = (value: string, timestamp = 5) => [{ value, timestamp }];
 
 t.test('a body of rows is one slice-wise write, every cell as posted', async (t) => {
-  const h = await startGateway();
+  const h = await startInProcess();
   t.teardown(() => h.close());
   const used = watchWrites(h);
   const rows = Array.from({ length: 3000 }, (_, i) => ({
     entityId: [i],
     cells: { strings: { a: cell(`v${i}`) }, group_family: { counter: [{ value: i, timestamp: 1 }] } },
   }));
-  t.equal((await raw(h.base, 'POST', ROWS, JSON.stringify(rows), json)).status, 200);
+  t.equal((await h.raw('POST', ROWS, JSON.stringify(rows), json)).status, 200);
   t.same(used, ['writeSlices']);
-  const back = rowsOf((await raw(h.base, 'GET', `${ROWS}?limit=-1&cols=strings,group_family:counter`)).body) as {
+  const back = rowsOf((await h.raw('GET', `${ROWS}?limit=-1&cols=strings,group_family:counter`)).body) as {
     entityId: number[];
     cells: { strings: { a: { value: string }[] }; group_family: { counter: { value: number }[] } };
   }[];
@@ -45,7 +46,7 @@ t.test('a body of rows is one slice-wise write, every cell as posted', async (t)
 });
 
 t.test('counter increments are applied in body order, with the other rows of the body', async (t) => {
-  const h = await startGateway();
+  const h = await startInProcess();
   t.teardown(() => h.close());
   const used = watchWrites(h);
   const rows = [
@@ -53,23 +54,22 @@ t.test('counter increments are applied in body order, with the other rows of the
     ...Array.from({ length: 2000 }, (_, i) => ({ entityId: [100 + i], cells: { strings: { a: cell('x') } } })),
     { entityId: [1], cells: { group_family: { counter: [{ value: { incr: 2 } }] } } },
   ];
-  t.equal((await raw(h.base, 'POST', ROWS, JSON.stringify(rows), json)).status, 200);
+  t.equal((await h.raw('POST', ROWS, JSON.stringify(rows), json)).status, 200);
   t.same(used, ['writeSlices']);
-  t.match((await raw(h.base, 'GET', `${ROWS}?eid=%5B1%5D&cols=group_family:counter`)).body, /"value":42[,}]/);
-  t.equal(rowsOf((await raw(h.base, 'GET', `${ROWS}?limit=-1&cols=strings`)).body).length, 2000);
+  t.match((await h.raw('GET', `${ROWS}?eid=%5B1%5D&cols=group_family:counter`)).body, /"value":42[,}]/);
+  t.equal(rowsOf((await h.raw('GET', `${ROWS}?limit=-1&cols=strings`)).body).length, 2000);
 });
 
 t.test('an increment that overflows rolls the whole body back', async (t) => {
-  const h = await startGateway();
+  const h = await startInProcess();
   t.teardown(() => h.close());
   const rows = [
     ...Array.from({ length: 1500 }, (_, i) => ({ entityId: [100 + i], cells: { strings: { a: cell('x') } } })),
     { entityId: [1], cells: { group_family: { counter: [{ value: 9_223_372_036_854_775_807n.toString(), timestamp: 1 }] } } },
   ];
   const body = JSON.stringify(rows).replace('"9223372036854775807"', '9223372036854775807');
-  t.equal((await raw(h.base, 'POST', ROWS, body, json)).status, 200);
-  const res = await raw(
-    h.base,
+  t.equal((await h.raw('POST', ROWS, body, json)).status, 200);
+  const res = await h.raw(
     'POST',
     ROWS,
     JSON.stringify([
@@ -80,20 +80,15 @@ t.test('an increment that overflows rolls the whole body back', async (t) => {
   );
   t.equal(res.status, 400);
   t.match(JSON.parse(res.body), { code: 'RG_ERR_BAD_COUNTER' });
-  t.equal(
-    (await raw(h.base, 'GET', `${ROWS}?eid=%5B5%5D`)).body,
-    '{"entityId":[5],"cells":{}}\r\n',
-    'the row before the overflowing increment was rolled back',
-  );
+  t.equal((await h.raw('GET', `${ROWS}?eid=%5B5%5D`)).body, '{"entityId":[5],"cells":{}}\r\n', 'the row before the overflowing increment was rolled back');
 });
 
 t.test('a row of more than 65,535 cells is written (spilled to cell entries)', async (t) => {
-  const h = await startGateway();
+  const h = await startInProcess();
   t.teardown(() => h.close());
   const strings: Record<string, { value: string; timestamp: number }[]> = {};
   for (let i = 0; i < 65_536; i++) strings[`q${i}`] = cell('v');
-  const res = await raw(
-    h.base,
+  const res = await h.raw(
     'POST',
     ROWS,
     JSON.stringify([
@@ -103,20 +98,20 @@ t.test('a row of more than 65,535 cells is written (spilled to cell entries)', a
     json,
   );
   t.equal(res.status, 200, res.body.slice(0, 200));
-  const [one] = rowsOf((await raw(h.base, 'GET', `${ROWS}?eid=%5B1%5D&cols=strings`)).body) as { cells: { strings: object } }[];
+  const [one] = rowsOf((await h.raw('GET', `${ROWS}?eid=%5B1%5D&cols=strings`)).body) as { cells: { strings: object } }[];
   t.equal(Object.keys(one!.cells.strings).length, 65_536, 'every cell of the big row');
-  t.match((await raw(h.base, 'GET', `${ROWS}?eid=%5B2%5D&cols=strings`)).body, /"value":"y"/);
+  t.match((await h.raw('GET', `${ROWS}?eid=%5B2%5D&cols=strings`)).body, /"value":"y"/);
 });
 
 t.test("a cell key over LMDB's limit: the store refuses the body, and nothing of it is written", async (t) => {
-  const h = await startGateway();
+  const h = await startInProcess();
   t.teardown(() => h.close());
   const rows = [
     ...Array.from({ length: 1500 }, (_, i) => ({ entityId: [i], cells: { strings: { a: cell('x') } } })),
     { entityId: [9999], cells: { strings: { ['q'.repeat(2000)]: cell('long') } } },
   ];
-  const res = await raw(h.base, 'POST', ROWS, JSON.stringify(rows), json);
+  const res = await h.raw('POST', ROWS, JSON.stringify(rows), json);
   t.equal(res.status, 400);
   t.match(JSON.parse(res.body), { code: 'RG_ERR_ROW_KEY_TOO_LONG', exception: /exceed the embedded store's key limit of 1978 bytes/ });
-  t.equal((await raw(h.base, 'GET', `${ROWS}?limit=-1`)).body, '', 'nothing written');
+  t.equal((await h.raw('GET', `${ROWS}?limit=-1`)).body, '', 'nothing written');
 });

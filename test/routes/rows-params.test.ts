@@ -1,12 +1,13 @@
 /**
- * GET/POST/DELETE rows parameters not covered elsewhere, over a socket against the LMDB store:
+ * GET/POST/DELETE rows parameters not covered elsewhere, checked in process against the LMDB store:
  * the default scan limit (100), `end_eid` alone, `cols=*`, server timestamps on POST, the
  * visible-instances rule on writes, and RG_ERR_ROW_KEY_TOO_LONG for a URL entity id.
  */
 import { createHash } from 'node:crypto';
 import t from 'tap';
 import { parseLayout } from '../../lib/model/layout/layout.js';
-import { json, raw, RAW_TABLE_LAYOUT, rowsOf, SAMPLE_LAYOUT, startGateway, type Harness } from './harness.js';
+import { json, RAW_TABLE_LAYOUT, rowsOf, SAMPLE_LAYOUT } from '../support/fixture-tables.js';
+import { startInProcess, type InProcessGateway } from '../support/in-process.js';
 
 const SAMPLE = '/v1/instances/default/tables/sample_table/rows';
 const q = (v: unknown) => encodeURIComponent(typeof v === 'string' ? v : JSON.stringify(v));
@@ -23,17 +24,17 @@ function longKey(n: number): Buffer {
 }
 
 t.test('scans: the default limit is 100, end_eid alone is an exclusive upper bound, cols=* selects every family', async (t) => {
-  const h = await startGateway();
+  const h = await startInProcess();
   t.teardown(() => h.close());
   const ids = Array.from({ length: 150 }, (_, i) => i * 7 + 1);
   const body = ids.map((id) => ({
     entityId: [id],
     cells: { longs: { n: [{ value: id, timestamp: 1 }] }, strings: { s: [{ value: `row ${id}`, timestamp: 2 }] } },
   }));
-  t.equal((await raw(h.base, 'POST', SAMPLE, JSON.stringify(body), json)).status, 200);
+  t.equal((await h.raw('POST', SAMPLE, JSON.stringify(body), json)).status, 200);
   const inKeyOrder = [...ids].sort((a, b) => Buffer.compare(longKey(a), longKey(b)));
 
-  const byDefault = await raw(h.base, 'GET', SAMPLE);
+  const byDefault = await h.raw('GET', SAMPLE);
   t.equal(byDefault.status, 200);
   const firstHundred = rowsOf(byDefault.body) as Row[];
   t.equal(firstHundred.length, 100, 'GET rows without limit returns 100 of the 150 rows');
@@ -42,30 +43,30 @@ t.test('scans: the default limit is 100, end_eid alone is an exclusive upper bou
     inKeyOrder.slice(0, 100),
     'the first 100 in row-key order',
   );
-  t.equal(rowsOf((await raw(h.base, 'GET', `${SAMPLE}?limit=-1`)).body).length, 150, 'limit=-1 returns all 150');
+  t.equal(rowsOf((await h.raw('GET', `${SAMPLE}?limit=-1`)).body).length, 150, 'limit=-1 returns all 150');
 
   // end_eid alone: every row before the bound (the bound's own row excluded), in row-key order.
   const bound = inKeyOrder[40]!;
-  const before = rowsOf((await raw(h.base, 'GET', `${SAMPLE}?end_eid=${q([bound])}`)).body) as Row[];
+  const before = rowsOf((await h.raw('GET', `${SAMPLE}?end_eid=${q([bound])}`)).body) as Row[];
   t.same(
     before.map((r) => r.entityId[0]),
     inKeyOrder.slice(0, 40),
     `end_eid=[${bound}] alone returns the 40 rows before it`,
   );
   const hexBound = longKey(inKeyOrder[120]!).toString('hex');
-  const beforeHex = rowsOf((await raw(h.base, 'GET', `${SAMPLE}?end_eid=${q(`rowkey_hex=${hexBound}`)}&limit=-1`)).body) as Row[];
+  const beforeHex = rowsOf((await h.raw('GET', `${SAMPLE}?end_eid=${q(`rowkey_hex=${hexBound}`)}&limit=-1`)).body) as Row[];
   t.same(
     beforeHex.map((r) => r.entityId[0]),
     inKeyOrder.slice(0, 120),
     'end_eid in the rowkey_hex form, limit=-1: the 120 rows before it',
   );
-  const beforeHexDefault = rowsOf((await raw(h.base, 'GET', `${SAMPLE}?end_eid=${q(`rowkey_hex=${hexBound}`)}`)).body);
+  const beforeHexDefault = rowsOf((await h.raw('GET', `${SAMPLE}?end_eid=${q(`rowkey_hex=${hexBound}`)}`)).body);
   t.equal(beforeHexDefault.length, 100, 'end_eid alone still gets the default limit of 100');
 
   // cols=* is every family, the same as no cols at all.
-  const star = await raw(h.base, 'GET', `${SAMPLE}?cols=*&limit=-1`);
+  const star = await h.raw('GET', `${SAMPLE}?cols=*&limit=-1`);
   t.equal(star.status, 200, star.body.slice(0, 200));
-  const all = await raw(h.base, 'GET', `${SAMPLE}?limit=-1`);
+  const all = await h.raw('GET', `${SAMPLE}?limit=-1`);
   t.equal(star.body, all.body, 'cols=* returns exactly what no cols returns');
   const starRows = rowsOf(star.body) as Row[];
   t.equal(starRows.length, 150);
@@ -73,22 +74,21 @@ t.test('scans: the default limit is 100, end_eid alone is an exclusive upper bou
     starRows.every((r) => Object.keys(r.cells).join() === 'longs,strings'),
     'each row has both families',
   );
-  const pointStar = rowsOf((await raw(h.base, 'GET', `${SAMPLE}?eid=${q([8])}&cols=*`)).body) as Row[];
+  const pointStar = rowsOf((await h.raw('GET', `${SAMPLE}?eid=${q([8])}&cols=*`)).body) as Row[];
   t.same(
     pointStar[0]?.cells,
     { longs: { n: [{ timestamp: 1, value: 8, writer_schema: 3 }] }, strings: { s: [{ timestamp: 2, value: 'row 8', writer_schema: 0 }] } },
     'cols=* on a point get',
   );
-  const narrowed = rowsOf((await raw(h.base, 'GET', `${SAMPLE}?eid=${q([8])}&cols=strings`)).body) as Row[];
+  const narrowed = rowsOf((await h.raw('GET', `${SAMPLE}?eid=${q([8])}&cols=strings`)).body) as Row[];
   t.same(Object.keys(narrowed[0]!.cells), ['strings'], 'whereas cols=strings narrows');
 });
 
 t.test('POST without timestamp: the server time, shared by every cell of one row', async (t) => {
-  const h = await startGateway();
+  const h = await startInProcess();
   t.teardown(() => h.close());
   const before = Date.now();
-  const res = await raw(
-    h.base,
+  const res = await h.raw(
     'POST',
     SAMPLE,
     JSON.stringify([
@@ -106,7 +106,7 @@ t.test('POST without timestamp: the server time, shared by every cell of one row
   );
   const after = Date.now();
   t.equal(res.status, 200, res.body);
-  const rows = rowsOf((await raw(h.base, 'GET', `${SAMPLE}?eids=${q([[1], [2]])}`)).body) as Row[];
+  const rows = rowsOf((await h.raw('GET', `${SAMPLE}?eids=${q([[1], [2]])}`)).body) as Row[];
   const stamps = (row: Row) => Object.values(row.cells).flatMap((f) => Object.values(f).flatMap((cells) => cells.map((c) => c.timestamp)));
   const first = stamps(rows[0]!);
   t.equal(first.length, 5, 'five cells written');
@@ -119,7 +119,7 @@ t.test('POST without timestamp: the server time, shared by every cell of one row
 });
 
 t.test('visible instances: POST and DELETE to a hidden instance are 404 RG_ERR_INSTANCE_NOT_FOUND and change nothing', async (t) => {
-  const h = await startGateway({ instances: ['default'] });
+  const h = await startInProcess({ instances: ['default'] });
   t.teardown(() => h.close());
   // The hidden instance has the same table, so only the visibility rule stands in the way.
   await h.store.createTable('hidden', parseLayout(SAMPLE_LAYOUT));
@@ -132,14 +132,14 @@ t.test('visible instances: POST and DELETE to a hidden instance are 404 RG_ERR_I
   const HIDDEN = '/v1/instances/hidden/tables/sample_table/rows';
   const row = { entityId: [5], cells: { strings: { posted: [{ value: 'nope', timestamp: 2 }] } } };
 
-  const post = await raw(h.base, 'POST', HIDDEN, JSON.stringify(row), json);
+  const post = await h.raw('POST', HIDDEN, JSON.stringify(row), json);
   t.equal(post.status, 404, post.body);
   t.equal(codeOf(post.body), 'RG_ERR_INSTANCE_NOT_FOUND');
   t.match(JSON.parse(post.body), { status: 404, exceptionName: String });
-  const del = await raw(h.base, 'DELETE', `${HIDDEN}?eid=${q([5])}`);
+  const del = await h.raw('DELETE', `${HIDDEN}?eid=${q([5])}`);
   t.equal(del.status, 404, del.body);
   t.equal(codeOf(del.body), 'RG_ERR_INSTANCE_NOT_FOUND');
-  const delMany = await raw(h.base, 'DELETE', `${HIDDEN}?eids=${q([[5], [6]])}`);
+  const delMany = await h.raw('DELETE', `${HIDDEN}?eids=${q([[5], [6]])}`);
   t.equal(delMany.status, 404);
   t.equal(codeOf(delMany.body), 'RG_ERR_INSTANCE_NOT_FOUND');
 
@@ -149,20 +149,20 @@ t.test('visible instances: POST and DELETE to a hidden instance are 404 RG_ERR_I
     ['kept'],
     'the hidden row was neither written nor deleted',
   );
-  const visible = await raw(h.base, 'POST', SAMPLE, JSON.stringify(row), json);
+  const visible = await h.raw('POST', SAMPLE, JSON.stringify(row), json);
   t.equal(visible.status, 200, 'the same POST to the visible instance succeeds');
-  t.equal((await raw(h.base, 'DELETE', `${SAMPLE}?eid=${q([5])}`)).status, 200, 'and so does the DELETE');
+  t.equal((await h.raw('DELETE', `${SAMPLE}?eid=${q([5])}`)).status, 200, 'and so does the DELETE');
 });
 
 t.test('a URL entity id longer than the store accepts is 400 RG_ERR_ROW_KEY_TOO_LONG on a RAW table', async (t) => {
-  const h = await startGateway();
+  const h = await startInProcess();
   t.teardown(() => h.close());
   await h.store.createTable('default', parseLayout(RAW_TABLE_LAYOUT));
   const RAW_ROWS = '/v1/instances/default/tables/raw_table/rows';
   const max = h.store.maxRowKeyBytes;
   t.ok(max > 0 && max * 2 + 100 < 16 * 1024, `the store's limit (${max} bytes) fits a hex URL under the URL limit`);
 
-  const atLimit = await raw(h.base, 'GET', `${RAW_ROWS}?eid=${q(`rowkey_hex=${'61'.repeat(max)}`)}`);
+  const atLimit = await h.raw('GET', `${RAW_ROWS}?eid=${q(`rowkey_hex=${'61'.repeat(max)}`)}`);
   t.equal(atLimit.status, 200, `a ${max}-byte key is fine: ${atLimit.body.slice(0, 200)}`);
   t.same((rowsOf(atLimit.body)[0] as { cells: object }).cells, {}, 'a missing row with empty cells');
 
@@ -172,24 +172,23 @@ t.test('a URL entity id longer than the store accepts is 400 RG_ERR_ROW_KEY_TOO_
     ['hbase_hex', `hbase_hex=${'ff'.repeat(max + 1)}`],
     ['JSON array', JSON.stringify(['a'.repeat(max + 1)])],
   ] as const) {
-    const res = await raw(h.base, 'GET', `${RAW_ROWS}?eid=${q(eid)}`);
+    const res = await h.raw('GET', `${RAW_ROWS}?eid=${q(eid)}`);
     t.equal(res.status, 400, `GET eid in the ${what} form, ${max + 1} bytes`);
     const body = JSON.parse(res.body) as { code: string; status: number; exception: string };
     t.equal(body.code, 'RG_ERR_ROW_KEY_TOO_LONG', what);
     t.equal(body.status, 400);
     t.ok(body.exception.includes(String(max + 1)) && body.exception.includes(String(max)), `the message names the size and the limit: ${body.exception}`);
   }
-  const del = await raw(h.base, 'DELETE', `${RAW_ROWS}?eid=${q(`rowkey_hex=${'61'.repeat(max + 1)}`)}`);
+  const del = await h.raw('DELETE', `${RAW_ROWS}?eid=${q(`rowkey_hex=${'61'.repeat(max + 1)}`)}`);
   t.equal(del.status, 400, 'DELETE eid too');
   t.equal(codeOf(del.body), 'RG_ERR_ROW_KEY_TOO_LONG');
-  const bulk = await raw(h.base, 'GET', `${RAW_ROWS}?eids=${q([`rowkey_hex=${'61'.repeat(max + 1)}`])}`);
+  const bulk = await h.raw('GET', `${RAW_ROWS}?eids=${q([`rowkey_hex=${'61'.repeat(max + 1)}`])}`);
   t.equal(bulk.status, 400, 'an eids element too');
   t.equal(codeOf(bulk.body), 'RG_ERR_ROW_KEY_TOO_LONG');
-  const start = await raw(h.base, 'GET', `${RAW_ROWS}?start_eid=${q(`rowkey_hex=${'61'.repeat(max + 1)}`)}`);
+  const start = await h.raw('GET', `${RAW_ROWS}?start_eid=${q(`rowkey_hex=${'61'.repeat(max + 1)}`)}`);
   t.equal(start.status, 400, 'and a start_eid bound');
   t.equal(codeOf(start.body), 'RG_ERR_ROW_KEY_TOO_LONG');
-  const post = await raw(
-    h.base,
+  const post = await h.raw(
     'POST',
     RAW_ROWS,
     JSON.stringify({ entityId: `rowkey_hex=${'61'.repeat(max + 1)}`, cells: { info: { q: [{ value: 'x', timestamp: 1 }] } } }),

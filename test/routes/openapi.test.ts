@@ -7,7 +7,8 @@ import t from 'tap';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { Revision } from '../../lib/config/config.js';
 import { routesFor } from '../../lib/http/routes.js';
-import { INFO_PATHS, json, raw, rowsOf, startGateway, type RawResponse } from './harness.js';
+import { INFO_PATHS, json, rowsOf, type RawResponse } from '../support/fixture-tables.js';
+import { startInProcess } from '../support/in-process.js';
 
 type Json = { [key: string]: unknown };
 type Operation = { responses: Record<string, { content?: Record<string, Json> }>; parameters?: { name: string; in: string }[]; requestBody?: unknown };
@@ -19,10 +20,10 @@ const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}');
 
 for (const revision of [1, 2, 3] as Revision[]) {
   t.test(`revision ${revision}: the document and every endpoint's responses`, async (t) => {
-    const h = await startGateway({ revision, limits: { bodyBytes: 100_000, urlBytes: 4000 } });
+    const h = await startInProcess({ revision, limits: { bodyBytes: 100_000, urlBytes: 4000 } });
     t.teardown(() => h.close());
 
-    const docRes = await raw(h.base, 'GET', '/v1/openapi.json');
+    const docRes = await h.raw('GET', '/v1/openapi.json');
     t.equal(docRes.status, 200);
     t.equal(docRes.headers['content-type'], 'application/json');
     const doc = JSON.parse(docRes.body) as {
@@ -72,7 +73,7 @@ for (const revision of [1, 2, 3] as Revision[]) {
     /** Every route must see a validated 200 and a validated error. */
     const seen = new Map<string, Set<string>>();
     const call = async (method: string, template: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<RawResponse> => {
-      const res = await raw(h.base, method, path, body, body === undefined ? headers : { ...json, ...headers });
+      const res = await h.raw(method, path, body, body === undefined ? headers : { ...json, ...headers });
       const key = `${method} ${openApiPath(template)}`;
       const op = doc.paths[openApiPath(template)]?.[method.toLowerCase()];
       t.ok(op, `${key} is documented`);
@@ -97,7 +98,7 @@ for (const revision of [1, 2, 3] as Revision[]) {
     };
     /** HEAD of every GET made: documented, the GET's status and headers, no body. */
     const head = async (template: string, path: string, got: RawResponse) => {
-      const res = await raw(h.base, 'HEAD', path);
+      const res = await h.raw('HEAD', path);
       const key = `HEAD ${openApiPath(template)}`;
       const op = doc.paths[openApiPath(template)]?.head;
       t.ok(op?.responses[String(res.status)], `${key}: status ${res.status} is documented`);
@@ -232,7 +233,7 @@ for (const revision of [1, 2, 3] as Revision[]) {
       ['POST', '/v1/openapi.json', 405],
       ['GET', `/v1/${'x'.repeat(5000)}`, 414],
     ] as const) {
-      const res = await raw(h.base, method, path);
+      const res = await h.raw(method, path);
       t.equal(res.status, status, `${method} ${path.slice(0, 40)}`);
       validate(errorRef, JSON.parse(res.body), `${method} ${path.slice(0, 40)} error body`);
     }
@@ -244,11 +245,11 @@ for (const revision of [1, 2, 3] as Revision[]) {
 }
 
 t.test("each operation lists the error codes of its own route, and GET /v1's resources name the document", async (t) => {
-  const h = await startGateway();
+  const h = await startInProcess();
   t.teardown(() => h.close());
-  const root = JSON.parse((await raw(h.base, 'GET', '/v1')).body) as { resources: string[] };
+  const root = JSON.parse((await h.raw('GET', '/v1')).body) as { resources: string[] };
   t.ok(root.resources.includes('openapi.json'), 'GET /v1 names openapi.json');
-  const doc = JSON.parse((await raw(h.base, 'GET', '/v1/openapi.json')).body) as {
+  const doc = JSON.parse((await h.raw('GET', '/v1/openapi.json')).body) as {
     paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>>;
   };
   for (const route of routesFor(3)) {

@@ -1,12 +1,13 @@
 import t from 'tap';
 import { ERRORS, rgError } from '../../lib/errors.js';
-import { json, raw, startGateway } from './harness.js';
+import { json } from '../support/fixture-tables.js';
+import { startInProcess } from '../support/in-process.js';
 
 t.test('root, version, instances, metadata, tables and layouts', async (t) => {
-  const h = await startGateway();
+  const h = await startInProcess();
   t.teardown(() => h.close());
   const body = async (path: string) => {
-    const res = await raw(h.base, 'GET', path);
+    const res = await h.raw('GET', path);
     t.equal(res.status, 200, `${path}: ${res.body}`);
     t.equal(res.headers['content-type'], 'application/json');
     return JSON.parse(res.body) as Record<string, unknown> & unknown[];
@@ -41,7 +42,7 @@ t.test('root, version, instances, metadata, tables and layouts', async (t) => {
 });
 
 t.test('regression: a 4,087-character instance or table name in the path is a 404, not a 500 (fuzz seed 105114693)', async (t) => {
-  const h = await startGateway();
+  const h = await startInProcess();
   t.teardown(() => h.close());
   const long = 'a'.repeat(4087);
   for (const path of [
@@ -50,31 +51,31 @@ t.test('regression: a 4,087-character instance or table name in the path is a 40
     `/v1/instances/default/tables/${long}`,
     `/v1/instances/default/tables/${long}/rows?eid=[1]`,
   ]) {
-    const res = await raw(h.base, 'GET', path);
+    const res = await h.raw('GET', path);
     t.equal(res.status, 404, `${path.slice(0, 40)}...: ${res.body.slice(0, 80)}`);
   }
 });
 
 t.test('visible instances: a configured list hides the rest (404), an empty list hides all', async (t) => {
-  const h = await startGateway({ instances: ['default'] });
+  const h = await startInProcess({ instances: ['default'] });
   t.teardown(() => h.close());
-  t.same(JSON.parse((await raw(h.base, 'GET', '/v1/instances')).body), [{ name: 'default', uri: '/v1/instances/default' }]);
+  t.same(JSON.parse((await h.raw('GET', '/v1/instances')).body), [{ name: 'default', uri: '/v1/instances/default' }]);
   for (const path of ['/v1/instances/hidden', '/v1/instances/hidden/tables', '/v1/instances/hidden/tables/x/rows']) {
-    const res = await raw(h.base, 'GET', path);
+    const res = await h.raw('GET', path);
     t.equal(res.status, 404, path);
     t.equal(JSON.parse(res.body).code, 'RG_ERR_INSTANCE_NOT_FOUND');
   }
-  const none = await startGateway({ instances: [] });
+  const none = await startInProcess({ instances: [] });
   t.teardown(() => none.close());
-  t.same(JSON.parse((await raw(none.base, 'GET', '/v1/instances')).body), []);
-  t.equal((await raw(none.base, 'GET', '/v1/instances/default/tables')).status, 404);
+  t.same(JSON.parse((await none.raw('GET', '/v1/instances')).body), []);
+  t.equal((await none.raw('GET', '/v1/instances/default/tables')).status, 404);
 });
 
 t.test('routing and protocol errors are coded 4xx JSON errors', async (t) => {
-  const h = await startGateway({ limits: { bodyBytes: 1000, urlBytes: 2000 } });
+  const h = await startInProcess({ limits: { bodyBytes: 1000, urlBytes: 2000 } });
   t.teardown(() => h.close());
   const check = async (method: string, path: string, status: number, code: string, body?: string, headers: Record<string, string> = {}) => {
-    const res = await raw(h.base, method, path, body, headers);
+    const res = await h.raw(method, path, body, headers);
     t.equal(res.status, status, `${method} ${path}: ${res.body}`);
     const err = JSON.parse(res.body) as { code: string; status: number; exceptionName: string; exception: string };
     t.equal(err.code, code);
@@ -103,16 +104,16 @@ t.test('routing and protocol errors are coded 4xx JSON errors', async (t) => {
   );
   await check('GET', `/v1?${'a'.repeat(3000)}`, 414, 'RG_ERR_URL_TOO_LONG');
   await check('GET', '/v1?unknown=1', 400, 'RG_ERR_BAD_PARAMETER');
-  const after = await raw(h.base, 'GET', '/v1');
+  const after = await h.raw('GET', '/v1');
   t.equal(after.status, 200, 'the server keeps serving');
 });
 
 t.test('CORS: headers on every response and preflight answered when enabled', async (t) => {
-  const h = await startGateway({ cors: true });
+  const h = await startInProcess({ cors: true });
   t.teardown(() => h.close());
-  const res = await raw(h.base, 'GET', '/v1', undefined, { origin: 'http://example.test' });
+  const res = await h.raw('GET', '/v1', undefined, { origin: 'http://example.test' });
   t.equal(res.headers['access-control-allow-origin'], '*');
-  const pre = await raw(h.base, 'OPTIONS', '/v1/instances/default/tables/sample_table/rows', undefined, {
+  const pre = await h.raw('OPTIONS', '/v1/instances/default/tables/sample_table/rows', undefined, {
     origin: 'http://example.test',
     'access-control-request-method': 'DELETE',
   });
@@ -123,11 +124,11 @@ t.test('CORS: headers on every response and preflight answered when enabled', as
 // The registry's Retry-After as a client receives it from a real gateway (test/errors.test.ts checks
 // the registry itself, without a socket, in test:unit).
 t.test('a gateway whose store is unavailable answers 503 with Retry-After', async (t) => {
-  const h = await startGateway();
+  const h = await startInProcess();
   t.teardown(() => h.close());
   // Before the gateway first uses it (its store proxy binds methods on first use).
   h.store.listInstances = () => Promise.reject(rgError('RG_ERR_STORE_UNAVAILABLE', 'the store cannot be reached: UNAVAILABLE'));
-  const res = await raw(h.base, 'GET', '/v1/instances');
+  const res = await h.raw('GET', '/v1/instances');
   t.equal(res.status, 503);
   t.equal(res.headers['retry-after'], '1');
   t.equal(JSON.parse(res.body).code, 'RG_ERR_STORE_UNAVAILABLE');
