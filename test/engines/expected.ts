@@ -51,7 +51,8 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !
 
 /**
  * A schema with its named types resolved: every name reference replaced by its definition (a
- * reference to a record still being defined, a recursive type, makes the schema undefined: JSON text).
+ * reference to a record still being defined, a recursive type, or a record without fields makes
+ * the schema undefined: JSON text).
  */
 function resolved(schema: Schema, names = new Map<string, Schema>(), open = new Set<string>()): Schema | undefined {
   if (typeof schema === 'string') {
@@ -84,6 +85,8 @@ function resolved(schema: Schema, names = new Map<string, Schema>(), open = new 
   }
   if (name !== undefined) open.add(name);
   const fields: Obj[] = [];
+  // A record without fields has no Parquet group: JSON text too.
+  if ((schema['fields'] as Obj[]).length === 0) return undefined;
   for (const f of schema['fields'] as Obj[]) {
     const t = resolved(f['type']!, names, open);
     if (t === undefined || t === 'null') return undefined;

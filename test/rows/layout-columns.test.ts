@@ -113,6 +113,7 @@ t.test('each cell schema gets its column type: nested types typed, recursive rec
   );
   t.same(typeOf(inline(NODE)), { kind: 'json' }, 'a record that refers to itself has no finite type');
   t.same(typeOf(inline({ type: 'record', name: 'N', fields: [{ name: 'z', type: 'null' }] })), { kind: 'json' }, 'a field of type null');
+  t.same(typeOf(inline({ type: 'record', name: 'Empty', fields: [] })), { kind: 'json' }, 'a record without fields');
   t.same(typeOf(spec('COUNTER', { storage: 'FINAL' })), { kind: 'long' });
   t.same(typeOf(spec('RAW_BYTES')), { kind: 'bytes' });
   t.same(typeOf(spec('AVRO', { defaultReader: { json: JSON.stringify(POINT) } })), typeOf(inline(POINT)), 'AVRO: its default reader given inline');

@@ -16,8 +16,9 @@
  * - a union of several types besides null: `union` of those branches, named as Avro JSON names
  *   them (`int`, `string`, a named type's full name); null where the value is null;
  * - `json` (the value's Avro JSON text, exact) for what has no finite column type: a record that
- *   refers to itself (recursive named types), a field of type null, and cells whose schema the
- *   layout does not hold (CLASS, AVRO by uid or without a default reader, PROTOBUF).
+ *   refers to itself (recursive named types), a record without fields (no Parquet group has none),
+ *   a field of type null, and cells whose schema the layout does not hold (CLASS, AVRO by uid or
+ *   without a default reader, PROTOBUF).
  *
  * Every part of a column may be null (the formats make every field nullable): Avro's "not null" is
  * not carried. With one version (the default) a column holds the newest value, null when the row
@@ -135,6 +136,8 @@ function planOf(avro: AvroType, open: Set<AvroType>): { type: ColumnType; conver
     case 'record':
     case 'error': {
       if (open.has(avro)) throw new Unmappable(`record ${avro.name ?? ''} refers to itself`);
+      // Parquet has no group without fields (a schema element of no children is a leaf without a type).
+      if (t.fields.length === 0) throw new Unmappable(`record ${avro.name ?? ''} has no fields`);
       open.add(avro);
       const fields = t.fields.map((f) => ({ name: f.name, ...planOf(f.type, open) }));
       open.delete(avro);
