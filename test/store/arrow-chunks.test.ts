@@ -3,7 +3,8 @@
 // ArrowEncodeStage): on the calling thread (a limit, a row filter) the same stream byte for byte,
 // batch boundaries included; on the scan threads (batches end with each part) a stream apache-arrow
 // reads back as the same table. Over tables of all four row key formats, typed columns, map
-// families, spilled rows, and reads of cols, versions, timerange, limit and none.
+// families, spilled rows, and reads of cols, versions, timerange, limit and none. The flat table's
+// batches are filled in typed arrays (arrow-fill.ts), the others' made by ArrowColumns.
 import t from 'tap';
 import { tableFromIPC, type Table } from 'apache-arrow';
 import { encodeRowKey } from '../../lib/model/keys/row-key.js';
@@ -12,6 +13,7 @@ import { parseReadSpec } from '../../lib/model/read/read-request.js';
 import type { RowOut, RowWrite, TableLayout } from '../../lib/model/types.js';
 import { arrowChunkSource, arrowStreamParts, ArrowEncodeStage } from '../../lib/rows/stages/arrow.js';
 import { LimitStage } from '../../lib/rows/stages/avro.js';
+import { ArrowBatchFill } from '../../lib/store/lmdb/arrow-fill.js';
 import type { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import type { ScanRequest } from '../../lib/store/store.js';
 import { SAMPLE_LAYOUT } from '../http/harness.js';
@@ -36,6 +38,25 @@ const HASH_PREFIX_LAYOUT = `{
   version: "layout-1.0.0"
 }`;
 
+/** Flat columns only (strings, bytes, numbers, booleans, nullable ones): its batches are filled in typed arrays (arrow-fill.ts). */
+const FLAT_LAYOUT = `{
+  name: "flat",
+  keys_format: {encoding: "FORMATTED", salt: {hash_size: 1}, components: [{name: "who", type: "STRING"}, {name: "k", type: "INTEGER"}, {name: "n", type: "LONG"}]},
+  locality_groups: [{name: "default", in_memory: false, max_versions: 4, ttl_seconds: 2147483647, compression_type: "NONE",
+    families: [{name: "f", columns: [
+      {name: "s", column_schema: {type: "INLINE", value: '"string"'}},
+      {name: "l", column_schema: {type: "INLINE", value: '"long"'}},
+      {name: "i", column_schema: {type: "INLINE", value: '"int"'}},
+      {name: "d", column_schema: {type: "INLINE", value: '"double"'}},
+      {name: "fl", column_schema: {type: "INLINE", value: '"float"'}},
+      {name: "b", column_schema: {type: "INLINE", value: '"boolean"'}},
+      {name: "by", column_schema: {type: "INLINE", value: '"bytes"'}},
+      {name: "ns", column_schema: {type: "INLINE", value: '["null", "string"]'}},
+      {name: "nl", column_schema: {type: "INLINE", value: '["long", "null"]'}},
+      {name: "c", column_schema: {type: "COUNTER", storage: "FINAL"}}]}]}],
+  version: "layout-1.3.0"
+}`;
+
 const ROWS = 600;
 const value = (family: string, qualifier: string, timestamp: number, json: string): RowWrite['cells'][number] => ({
   kind: 'value',
@@ -48,6 +69,25 @@ const value = (family: string, qualifier: string, timestamp: number, json: strin
 
 /** Rows of each layout; the first of each table also past the compact limit (16 KiB), stored spilled. */
 const TABLES: { layout: TableLayout; rows: RowWrite[]; reads: Record<string, string>[] }[] = [
+  {
+    layout: parseLayout(FLAT_LAYOUT),
+    rows: Array.from({ length: ROWS }, (_, i) => ({
+      rowKey: encodeRowKey(parseLayout(FLAT_LAYOUT).keyFormat, [`w${i % 13}é`, i - 300, BigInt(i) * 9007199254740993n]),
+      cells: [
+        // Each column absent from some rows (a null), some with older versions.
+        ...(i % 5 === 0 ? [] : [value('f', 's', 20 + i, JSON.stringify(`s ${i}\r\n"é\u{1F600}`)), value('f', 's', 10, '"older"')]),
+        ...(i % 3 === 0 ? [] : [value('f', 'l', 7, String(-9007199254740993n * BigInt(i)))]),
+        ...(i % 7 === 0 ? [] : [value('f', 'i', 1, String(i - 150))]),
+        ...(i % 4 === 0 ? [] : [value('f', 'd', 1, i % 2 === 0 ? '1.5e300' : String(i / 7)), value('f', 'fl', 1, '0.1')]),
+        ...(i % 6 === 0 ? [] : [value('f', 'b', 2 + (i % 3), i % 2 === 0 ? 'true' : 'false'), value('f', 'b', 1, 'true')]),
+        ...(i % 8 === 0 ? [] : [value('f', 'by', 1, JSON.stringify(String.fromCharCode(0, 255, i % 256)))]),
+        value('f', 'ns', 3, i % 2 === 0 ? 'null' : JSON.stringify(`n${i}`)),
+        ...(i % 9 === 0 ? [] : [value('f', 'nl', 3, i % 3 === 0 ? 'null' : String(i))]),
+        { kind: 'counter-set' as const, family: 'f', qualifier: 'c', timestamp: 2, value: BigInt(i) * 1_000_000_007n },
+      ],
+    })),
+    reads: [{}, { versions: '2' }, { timerange: '2..8' }, { cols: 'f:s,f:b' }, { cols: 'f:nl' }],
+  },
   {
     layout: parseLayout(TYPED_LAYOUT),
     rows: typedRows(ROWS),
@@ -97,11 +137,14 @@ for (const table of TABLES) {
     ? Array.from({ length: 1000 }, (_, q) =>
         value(family.name, `wide-${q}-${'w'.repeat(20)}`, 300 + q, family.mapSchema!.value === '"long"' ? String(q) : JSON.stringify(`w${q}`)),
       )
-    : [value('f', 'a', 300, JSON.stringify('w'.repeat(20_000)))];
+    : [value('f', table.layout.name === 'flat' ? 's' : 'a', 300, JSON.stringify('w'.repeat(20_000)))];
   table.rows[0] = { rowKey: first.rowKey, cells: [...first.cells, ...wide] };
 }
 
 const layouts = TABLES.map((x) => x.layout);
+t.ok(ArrowBatchFill.fills(arrowStreamParts(layouts[0]!, 1).schemaOf), 'the flat table’s batches are filled in typed arrays');
+t.notOk(ArrowBatchFill.fills(arrowStreamParts(layouts[0]!, 2).schemaOf), 'with versions 2 its columns are lists: ArrowColumns makes them');
+t.notOk(ArrowBatchFill.fills(arrowStreamParts(layouts[1]!, 1).schemaOf), 'the typed table (a record, a map family): ArrowColumns makes them');
 const { store } = await openStoreWithTable(t, layouts[0]!, { scanThreads: 2, parallelScan: { minBytes: 0, partBytes: 8 * 1024 } });
 for (const layout of layouts.slice(1)) await store.createTable('i', layout);
 for (const { layout, rows } of TABLES) await store.write('i', layout.name, rows);
@@ -222,14 +265,16 @@ t.test('on the scan threads: the reference table, every part its own batches', a
 });
 
 t.test('a scan with no rows: the schema, a batch of none and the end, as the stage writes', async (t) => {
-  const layout = layouts[0]!;
-  const key = encodeRowKey(layout.keyFormat, ['nobody', 1n]);
-  for (const limit of [-1, 10]) {
-    const request: ScanRequest = { start: key, end: key, limit, read: parseReadSpec(layout, {}) };
-    const got = await fusedStream(store, layout, request, 8192);
-    const want = await referenceStream(layout, request, 8192);
-    t.equal(got.rows, 0);
-    t.ok(got.bytes.equals(want.bytes), `limit ${limit}: the reference bytes`);
-    t.equal(tableFromIPC(got.bytes).numRows, 0);
+  const keys = [encodeRowKey(layouts[0]!.keyFormat, ['nobody', 1, 1n]), encodeRowKey(layouts[1]!.keyFormat, ['nobody', 1n])];
+  for (const [i, key] of keys.entries()) {
+    const layout = layouts[i]!;
+    for (const limit of [-1, 0, 10]) {
+      const request: ScanRequest = { start: key, end: key, limit, read: parseReadSpec(layout, {}) };
+      const got = await fusedStream(store, layout, request, 8192);
+      const want = await referenceStream(layout, request, 8192);
+      t.equal(got.rows, 0);
+      t.ok(got.bytes.equals(want.bytes), `${layout.name}, limit ${limit}: the reference bytes`);
+      t.equal(tableFromIPC(got.bytes).numRows, 0);
+    }
   }
 });

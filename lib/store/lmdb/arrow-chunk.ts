@@ -10,7 +10,9 @@
  * of every value and the builders; on the scan threads both cores do it and the main thread only
  * writes bytes.
  */
+import type { RecordBatch } from 'apache-arrow';
 import type { ReadSpec, RowOut, TableLayout } from '../../model/types.js';
+import type { ArrowColumns } from '../../rows/formats/arrow-columns.js';
 import { arrowStreamParts, type ArrowStreamParts } from '../../rows/stages/arrow.js';
 import type { ArrowBatchSpec, RenderedChunk } from '../store.js';
 import type { ChunkWriter } from './chunk-render.js';
@@ -20,7 +22,7 @@ import { RowCollector } from './row-collector.js';
 export class ArrowChunkEncoder implements ChunkWriter {
   private readonly rows: RowCollector;
   private readonly parts: ArrowStreamParts;
-  private readonly fill: ArrowBatchFill;
+  private readonly fill: BatchMaker;
   private pendingCells = 0;
   /** Batch messages encoded since the last chunk was taken, their bytes, rows and cells. */
   private messages: Uint8Array[] = [];
@@ -36,12 +38,15 @@ export class ArrowChunkEncoder implements ChunkWriter {
     read: ReadSpec,
     private readonly spec: ArrowBatchSpec['arrow'],
     now: number = Date.now(),
+    copyKeys = false,
   ) {
     this.parts = arrowStreamParts(layout, read.maxVersions);
-    this.fill = new ArrowBatchFill(layout, read.maxVersions, this.parts.schemaOf, spec.batchRows);
-    // Keys are not copied where a scan thread reads in place: a row's values are in the batch's
-    // columns before the next entry is read (the one row kept, past a limit, is copied).
-    this.rows = new RowCollector(layout, read, (row) => this.take(row), now);
+    const flat = ArrowBatchFill.fills(this.parts.schemaOf);
+    this.fill = flat ? new ArrowBatchFill(layout, read.maxVersions, this.parts.schemaOf, spec.batchRows) : new HeldRows(this.parts.columns);
+    // copyKeys (a scan thread reads in place): a row ArrowColumns is given waits while later rows
+    // are read, so its key must be its own. A filled row's values are in the batch's columns
+    // before the next entry is read (the one row kept, past a limit, is copied).
+    this.rows = new RowCollector(layout, read, (row) => this.take(row), now, copyKeys && !flat);
   }
 
   /** Bytes of batch messages encoded since the last chunk was taken. */
@@ -103,6 +108,34 @@ export class ArrowChunkEncoder implements ChunkWriter {
     this.bytes += message.length;
     this.cells += this.pendingCells;
     this.pendingCells = 0;
+  }
+}
+
+/** What a batch is made by: ArrowBatchFill, or the rows held for ArrowColumns. */
+interface BatchMaker {
+  readonly rows: number;
+  add(row: RowOut): void;
+  take(): RecordBatch;
+}
+
+/** Rows held for ArrowColumns.batchOf (tables with lists, maps, structs or unions). */
+class HeldRows implements BatchMaker {
+  private held: RowOut[] = [];
+
+  constructor(private readonly columns: ArrowColumns) {}
+
+  get rows(): number {
+    return this.held.length;
+  }
+
+  add(row: RowOut): void {
+    this.held.push(row);
+  }
+
+  take(): RecordBatch {
+    const batch = this.columns.batchOf(this.held);
+    this.held = [];
+    return batch;
   }
 }
 

@@ -8,26 +8,11 @@
  * Why: a scan thread spent ~44% of a bench row's Arrow time in apache-arrow's builders (an append
  * per value through the builder's generic set/setValid, each string UTF-8 encoded into a new
  * array before being copied: 200,000 rows, one thread, --cpu-prof). Here a string is written
- * into the column's bytes in place and a number stored in its typed array. Columns of other
- * types (lists, maps, structs, unions) still go through a builder of their own type.
+ * into the column's bytes in place and a number stored in its typed array. Only for tables whose
+ * columns are all flat (ArrowBatchFill.fills): lists, maps, structs and unions are ArrowColumns'
+ * own builders' (arrow-chunk.ts then gives it the rows).
  */
-import {
-  Binary,
-  Bool,
-  Float,
-  Int,
-  makeBuilder,
-  makeData,
-  Precision,
-  RecordBatch,
-  Struct,
-  Type,
-  Utf8,
-  type Builder,
-  type Data,
-  type DataType,
-  type Schema,
-} from 'apache-arrow';
+import { Binary, Bool, Float, Int, makeData, Precision, RecordBatch, Struct, Type, Utf8, type Data, type DataType, type Schema } from 'apache-arrow';
 import type { RowOut, TableLayout } from '../../model/types.js';
 import { LayoutColumns } from '../../rows/formats/layout-columns.js';
 
@@ -170,24 +155,8 @@ class BytesFill implements ColumnFill {
   }
 }
 
-/** A column of any other type: apache-arrow's builder for it, as ArrowColumns fills every column. */
-class BuilderFill implements ColumnFill {
-  private readonly builder: Builder;
-
-  constructor(type: DataType) {
-    this.builder = makeBuilder({ type, nullValues: [null, undefined] });
-  }
-
-  set(_row: number, value: unknown): void {
-    this.builder.append(value);
-  }
-
-  finish(): Data {
-    return this.builder.finish().flush();
-  }
-}
-
-function fillOf(type: DataType, rows: number): ColumnFill {
+/** A fill for a column of `type`; undefined for a type not filled here (ArrowBatchFill.fills). */
+function fillOf(type: DataType, rows: number): ColumnFill | undefined {
   switch (type.typeId) {
     case Type.Int: {
       const int = type as Int;
@@ -207,7 +176,7 @@ function fillOf(type: DataType, rows: number): ColumnFill {
     case Type.Binary:
       return new BytesFill(type as Utf8 | Binary, rows);
   }
-  return new BuilderFill(type);
+  return undefined;
 }
 
 /**
@@ -224,6 +193,15 @@ export class ArrowBatchFill {
   /** Rows in the batch being filled. */
   rows = 0;
 
+  /**
+   * Whether batches of `schema` are filled here: only flat columns (strings, bytes, numbers,
+   * booleans). Lists, maps, structs and unions are ArrowColumns' alone (its builders, some of its
+   * own), and a table with one of them has its batches made by ArrowColumns.
+   */
+  static fills(schema: Schema): boolean {
+    return schema.fields.every((f) => fillOf(f.type, 0) !== undefined);
+  }
+
   /** `schema`: ArrowColumns' schema of the same plan (a batch of no rows gives it); `capacity`: rows a batch holds at most. */
   constructor(
     layout: TableLayout,
@@ -234,6 +212,7 @@ export class ArrowBatchFill {
     this.plan = new LayoutColumns(layout, versions);
     this.struct = new Struct(schema.fields);
     this.values = new Array(schema.fields.length);
+    if (!ArrowBatchFill.fills(schema)) throw new Error('ArrowBatchFill: the schema has a column that is not flat');
     const names = this.plan.names();
     if (names.length !== schema.fields.length || names.some((n, i) => n !== schema.fields[i]!.name)) {
       throw new Error('the Arrow schema does not name the column plan’s columns (lib/rows/formats/arrow-columns.ts changed?)');
@@ -242,7 +221,7 @@ export class ArrowBatchFill {
 
   /** Adds a row to the batch being filled (at most `capacity`). */
   add(row: RowOut): void {
-    const fills = (this.fills ??= this.schema.fields.map((f) => fillOf(f.type, this.capacity)));
+    const fills = (this.fills ??= this.schema.fields.map((f) => fillOf(f.type, this.capacity)!));
     const values = this.values;
     const r = this.rows++;
     this.plan.rowValues(row, values);
@@ -251,7 +230,7 @@ export class ArrowBatchFill {
 
   /** The batch of the rows added since the last one (possibly none); the next row starts a new one. */
   take(): RecordBatch {
-    const fills = this.fills ?? this.schema.fields.map((f) => fillOf(f.type, 0));
+    const fills = this.fills ?? this.schema.fields.map((f) => fillOf(f.type, 0)!);
     const length = this.rows;
     const children = fills.map((f) => f.finish(length));
     this.fills = undefined;

@@ -97,7 +97,7 @@ function renderPart(job: PartJob): void {
     'avro' in spec
       ? new AvroChunkEncoder(layout, job.read, spec.avro, job.now, job.chunkBytes + 64 * 1024, true)
       : 'arrow' in spec
-        ? new ArrowChunkEncoder(layout, job.read, spec.arrow, job.now)
+        ? new ArrowChunkEncoder(layout, job.read, spec.arrow, job.now, true)
         : new ChunkRenderer(layout, job.read, spec, job.now, job.chunkBytes + 64 * 1024, spareOf);
   const send = (): void => {
     // The renderer's own buffer is handed over (moved, not copied) and it starts a new one.
