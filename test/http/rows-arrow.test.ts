@@ -2,7 +2,8 @@
  * GET rows with Accept: application/vnd.apache.arrow.stream on the embedded store: a scan is an
  * Arrow IPC stream apache-arrow reads back with the same rows and values as the JSON scan (entity
  * ids, newest values, nulls for absent cells, the map families); limit ends it with the same trailers; versions=2 gives lists;
- * a point get answers one stream; the 406 names the new media type.
+ * a point get answers one stream; the 406 names the new media type; a client gone mid-stream
+ * releases the scan threads.
  */
 import t from 'tap';
 import { tableFromIPC } from 'apache-arrow';
@@ -10,6 +11,8 @@ import { parseLayout } from '../../lib/model/layout/layout.js';
 import { encodeRowKey } from '../../lib/model/keys/row-key.js';
 import type { RowWrite } from '../../lib/model/types.js';
 import { parseExactJson } from '../../lib/model/json/exact-json.js';
+import { request as httpRequest } from 'node:http';
+import type { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { getBytes, raw, SAMPLE_LAYOUT, startGateway } from './harness.js';
 
 const ROWS = '/v1/instances/default/tables/sample_table/rows';
@@ -107,4 +110,31 @@ t.test('limit, versions=2, a point get, and the 406 naming the media type', asyn
   const refused = await raw(h.base, 'GET', `${ROWS}?limit=1`, undefined, { accept: 'text/csv' });
   t.equal(refused.status, 406);
   t.match(refused.body, /application\/vnd\.apache\.arrow\.stream/);
+});
+
+t.test('a client that goes away mid-stream on the scan threads: the scan closes and no part is left', async (t) => {
+  const h = await startGateway();
+  t.teardown(() => h.close());
+  const store = h.store as LmdbStore;
+  // Small parts, and parallel from the first byte, so 700 rows are many parts on the scan threads.
+  store.parallelScan.minBytes = 0;
+  store.parallelScan.partBytes = 1024;
+  await store.write('default', 'sample_table', rows());
+  const url = new URL(h.base);
+  const before = store.scanPool!.partsSubmitted;
+  await new Promise<void>((resolve, reject) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, path: `${ROWS}?limit=-1&versions=all`, headers: ARROW }, (res) => {
+      res.once('data', () => {
+        req.destroy();
+        resolve();
+      });
+    });
+    req.on('error', (e) => (req.destroyed ? undefined : reject(e)));
+    req.end();
+  });
+  t.ok(store.scanPool!.partsSubmitted > before, 'the scan ran on the scan threads');
+  const deadline = Date.now() + 5000;
+  while ((store.openScans > 0 || store.scanPool!.busy > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  t.equal(store.openScans, 0, 'the scan is closed');
+  t.equal(store.scanPool!.busy, 0, 'no part left on the scan threads');
 });

@@ -38,6 +38,19 @@ export async function startInProcess(file: Record<string, unknown> = {}): Promis
   const dir = mkdtempSync(join(tmpdir(), 'rowgate-inprocess-'));
   const store = new LmdbStore({ path: dir });
   await createFixtures(store);
+  const h = inProcessGateway(store, file);
+  return {
+    ...h,
+    close: async () => {
+      await h.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A gateway over a store a test already holds (no fixtures are created); closing it leaves the store open. */
+export function inProcessGateway(store: Store, file: Record<string, unknown> = {}): InProcessGateway {
   const gateway = createGateway(buildConfig({ port: 0, host: '127.0.0.1', ...file }), store, pino({ level: 'silent' }));
   // The listener createGateway gave its server: the one node's HTTP parser would call.
   const [listener] = gateway.server.listeners('request') as RequestListener[];
@@ -58,10 +71,6 @@ export async function startInProcess(file: Record<string, unknown> = {}): Promis
       const bytes = method === 'HEAD' ? Buffer.alloc(0) : r.rawPayload;
       return { status: r.statusCode, headers: r.headers as RawResponse['headers'], body: bytes.toString('utf8'), bytes, trailers: r.trailers };
     },
-    close: async () => {
-      await gateway.close();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    close: () => gateway.close(),
   };
 }
