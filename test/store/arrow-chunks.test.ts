@@ -20,24 +20,7 @@ import { SAMPLE_LAYOUT } from '../support/fixture-tables.js';
 import { inProcessGateway } from '../support/in-process.js';
 import { TYPED_LAYOUT, typedRows } from '../support/typed-table.js';
 import { RAW_LAYOUT } from './conformance.js';
-import { openStoreWithTable, sampleRows } from './lmdb-fixtures.js';
-
-const HASH_LAYOUT = `{
-  name: "hashed",
-  keys_format: {encoding: "HASH", hash_type: "MD5", hash_size: 16},
-  locality_groups: [{name: "default", in_memory: false, max_versions: 5, ttl_seconds: 2147483647, compression_type: "NONE",
-    families: [{name: "m", map_schema: {type: "INLINE", value: '"string"'}}]}],
-  version: "layout-1.0.0"
-}`;
-
-const HASH_PREFIX_LAYOUT = `{
-  name: "prefixed",
-  keys_format: {encoding: "HASH_PREFIX", hash_type: "MD5", hash_size: 2},
-  locality_groups: [{name: "default", in_memory: false, max_versions: 2, ttl_seconds: 2147483647, compression_type: "NONE",
-    families: [{name: "f", columns: [{name: "a", column_schema: {type: "INLINE", value: '"string"'}},
-                                     {name: "n", column_schema: {type: "COUNTER", storage: "FINAL"}}]}]}],
-  version: "layout-1.0.0"
-}`;
+import { HASH_LAYOUT, HASH_PREFIX_LAYOUT, openStoreWithTable, sampleRows } from './lmdb-fixtures.js';
 
 /** Flat columns only (strings, bytes, numbers, booleans, nullable ones): its batches are filled in typed arrays (arrow-fill.ts). */
 const FLAT_LAYOUT = `{

@@ -22,28 +22,11 @@ import type { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import type { RenderedChunk, ScanRequest } from '../../lib/store/store.js';
 import { PLAYERS_LAYOUT, SAMPLE_LAYOUT } from '../http/harness.js';
 import { RAW_LAYOUT } from './conformance.js';
-import { openStoreWithTable } from './lmdb-fixtures.js';
+import { HASH_LAYOUT, HASH_PREFIX_LAYOUT, openStoreWithTable } from './lmdb-fixtures.js';
 import { prng as random } from '../model/key-fixtures.js';
 import { repoPath } from '../support/repo-root.js';
 
 const fixture = (name: string): string => readFileSync(repoPath('test', 'fixtures', 'layouts', name), 'utf8');
-
-const HASH_LAYOUT = `{
-  name: "hashed",
-  keys_format: {encoding: "HASH", hash_type: "MD5", hash_size: 16},
-  locality_groups: [{name: "default", in_memory: false, max_versions: 5, ttl_seconds: 2147483647, compression_type: "NONE",
-    families: [{name: "m", map_schema: {type: "INLINE", value: '"string"'}}]}],
-  version: "layout-1.0.0"
-}`;
-
-const HASH_PREFIX_LAYOUT = `{
-  name: "prefixed",
-  keys_format: {encoding: "HASH_PREFIX", hash_type: "MD5", hash_size: 2},
-  locality_groups: [{name: "default", in_memory: false, max_versions: 2, ttl_seconds: 2147483647, compression_type: "NONE",
-    families: [{name: "f", columns: [{name: "a", column_schema: {type: "INLINE", value: '"string"'}},
-                                     {name: "n", column_schema: {type: "COUNTER", storage: "FINAL"}}]}]}],
-  version: "layout-1.0.0"
-}`;
 
 const LAYOUTS = [
   SAMPLE_LAYOUT,

@@ -100,3 +100,22 @@ export function sampleRows(layout: TableLayout, count: number): RowWrite[] {
   }
   return rows;
 }
+
+/** A HASH-keyed table of one map family (keys hashed whole: no key order). */
+export const HASH_LAYOUT = `{
+  name: "hashed",
+  keys_format: {encoding: "HASH", hash_type: "MD5", hash_size: 16},
+  locality_groups: [{name: "default", in_memory: false, max_versions: 5, ttl_seconds: 2147483647, compression_type: "NONE",
+    families: [{name: "m", map_schema: {type: "INLINE", value: '"string"'}}]}],
+  version: "layout-1.0.0"
+}`;
+
+/** A HASH_PREFIX-keyed table with a counter column. */
+export const HASH_PREFIX_LAYOUT = `{
+  name: "prefixed",
+  keys_format: {encoding: "HASH_PREFIX", hash_type: "MD5", hash_size: 2},
+  locality_groups: [{name: "default", in_memory: false, max_versions: 2, ttl_seconds: 2147483647, compression_type: "NONE",
+    families: [{name: "f", columns: [{name: "a", column_schema: {type: "INLINE", value: '"string"'}},
+                                     {name: "n", column_schema: {type: "COUNTER", storage: "FINAL"}}]}]}],
+  version: "layout-1.0.0"
+}`;

@@ -17,10 +17,11 @@ import { arrowStreamParts, type ArrowStreamParts } from '../../rows/stages/arrow
 import type { ArrowBatchSpec, RenderedChunk } from '../store.js';
 import type { ChunkWriter } from './chunk-render.js';
 import { ArrowBatchFill } from './arrow-fill.js';
+import { CollectedRows } from './collected-rows.js';
 import { RowCollector } from './row-collector.js';
 
-export class ArrowChunkEncoder implements ChunkWriter {
-  private readonly rows: RowCollector;
+export class ArrowChunkEncoder extends CollectedRows implements ChunkWriter {
+  protected override readonly rows: RowCollector;
   private readonly parts: ArrowStreamParts;
   private readonly fill: BatchMaker;
   private pendingCells = 0;
@@ -40,6 +41,7 @@ export class ArrowChunkEncoder implements ChunkWriter {
     now: number = Date.now(),
     copyKeys = false,
   ) {
+    super();
     this.parts = arrowStreamParts(layout, read.maxVersions);
     const flat = ArrowBatchFill.fills(this.parts.schemaOf);
     this.fill = flat ? new ArrowBatchFill(layout, read.maxVersions, this.parts.schemaOf, spec.batchRows) : new HeldRows(this.parts.columns);
@@ -52,22 +54,6 @@ export class ArrowChunkEncoder implements ChunkWriter {
   /** Bytes of batch messages encoded since the last chunk was taken. */
   get length(): number {
     return this.bytes;
-  }
-
-  compactRow(key: Buffer, value: Buffer, keepEmpty: boolean, escaped: boolean): boolean {
-    return this.rows.compactRow(key, value, keepEmpty, escaped);
-  }
-
-  beginRow(rowKey: Buffer): void {
-    this.rows.beginRow(rowKey);
-  }
-
-  cell(key: Buffer, rowEnd: number, value: Buffer, valueEnd: number): void {
-    this.rows.cell(key, rowEnd, value, valueEnd);
-  }
-
-  endRow(): boolean {
-    return this.rows.endRow();
   }
 
   /** The batches encoded so far and the rows still pending as one more batch; undefined when there are none. */

@@ -14,14 +14,14 @@ import type { ReadSpec, RowOut, TableLayout } from '../../model/types.js';
 import { avroExportOf, type AvroExport } from '../../model/avro/avro-export.js';
 import { avroBlock } from '../../model/avro/avro-container.js';
 import type { AvroBlockSpec, RenderedChunk } from '../store.js';
+import { CollectedRows } from './collected-rows.js';
 import { RowCollector } from './row-collector.js';
-import type { RowVisitor } from './scan-cursor.js';
 
 /** Export types by layout description: a scan thread builds one per table, not one per part. */
 const exports = new WeakMap<TableLayout, AvroExport>();
 
-export class AvroChunkEncoder implements RowVisitor {
-  private readonly rows: RowCollector;
+export class AvroChunkEncoder extends CollectedRows {
+  protected override readonly rows: RowCollector;
   private readonly exp: AvroExport;
   private datums: Buffer;
   private pos = 0;
@@ -36,6 +36,7 @@ export class AvroChunkEncoder implements RowVisitor {
     initialBytes = 512 * 1024,
     copyKeys = false,
   ) {
+    super();
     let exp = exports.get(layout);
     if (exp === undefined) exports.set(layout, (exp = avroExportOf(layout)));
     this.exp = exp;
@@ -46,22 +47,6 @@ export class AvroChunkEncoder implements RowVisitor {
   /** Bytes of datums encoded since the last chunk was taken. */
   get length(): number {
     return this.pos;
-  }
-
-  compactRow(key: Buffer, value: Buffer, keepEmpty: boolean, escaped: boolean): boolean {
-    return this.rows.compactRow(key, value, keepEmpty, escaped);
-  }
-
-  beginRow(rowKey: Buffer): void {
-    this.rows.beginRow(rowKey);
-  }
-
-  cell(key: Buffer, rowEnd: number, value: Buffer, valueEnd: number): void {
-    this.rows.cell(key, rowEnd, value, valueEnd);
-  }
-
-  endRow(): boolean {
-    return this.rows.endRow();
   }
 
   /** The rows encoded so far as one container block; undefined when none was. */
