@@ -211,7 +211,9 @@ t.test('on the calling thread: the reference stream byte for byte, batch boundar
         [-1, true],
         [50, true],
       ] as const) {
-        for (const batchRows of [7, 64, 8192]) {
+        // Batch boundaries do not depend on the read: small batches with each table's first read
+        // and every limit, the others at the default size (630 streams took 8 s, now 245).
+        for (const batchRows of q === reads[0] ? [7, 64, 8192] : [8192]) {
           const request: ScanRequest = { limit, read: parseReadSpec(layout, q), ...(rowFilter ? { filter } : {}) };
           const what = `${layout.name} ${JSON.stringify(q)} limit ${limit}${rowFilter ? ' filtered' : ''} batches of ${batchRows}`;
           const want = await referenceStream(layout, request, batchRows);
@@ -225,7 +227,7 @@ t.test('on the calling thread: the reference stream byte for byte, batch boundar
     }
     t.ok(rows.length === ROWS, `${layout.name}: ${rows.length} rows written`);
   }
-  t.ok(compared > 300, `${compared} streams compared`);
+  t.ok(compared > 200, `${compared} streams compared`);
   t.equal(store.openScans, 0, 'every scan closed');
 });
 
