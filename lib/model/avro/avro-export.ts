@@ -17,6 +17,7 @@ import { avroFromJson } from './avro-json.js';
 import { buildAvroType, type AvroType } from './avro-types.js';
 import { EXPORT_LONG } from './export-long.js';
 import { parseExactJson, stringifyExactJson } from '../json/exact-json.js';
+import { plainString } from '../json/plain-string.js';
 import type { CellSchemaSpec, ComponentValue, JsonValue, RowOut, TableLayout } from '../types.js';
 
 type Schema = JsonValue;
@@ -243,7 +244,6 @@ function buildAvroExport(layout: TableLayout): AvroExport {
 }
 
 /** A long written as JSON that fits a double exactly (15 digits: below 2^53). */
-const QUOTE = 0x22;
 const SAFE_LONG_TEXT = /^-?(?:0|[1-9][0-9]{0,14})$/;
 
 /**
@@ -255,9 +255,9 @@ const SAFE_LONG_TEXT = /^-?(?:0|[1-9][0-9]{0,14})$/;
 function fastDecoder(type: AvroType): ((json: string) => unknown) | undefined {
   switch (type.typeName) {
     case 'string':
-      // Stored text is valid JSON: a string without a backslash is its characters between the quotes.
       return (json) => {
-        if (json.charCodeAt(0) === QUOTE && !json.includes('\\')) return json.slice(1, -1);
+        const plain = plainString(json);
+        if (plain !== undefined) return plain;
         const v: unknown = JSON.parse(json);
         return typeof v === 'string' ? v : undefined;
       };

