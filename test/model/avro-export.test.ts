@@ -18,16 +18,32 @@ const LAYOUT_TEXT = `{
   name: "t",
   keys_format: {encoding: "FORMATTED", salt: {hash_size: 2}, components: [{name: "k", type: "STRING"}]},
   locality_groups: [{name: "default", in_memory: false, max_versions: 1, ttl_seconds: 2147483647, compression_type: "NONE",
-    families: [{name: "f", columns: [{name: "c", column_schema: {type: "AVRO", default_reader: {json: '"string"'}}}]}]}],
+    families: [{name: "f", columns: [{name: "c", column_schema: {type: "AVRO", default_reader: {uid: 3}}},
+      {name: "r", column_schema: {type: "AVRO", default_reader: {json: '{"type": "record", "name": "R", "fields": [{"name": "n", "type": "long"}]}'}}},
+      {name: "raw", column_schema: {type: "RAW_BYTES"}}]}]}],
   version: "layout-1.3.0"
 }`;
 const LAYOUT = parseLayout(LAYOUT_TEXT);
 
-t.test('an untyped column holds the exact JSON text of its value, longs beyond 2^53 included', async (t) => {
+t.test(
+  'a column whose schema the layout does not hold (an AVRO reader by uid) holds the exact JSON text of its value, longs beyond 2^53 included',
+  async (t) => {
+    const exp = avroExportOf(LAYOUT);
+    const cells = [{ family: 'f', qualifier: 'c', timestamp: 5, schemaId: 9, json: '{"n":9007199254740993,"s":"x"}' }];
+    const row = exp.rowValue({ rowKey: Buffer.from('0001', 'hex'), cells }) as { f: { c: { value: string }[] } };
+    t.equal(row.f.c[0]!.value, '{"n":9007199254740993,"s":"x"}');
+  },
+);
+
+t.test('an AVRO column with an inline default reader and a RAW_BYTES column are typed by the schema their cells are stored in', async (t) => {
   const exp = avroExportOf(LAYOUT);
-  const cells = [{ family: 'f', qualifier: 'c', timestamp: 5, schemaId: 9, json: '{"n":9007199254740993,"s":"x"}' }];
-  const row = exp.rowValue({ rowKey: Buffer.from('0001', 'hex'), cells }) as { f: { c: { value: string }[] } };
-  t.equal(row.f.c[0]!.value, '{"n":9007199254740993,"s":"x"}');
+  const cells = [
+    { family: 'f', qualifier: 'r', timestamp: 5, schemaId: 9, json: '{"n":9007199254740993}' },
+    { family: 'f', qualifier: 'raw', timestamp: 5, schemaId: 2, json: '"\\u0000\\u00ffa"' },
+  ];
+  const row = exp.rowValue({ rowKey: Buffer.from('0001', 'hex'), cells }) as { f: { r: { value: unknown }[]; raw: { value: unknown }[] } };
+  t.same(row.f.r[0]!.value, { n: 9007199254740993n }, 'a record, its long exact');
+  t.same(row.f.raw[0]!.value, Buffer.from([0, 255, 0x61]), 'bytes');
 });
 
 const HASH_LAYOUT = parseLayout(`{

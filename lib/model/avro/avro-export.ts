@@ -18,6 +18,7 @@ import { buildAvroType, type AvroType } from './avro-types.js';
 import { EXPORT_LONG } from './export-long.js';
 import { parseExactJson, stringifyExactJson } from '../json/exact-json.js';
 import { plainString } from '../json/plain-string.js';
+import { storedSchemaText } from './cell-schema.js';
 import type { CellSchemaSpec, ComponentValue, JsonValue, RowOut, TableLayout } from '../types.js';
 
 type Schema = JsonValue;
@@ -40,11 +41,14 @@ const avroName = (s: string): string => {
   return /^[A-Za-z_]/.test(n) ? n : `_${n}`;
 };
 
-/** The value schema of a column: its inline schema, long for counters, else JSON text. */
+/**
+ * The value schema of a column: the schema its cells are stored in (cell-schema.ts: INLINE, an AVRO
+ * default reader given inline, RAW_BYTES, counters), as the Arrow and Parquet columns are typed;
+ * else its Avro JSON text as a string.
+ */
 function valueSchema(spec: CellSchemaSpec): { schema: Schema; typed: boolean } {
-  if (spec.type === 'COUNTER') return { schema: 'long', typed: true };
-  if (spec.type === 'INLINE' && spec.value !== undefined) return { schema: parseExactJson(spec.value, 'column schema'), typed: true };
-  return { schema: 'string', typed: false };
+  const text = storedSchemaText(spec);
+  return text === undefined ? { schema: 'string', typed: false } : { schema: parseExactJson(text, 'column schema'), typed: true };
 }
 
 /**

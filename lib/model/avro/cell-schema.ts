@@ -98,3 +98,24 @@ async function allowedWritersOf(spec: CellSchemaSpec, schemas: SchemaTable, colu
   }
   return allowed;
 }
+
+/**
+ * The Avro schema JSON text a column's cells are stored in, read from the layout alone (the
+ * exports' column types): INLINE its value, AVRO its default reader given inline, RAW_BYTES
+ * "bytes", counters "long"; undefined where the layout does not hold it (CLASS, an AVRO reader by
+ * uid, which needs the schema table: readerOf below).
+ */
+export function storedSchemaText(spec: CellSchemaSpec): string | undefined {
+  switch (spec.type) {
+    case 'COUNTER':
+      return '"long"';
+    case 'INLINE':
+      return spec.value;
+    case 'AVRO':
+      return spec.defaultReader?.json;
+    case 'RAW_BYTES':
+      return '"bytes"';
+    default:
+      return undefined;
+  }
+}

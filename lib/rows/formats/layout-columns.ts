@@ -41,6 +41,7 @@ import { avroTypeOf, type AvroType } from '../../model/avro/avro-types.js';
 import { canonicalSchemaJson } from '../../model/avro/schema-table.js';
 import { parseExactJson } from '../../model/json/exact-json.js';
 import { plainString } from '../../model/json/plain-string.js';
+import { storedSchemaText } from '../../model/avro/cell-schema.js';
 import { decodeRowKey } from '../../model/keys/row-key.js';
 import type { CellOut, CellSchemaSpec, ComponentValue, RowOut, TableLayout } from '../../model/types.js';
 
@@ -178,22 +179,6 @@ function planOf(avro: AvroType, open: Set<AvroType>): { type: ColumnType; conver
   }
 }
 
-/** The Avro schema JSON text of a cell spec's stored values, or undefined where the layout does not hold it. */
-function storedSchema(spec: CellSchemaSpec): string | undefined {
-  switch (spec.type) {
-    case 'COUNTER':
-      return '"long"';
-    case 'INLINE':
-      return spec.value;
-    case 'AVRO':
-      return spec.defaultReader?.json;
-    case 'RAW_BYTES':
-      return '"bytes"';
-    default:
-      return undefined;
-  }
-}
-
 /** A column's type and the reader of its cells' JSON text. */
 interface CellPlan {
   readonly type: ColumnType;
@@ -202,7 +187,7 @@ interface CellPlan {
 
 /** The plan of a cell spec: primitives (nullable or not) by the fast readers, the rest through avro-json.ts. */
 export function cellPlanOf(spec: CellSchemaSpec): CellPlan {
-  const text = storedSchema(spec);
+  const text = storedSchemaText(spec);
   if (text === undefined) return { type: JSON_TYPE, decode: DECODE.json };
   const avro = avroTypeOf(canonicalSchemaJson(parseExactJson(text, 'column schema')));
   let plan: { type: ColumnType; convert: Convert };
