@@ -172,7 +172,26 @@ async function streamScan(
   };
   let body: { readonly streams: NodeJS.ReadableStream[]; readonly rowsSent: () => number };
   let releaseSlot: () => void;
-  if (format === 'arrow' && ctx.store.scanChunks !== undefined) {
+  // Parquet from the Arrow batches the store encodes (stages/parquet-arrow.ts; undefined: a union column, the reference stage below).
+  const parquet =
+    format === 'parquet' && ctx.store.scanChunks !== undefined
+      ? (await import('../../rows/stages/parquet-arrow.js')).parquetFromArrowChunks(layout, request.read.maxVersions)
+      : undefined;
+  if (parquet !== undefined) {
+    // The row past a limit is never written (as for Arrow below); the first row group is written before the headers.
+    const source = parquet.source(ctx.store.scanChunks!(params.instance!, params.table!, asked, parquet.spec(request.limit)));
+    releaseSlot = ctx.scans.acquire();
+    let first: RenderedChunk | undefined;
+    try {
+      first = await source.next();
+    } catch (e) {
+      releaseSlot();
+      await source.close();
+      throw e;
+    }
+    const stream = new RowStream(source, first, onRows, { limit: -1, onEnd: (rows) => onEnd(rows, source.nextRowKey) });
+    body = { streams: [stream], rowsSent: () => stream.rowsSent };
+  } else if (format === 'arrow' && ctx.store.scanChunks !== undefined) {
     // Arrow batches encoded by the store (the LMDB store's scan threads, lib/store/lmdb/arrow-chunk.ts);
     // the schema and the end of the stream written here (stages/arrow.ts). The row past a limit is
     // never encoded: the source names it, and RowStream (no limit of its own) sends every chunk.
