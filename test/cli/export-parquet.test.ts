@@ -3,7 +3,9 @@
  * export's rows and values (entity ids, every typed column, nulls for absent cells, the map family),
  * locally and from a gateway with --url --parallel; --versions gives lists; --out x.parquet implies
  * the format; --row-group-rows makes several row groups; --codec picks the pages' codec; --resume,
- * a wrong codec and --row-group-rows with another format are usage errors (exit 2).
+ * a wrong codec and --row-group-rows with another format are usage errors (exit 2). The local
+ * export writes from the scan threads' Arrow batches (lib/rows/stages/parquet-arrow.ts), --url from
+ * the gateway's rows (lib/rows/stages/parquet.ts): --versions, --codec and a file of no rows on both.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -79,6 +81,24 @@ t.test('a local Parquet export reads back with the JSON export values', async (t
     .map((l) => parseExactJson(l, 'row') as unknown as Doc);
   compare(t, await exported(t, ['--data', data, '--format', 'parquet', '--row-group-rows', '64'], join(dir, 'local.parquet')), json, 1, 'local');
   t.equal(parquetMetadata(fileOf(join(dir, 'local.parquet'))).row_groups.length, 4, '250 rows in groups of 64: four');
+  // Locally the file is written from the scan threads' Arrow batches (parquet-arrow.ts), --url from rows (stages/parquet.ts): both flags reach it.
+  const jsonV2Out = join(dir, 'rows-v2.json');
+  t.equal((await runCli(['export', '--data', data, ...TABLE, '--out', jsonV2Out, '--versions', '2'])).code, 0);
+  const jsonV2 = readFileSync(jsonV2Out, 'utf8')
+    .split('\r\n')
+    .filter((l) => l !== '')
+    .map((l) => parseExactJson(l, 'row') as unknown as Doc);
+  compare(t, await exported(t, ['--data', data, '--format', 'parquet', '--versions', '2'], join(dir, 'local-v2.parquet')), jsonV2, 2, 'local --versions 2');
+  const localGz = join(dir, 'local-gz.parquet');
+  t.equal((await runCli(['export', '--data', data, ...TABLE, '--codec', 'gzip', '--out', localGz])).code, 0);
+  t.equal(parquetMetadata(fileOf(localGz)).row_groups[0]?.columns[0]?.meta_data?.codec, 'GZIP', 'local --codec gzip');
+  const none = await exported(t, ['--data', data, '--format', 'parquet', '--limit', '0'], join(dir, 'none.parquet'));
+  t.equal(none.length, 0, '--limit 0: a file of no rows');
+  t.same(
+    parquetMetadata(fileOf(join(dir, 'none.parquet'))).schema.map((e) => e.name),
+    parquetMetadata(fileOf(join(dir, 'local.parquet'))).schema.map((e) => e.name),
+    'a file of no rows has the columns all the same',
+  );
 
   const usage = async (args: string[], message: RegExp): Promise<void> => {
     const r = await runCli(['export', '--data', data, ...TABLE, ...args]);
