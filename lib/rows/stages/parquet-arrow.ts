@@ -6,11 +6,11 @@
  * done, so memory is bounded by one row group whatever the table's size. No byte of Parquet's
  * encoding here.
  *
- * Why (docs/architecture.md, bench/README.md): 1,000,000 bench rows, same-minute rounds, snappy:
- * 2.40-2.46 s a process against 5.84-6.06 s through the reference stages and hyparquet-writer
- * (stages/parquet.ts), 2.1-2.2x with the CLI's start-up; the file the same size (32.7 against
- * 32.2 MB) once a dictionary is given up after 16 KiB (parquet-wasm's default 1 MiB built one for
- * every unique column before giving it up: 41.1 MB).
+ * Why (docs/architecture.md, bench/README.md): 1,000,000 bench rows, same-minute pairs, snappy:
+ * `rowgate export --format parquet` 2.39-2.55 s against 6.04-6.26 s through the reference stages
+ * and hyparquet-writer (stages/parquet.ts); the file about the same size (32.7 against 32.2 MB)
+ * once a dictionary is given up after 16 KiB (parquet-wasm's default 1 MiB built one for every
+ * unique column before giving it up: 41.1 MB, and ~0.5 s slower).
  *
  * parquet-wasm 0.8.0 cannot write Arrow's union type (it traps: `RuntimeError: unreachable`), which
  * arrow-columns.ts gives a layout's unions: `writableByArrowWriter` says whether a plan's schema
