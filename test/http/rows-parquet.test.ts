@@ -4,15 +4,21 @@
  * column and typed from the layout (string, long, int, double, float, boolean, bytes, a record as
  * a struct of its typed fields, a counter, a map family of longs; entity ids; nulls for absent cells); versions=2
  * gives lists of {timestamp, value}; limit keeps the scan's trailers; a point get is one file.
+ * The typed table has no union, so its scans are written by parquet-wasm from the scan threads'
+ * Arrow batches (lib/rows/stages/parquet-arrow.ts): a client that leaves before the footer leaves
+ * no scan open.
  */
 import t from 'tap';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { parseLayout } from '../../lib/model/layout/layout.js';
 import { encodeRowKey } from '../../lib/model/keys/row-key.js';
 import { parseExactJson } from '../../lib/model/json/exact-json.js';
-import { ensureBuilt } from '../cli/helpers.js';
-import { getBytes, raw } from './harness.js';
-import { expectedValue, servedTypedTable as gateway, TYPED_LAYOUT, typedRows, type Doc } from '../support/typed-table.js';
+import { join } from 'node:path';
+import { request as httpRequest } from 'node:http';
+import { ensureBuilt, tempDir } from '../cli/helpers.js';
+import { getBytes, raw, startGatewayOver } from './harness.js';
+import { expectedValue, servedTypedTable as gateway, TYPED_LAYOUT, typedRows, typedStore, type Doc } from '../support/typed-table.js';
+import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 
 const ROWS = '/v1/instances/default/tables/typed/rows';
 const PARQUET = { accept: 'application/vnd.apache.parquet' };
@@ -98,4 +104,39 @@ t.test('limit keeps the trailers; a point get answers one Parquet file; the 406 
   const refused = await raw(base, 'GET', `${ROWS}?limit=1`, undefined, { accept: 'text/csv' });
   t.equal(refused.status, 406);
   t.match(refused.body, 'application/vnd.apache.parquet');
+});
+
+t.test('a client that goes away before the file ends: no scan left open or on the scan threads, the next scan is whole', async (t) => {
+  const data = join(tempDir(t), 'data');
+  await typedStore(data, typedRows(2000));
+  const store = new LmdbStore({ path: data });
+  const h = await startGatewayOver(store);
+  t.teardown(async () => {
+    await h.close();
+    await store.close();
+  });
+  // Small parts, and parallel from the first byte, so 2,000 rows are many parts on the scan threads;
+  // 2,000 rows are one row group: the client leaves after its bytes, before the footer.
+  store.parallelScan.minBytes = 0;
+  store.parallelScan.partBytes = 1024;
+  const url = new URL(h.base);
+  const before = store.scanPool!.partsSubmitted;
+  await new Promise<void>((resolve, reject) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, path: `${ROWS}?limit=-1`, headers: PARQUET }, (res) => {
+      res.once('data', () => {
+        req.destroy();
+        resolve();
+      });
+    });
+    req.on('error', (e) => (req.destroyed ? undefined : reject(e)));
+    req.end();
+  });
+  t.ok(store.scanPool!.partsSubmitted > before, 'the scan ran on the scan threads');
+  const deadline = Date.now() + 5000;
+  while ((store.openScans > 0 || store.scanPool!.busy > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  t.equal(store.openScans, 0, 'the scan is closed');
+  t.equal(store.scanPool!.busy, 0, 'no part left on the scan threads');
+  const whole = await getBytes(h.base, `${ROWS}?limit=-1`, PARQUET);
+  t.equal(whole.status, 200);
+  t.equal((await readParquet(whole.body)).length, 2000, 'the next scan reads back whole');
 });
