@@ -18,7 +18,8 @@ import { asksForFreshening, FRESHENING_HEADER, FRESHENING_STORED } from '../fres
 import { sendJson } from '../respond.js';
 import { compressor, encodingHeaders, negotiateEncoding } from '../compression.js';
 import { framedRows, rowRenderSpec } from '../../rows/row-format.js';
-import { RowStream, scanSource } from '../../rows/row-stream.js';
+import type { ChunkSource } from '../../rows/chunk-source.js';
+import { RowStream, scanSource, type StreamEnd } from '../../rows/row-stream.js';
 import { scanTrailers } from '../scan-trailers.js';
 import { CONTENT_TYPE, negotiateRowFormat, terminatorOf, type RowFormat } from '../../rows/row-formats.js';
 import { AvroEncodeStage, LimitStage } from '../../rows/stages/avro.js';
@@ -129,8 +130,7 @@ function sendRows(
 
 /** The stage that encodes filtered rows' cells as Avro, Arrow or Parquet (no row document rendered), for gets and scans alike. */
 async function cellEncoder(ctx: AppContext, layout: TableLayout, format: 'avro' | 'arrow' | 'parquet', read: ReadSpec): Promise<Transform> {
-  // Loaded on first use: hyparquet-writer imports a package subpath (hyparquet/src/*.js) that the
-  // TypeScript loader tap runs tests under cannot resolve, so every in-process gateway test would fail to load.
+  // Loaded on first use, as parquet-arrow.ts is: a gateway that never sends Parquet does not load its writers.
   if (format === 'parquet') return new (await import('../../rows/stages/parquet.js')).ParquetEncodeStage(layout, read.maxVersions);
   return format === 'avro' ? new AvroEncodeStage(layout, dialectOf(ctx.config.revision).renderSpec.withSchema) : new ArrowEncodeStage(layout, read.maxVersions);
 }
@@ -139,6 +139,29 @@ async function cellEncoder(ctx: AppContext, layout: TableLayout, format: 'avro' 
 function sendBody(ctx: AppContext, req: IncomingMessage, res: ServerResponse, body: string | Buffer, format: RowFormat): void {
   if (format === 'json') return sendJson(ctx, req, res, 200, body);
   sendJson(ctx, req, res, 200, body, { 'content-type': CONTENT_TYPE[format] });
+}
+
+/**
+ * A scan's chunks as the response body: the first chunk is read before the headers go out, so a
+ * scan that fails at once is a proper error response (its slot released, the source closed);
+ * later failures truncate the stream.
+ */
+async function chunkBody(
+  source: ChunkSource,
+  releaseSlot: () => void,
+  onRows: (n: number) => void,
+  options: StreamEnd,
+): Promise<{ readonly streams: NodeJS.ReadableStream[]; readonly rowsSent: () => number }> {
+  let first: RenderedChunk | undefined;
+  try {
+    first = await source.next();
+  } catch (e) {
+    releaseSlot();
+    await source.close();
+    throw e;
+  }
+  const stream = new RowStream(source, first, onRows, options);
+  return { streams: [stream], rowsSent: () => stream.rowsSent };
 }
 
 async function streamScan(
@@ -181,16 +204,7 @@ async function streamScan(
     // The row past a limit is never written (as for Arrow below); the first row group is written before the headers.
     const source = parquet.source(ctx.store.scanChunks!(params.instance!, params.table!, asked, parquet.spec(request.limit)));
     releaseSlot = ctx.scans.acquire();
-    let first: RenderedChunk | undefined;
-    try {
-      first = await source.next();
-    } catch (e) {
-      releaseSlot();
-      await source.close();
-      throw e;
-    }
-    const stream = new RowStream(source, first, onRows, { limit: -1, onEnd: (rows) => onEnd(rows, source.nextRowKey) });
-    body = { streams: [stream], rowsSent: () => stream.rowsSent };
+    body = await chunkBody(source, releaseSlot, onRows, { limit: -1, onEnd: (rows) => onEnd(rows, source.nextRowKey) });
   } else if (format === 'arrow' && ctx.store.scanChunks !== undefined) {
     // Arrow batches encoded by the store (the LMDB store's scan threads, lib/store/lmdb/arrow-chunk.ts);
     // the schema and the end of the stream written here (stages/arrow.ts). The row past a limit is
@@ -199,17 +213,7 @@ async function streamScan(
     const spec = { arrow: { batchRows: ARROW_BATCH_ROWS, rows: request.limit } };
     const source = arrowChunkSource(ctx.store.scanChunks(params.instance!, params.table!, asked, spec), parts);
     releaseSlot = ctx.scans.acquire();
-    let first: RenderedChunk | undefined;
-    try {
-      // The scan's first chunk is read before the headers go out, as for the JSON formats below.
-      first = await source.next();
-    } catch (e) {
-      releaseSlot();
-      await source.close();
-      throw e;
-    }
-    const stream = new RowStream(source, first, onRows, { limit: -1, onEnd: (rows) => onEnd(rows, source.nextRowKey) });
-    body = { streams: [stream], rowsSent: () => stream.rowsSent };
+    body = await chunkBody(source, releaseSlot, onRows, { limit: -1, onEnd: (rows) => onEnd(rows, source.nextRowKey) });
   } else if (format === 'avro' || format === 'arrow' || format === 'parquet') {
     // Avro, Arrow and Parquet are encoded from the filtered rows' cells (stages/avro.ts, stages/arrow.ts). A store that cannot open the
     // scan throws here, before the headers; its later failures truncate the stream.
@@ -221,17 +225,7 @@ async function streamScan(
   } else {
     const source = scanSource(ctx.store, params.instance!, params.table!, asked, layout, rowRenderSpec(ctx.config.revision, terminatorOf(format)));
     releaseSlot = ctx.scans.acquire();
-    let first: RenderedChunk | undefined;
-    try {
-      // The first batch is read before the headers go out, so an early failure is a proper error response.
-      first = await source.next();
-    } catch (e) {
-      releaseSlot();
-      await source.close();
-      throw e;
-    }
-    const stream = new RowStream(source, first, onRows, { limit: request.limit, onEnd });
-    body = { streams: [stream], rowsSent: () => stream.rowsSent };
+    body = await chunkBody(source, releaseSlot, onRows, { limit: request.limit, onEnd });
   }
   info.scan = true;
   res.writeHead(200, headers);
