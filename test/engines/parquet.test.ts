@@ -8,9 +8,7 @@
  * the column types docs/interface.md promises for the same columns over Arrow; the exports use
  * every --codec and row groups of 7 and 16 rows besides the default. The five exports
  * run at once (each is a node process start, ~0.5 s) and one Python process reads the 13 files.
- * The scans are served by `rowgate serve` as a process over the filled store: the Parquet stage's
- * writer (hyparquet-writer) imports hyparquet's src/ files, which tap's TypeScript loader cannot
- * resolve in a test's own process.
+ * The scans are served by `rowgate serve` as a process over the filled store, as a user runs it.
  *
  * Skips when the engines are missing (fails then in CI: engines.ts), and when the CLI refuses
  * `--format parquet` as an unknown format (the Parquet export not built), saying so.

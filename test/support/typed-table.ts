@@ -119,9 +119,8 @@ export async function typedStore(data: string, rows: RowWrite[]): Promise<void> 
 }
 
 /**
- * A served gateway (a `rowgate serve` process: hyparquet-writer imports a package subpath tap's
- * TypeScript loader cannot resolve, so Parquet is not encoded inside a test process) over a store
- * holding `rows` in the table `typed`; its base URL.
+ * A served gateway (a `rowgate serve` process, as a user runs it) over a store holding `rows` in
+ * the table `typed`; its base URL.
  */
 export async function servedTypedTable(t: { teardown(fn: () => unknown): void }, rows: RowWrite[]): Promise<string> {
   const data = join(tempDir(t), 'data');
