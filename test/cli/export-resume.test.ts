@@ -207,3 +207,32 @@ t.test('an interrupted Avro export gives advice that works: its partial file is 
   t.match(refused.stderr, /killed\.avro\.partial exists: an earlier export to .*killed\.avro was interrupted; an Avro file cannot be continued: delete it/);
   t.notMatch(refused.stderr, /--resume/);
 });
+
+t.test('--out naming a pipe or a directory: a pipe is written in place (never replaced by a file), --resume and a directory refused', async (t) => {
+  const dir = tempDir(t);
+  const h = await filledGateway(t, dir);
+  const full = (await raw(h.base, 'GET', `${ROWS_PATH}?limit=-1`)).body;
+  const fifo = join(dir, 'rows.fifo');
+  const made = await new Promise<number | null>((resolve) => spawn('mkfifo', [fifo]).on('exit', resolve));
+  t.equal(made, 0, 'mkfifo');
+  // A reader of the pipe, as `rowgate export --out /dev/stdout | ...` or a named pipe's consumer.
+  const reader = spawn('cat', [fifo], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const read: Buffer[] = [];
+  reader.stdout.on('data', (b: Buffer) => read.push(b));
+  const readerDone = new Promise((resolve) => reader.on('exit', resolve));
+  const r = await runCli(['export', '--data', join(dir, 'data'), ...TABLE, '--out', fifo]);
+  // An export that never opens the pipe leaves its reader waiting: 20 s, then it is stopped.
+  const stop = setTimeout(() => reader.kill(), 20_000);
+  await readerDone;
+  clearTimeout(stop);
+  t.equal(r.code, 0, r.stderr);
+  t.equal(Buffer.concat(read).toString('utf8'), full, 'the reader got the whole export');
+  t.ok(statSync(fifo).isFIFO(), 'the pipe is still a pipe, not a regular file');
+  t.notOk(existsSync(`${fifo}.partial`), 'no partial file beside it');
+  const resumed = await runCli(['export', '--data', join(dir, 'data'), ...TABLE, '--out', fifo, '--resume']);
+  t.equal(resumed.code, 2);
+  t.match(resumed.stderr, /--resume continues a regular file; .*rows\.fifo is a device or a pipe/);
+  const intoDir = await runCli(['export', '--data', join(dir, 'data'), ...TABLE, '--out', dir]);
+  t.equal(intoDir.code, 2);
+  t.match(intoDir.stderr, /--out .* is a directory/);
+});

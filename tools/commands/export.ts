@@ -108,7 +108,7 @@ export function registerExport(program: Command): void {
     )
       .requiredOption('--instance <name>', 'instance')
       .requiredOption('--table <name>', 'table')
-      .option('--out <file>', 'write to FILE instead of standard output (through FILE.partial, renamed when complete)')
+      .option('--out <file>', 'write to FILE instead of standard output (through FILE.partial, renamed when complete; a device or pipe is written in place)')
       .option('--resume', 'continue an interrupted export to --out FILE after the last complete row of FILE.partial')
       .option('--parallel <n>', 'with --url: read N split ranges at once, written in key order', positiveInteger)
       .addOption(

@@ -1,6 +1,7 @@
 /**
  * Where an export writes: standard output, or `--out FILE` through `FILE.partial`, renamed to FILE
- * once complete (a failed or interrupted export never leaves a truncated FILE). FILE.partial is
+ * once complete (a failed or interrupted export never leaves a truncated FILE); a device or a pipe
+ * given as FILE is written in place. FILE.partial is
  * kept when an export stops early, so `--resume` can continue it: the torn last line, if any, is
  * cut off, and the export goes on after the last complete row.
  */
@@ -68,6 +69,9 @@ export function openTarget(out: string | undefined, resume: boolean, stage?: Dup
       written: () => staged,
     };
   }
+  const existing = statSync(out, { throwIfNoEntry: false });
+  if (existing?.isDirectory()) throw new CliError(`--out ${out} is a directory: give a file's path`, EXIT_USAGE);
+  if (existing !== undefined && !existing.isFile()) return inPlaceTarget(out, resume, stage);
   const partial = partialPath(out);
   let fd: number;
   let resumed: ResumePoint | undefined;
@@ -98,6 +102,39 @@ export function openTarget(out: string | undefined, resume: boolean, stage?: Dup
     },
     // The file's bytes (what a stage made of the rows: Avro, LF) less those an earlier run wrote.
     written: () => statSync(out).size - (resumed?.bytes ?? 0),
+    abandon: async () => {
+      try {
+        await output.end();
+      } catch {
+        stream.destroy();
+      }
+    },
+  };
+}
+
+/**
+ * `--out` naming a device or a pipe (/dev/null, a FIFO, /dev/stdout): written in place. Through
+ * FILE.partial and a rename, the finished export would replace the device node with a regular file
+ * (`--out /dev/null` run as root did), and a pipe's reader would read nothing.
+ */
+function inPlaceTarget(out: string, resume: boolean, stage: Duplex | undefined): ExportTarget {
+  if (resume) throw new CliError(`--resume continues a regular file; ${out} is a device or a pipe, written in place`, EXIT_USAGE);
+  let fd: number;
+  try {
+    fd = openSync(out, 'w');
+  } catch (e) {
+    throw new CliError(`cannot write --out ${out}: ${(e as Error).message.split(', ')[0]}`);
+  }
+  const stream = createWriteStream(out, { fd });
+  stage?.pipe(stream);
+  const output = stage === undefined ? new Output(stream, true) : new Output(stage);
+  return {
+    output,
+    complete: async () => {
+      await output.end();
+      if (!stream.writableFinished) await once(stream, 'finish');
+    },
+    written: () => stream.bytesWritten,
     abandon: async () => {
       try {
         await output.end();
