@@ -30,5 +30,8 @@ t.test(
     // processinfo rewrites NODE_OPTIONS with each option quoted, which node reads the same.
     t.match(read({ ...process.env, NODE_OPTIONS: '--max-old-space-size=300' }), /^"?--max-old-space-size=300"?$/, 'its own NODE_OPTIONS kept, alone');
     t.match(process.env.NODE_OPTIONS ?? '', /@tapjs\/processinfo/, 'tap gave this test process the import: the case the module handles');
+    // package.json's tap "plugin" drops @tapjs/typescript; tap applies that to test processes only
+    // once rebuilt (its first run would still load the plugin), hence `tap build` in prepare.
+    t.notMatch(process.execArgv.join(' '), /@tapjs\/typescript/, 'no TypeScript loader in this test process (tap built without its plugin)');
   },
 );
