@@ -116,3 +116,24 @@ export async function writeFillerRows(store: Store, count: number, chars: number
     await store.write('default', 'sample_table', rows);
   }
 }
+
+/** A GET whose client goes away once the first bytes of the answer arrive (a reader that hangs up mid-stream). */
+export function leaveAfterFirstBytes(base: string, path: string, headers: Record<string, string>): Promise<void> {
+  const url = new URL(base);
+  return new Promise<void>((resolve, reject) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, path, headers }, (res) => {
+      res.once('data', () => {
+        req.destroy();
+        resolve();
+      });
+    });
+    req.on('error', (e) => (req.destroyed ? undefined : reject(e)));
+    req.end();
+  });
+}
+
+/** Waits (up to 5 s) until the LMDB store has no scan open and no part queued on its scan threads. */
+export async function scansSettled(store: LmdbStore): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while ((store.openScans > 0 || (store.scanPool?.busy ?? 0) > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+}

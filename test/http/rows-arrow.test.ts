@@ -11,9 +11,8 @@ import { parseLayout } from '../../lib/model/layout/layout.js';
 import { encodeRowKey } from '../../lib/model/keys/row-key.js';
 import type { RowWrite } from '../../lib/model/types.js';
 import { parseExactJson } from '../../lib/model/json/exact-json.js';
-import { request as httpRequest } from 'node:http';
 import type { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
-import { getBytes, raw, SAMPLE_LAYOUT, startGateway } from './harness.js';
+import { getBytes, leaveAfterFirstBytes, raw, SAMPLE_LAYOUT, scansSettled, startGateway } from './harness.js';
 
 const ROWS = '/v1/instances/default/tables/sample_table/rows';
 const ARROW = { accept: 'application/vnd.apache.arrow.stream' };
@@ -120,21 +119,10 @@ t.test('a client that goes away mid-stream on the scan threads: the scan closes 
   store.parallelScan.minBytes = 0;
   store.parallelScan.partBytes = 1024;
   await store.write('default', 'sample_table', rows());
-  const url = new URL(h.base);
   const before = store.scanPool!.partsSubmitted;
-  await new Promise<void>((resolve, reject) => {
-    const req = httpRequest({ host: url.hostname, port: url.port, path: `${ROWS}?limit=-1&versions=all`, headers: ARROW }, (res) => {
-      res.once('data', () => {
-        req.destroy();
-        resolve();
-      });
-    });
-    req.on('error', (e) => (req.destroyed ? undefined : reject(e)));
-    req.end();
-  });
+  await leaveAfterFirstBytes(h.base, `${ROWS}?limit=-1&versions=all`, ARROW);
   t.ok(store.scanPool!.partsSubmitted > before, 'the scan ran on the scan threads');
-  const deadline = Date.now() + 5000;
-  while ((store.openScans > 0 || store.scanPool!.busy > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  await scansSettled(store);
   t.equal(store.openScans, 0, 'the scan is closed');
   t.equal(store.scanPool!.busy, 0, 'no part left on the scan threads');
 });

@@ -14,9 +14,8 @@ import { parseLayout } from '../../lib/model/layout/layout.js';
 import { encodeRowKey } from '../../lib/model/keys/row-key.js';
 import { parseExactJson } from '../../lib/model/json/exact-json.js';
 import { join } from 'node:path';
-import { request as httpRequest } from 'node:http';
 import { ensureBuilt, tempDir } from '../cli/helpers.js';
-import { getBytes, raw, startGatewayOver } from './harness.js';
+import { getBytes, leaveAfterFirstBytes, raw, scansSettled, startGatewayOver } from './harness.js';
 import { expectedValue, servedTypedTable as gateway, TYPED_LAYOUT, typedRows, typedStore, type Doc } from '../support/typed-table.js';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 
@@ -119,21 +118,10 @@ t.test('a client that goes away before the file ends: no scan left open or on th
   // 2,000 rows are one row group: the client leaves after its bytes, before the footer.
   store.parallelScan.minBytes = 0;
   store.parallelScan.partBytes = 1024;
-  const url = new URL(h.base);
   const before = store.scanPool!.partsSubmitted;
-  await new Promise<void>((resolve, reject) => {
-    const req = httpRequest({ host: url.hostname, port: url.port, path: `${ROWS}?limit=-1`, headers: PARQUET }, (res) => {
-      res.once('data', () => {
-        req.destroy();
-        resolve();
-      });
-    });
-    req.on('error', (e) => (req.destroyed ? undefined : reject(e)));
-    req.end();
-  });
+  await leaveAfterFirstBytes(h.base, `${ROWS}?limit=-1`, PARQUET);
   t.ok(store.scanPool!.partsSubmitted > before, 'the scan ran on the scan threads');
-  const deadline = Date.now() + 5000;
-  while ((store.openScans > 0 || store.scanPool!.busy > 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  await scansSettled(store);
   t.equal(store.openScans, 0, 'the scan is closed');
   t.equal(store.scanPool!.busy, 0, 'no part left on the scan threads');
   const whole = await getBytes(h.base, `${ROWS}?limit=-1`, PARQUET);
