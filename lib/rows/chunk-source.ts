@@ -7,3 +7,8 @@ export interface ChunkSource {
   /** Ends the scan (early, or after the end): releases what it holds. */
   close(): Promise<void>;
 }
+
+/** A source that encodes at most a limit's rows itself (Arrow, Parquet from Arrow): once ended, the row read past the limit, where the next page starts. */
+export interface PagedChunkSource extends ChunkSource {
+  readonly nextRowKey: Buffer | undefined;
+}

@@ -30,7 +30,7 @@ export function scanSource(store: Store, instance: string, table: string, reques
 }
 
 /** Chunks a store rendered itself (Store.scanChunks). */
-function renderedSource(scan: ChunkScan): ChunkSource {
+export function renderedSource(scan: ChunkScan): ChunkSource {
   return {
     next: async () => {
       const r = await scan.next();

@@ -11,10 +11,10 @@
 import { Duplex } from 'node:stream';
 import type { TableLayout } from '../../lib/model/types.js';
 import { ParquetEncodeStage } from '../../lib/rows/stages/parquet.js';
-import type { ChunkSource } from '../../lib/rows/chunk-source.js';
+import { arrowBatchSpec } from '../../lib/rows/stages/arrow.js';
 import type { ParquetCodec } from '../../lib/rows/formats/parquet-codecs.js';
 import { DocumentsToRows } from './documents-to-rows.js';
-import { dumpThroughStage, type DumpArgs, type DumpResult } from './row-dump.js';
+import { dumpSource, dumpThroughStage, type DumpArgs, type DumpResult } from './row-dump.js';
 
 export async function dumpParquet(args: Omit<DumpArgs, 'terminator'> & { readonly codec?: ParquetCodec; readonly rowGroupRows?: number }): Promise<DumpResult> {
   const { selection } = args;
@@ -22,30 +22,13 @@ export async function dumpParquet(args: Omit<DumpArgs, 'terminator'> & { readonl
   if (selection.kind === 'scan' && args.store.scanChunks !== undefined) {
     // Loaded here, not with this module: parquet-wasm compiles its 5 MB of WebAssembly when imported, and --url never uses it.
     const { parquetFromArrowChunks } = await import('../../lib/rows/stages/parquet-arrow.js');
-    const fromArrow = parquetFromArrowChunks(args.layout, read.maxVersions, args.codec, args.rowGroupRows);
-    if (fromArrow !== undefined) {
+    const parquetOf = parquetFromArrowChunks(args.layout, read.maxVersions, args.codec, args.rowGroupRows);
+    if (parquetOf !== undefined) {
       const { request } = selection;
-      return dumpChunks(args, fromArrow.source(args.store.scanChunks(args.instance, args.table, request, fromArrow.spec(request.limit))));
+      return dumpSource(args, parquetOf(args.store.scanChunks(args.instance, args.table, request, arrowBatchSpec(request.limit))));
     }
   }
   return dumpThroughStage(args, new ParquetEncodeStage(args.layout, read.maxVersions, args.codec, args.rowGroupRows));
-}
-
-/** A scan's Parquet file from the store's Arrow batches (parquet-arrow.ts), written as the output drains. */
-async function dumpChunks(args: Omit<DumpArgs, 'terminator'>, source: ChunkSource): Promise<DumpResult> {
-  const done = { rows: 0, cells: 0, bytes: 0 };
-  try {
-    for (let chunk = await source.next(); chunk !== undefined; chunk = await source.next()) {
-      done.rows += chunk.rows;
-      done.cells += chunk.cells;
-      done.bytes += chunk.bytes.length;
-      await args.output.write(chunk.bytes);
-      args.onBatch?.({ ...done });
-    }
-  } finally {
-    await source.close();
-  }
-  return done;
 }
 
 /** CR LF framed documents in (a gateway's row stream), a Parquet file out. */

@@ -7,7 +7,7 @@
  */
 import { framedRows, rowRenderSpec } from '../../lib/rows/row-format.js';
 import type { RowTerminator } from '../../lib/rows/row-document.js';
-import { scanSource, type ChunkSource } from '../../lib/rows/row-stream.js';
+import { renderedSource, scanSource, type ChunkSource } from '../../lib/rows/row-stream.js';
 import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { RowOut, TableLayout } from '../../lib/model/types.js';
@@ -46,22 +46,29 @@ export async function dumpRows(args: DumpArgs): Promise<DumpResult> {
     selection.kind === 'scan'
       ? scanSource(args.store, args.instance, args.table, selection.request, args.layout, rowRenderSpec(3, args.terminator))
       : pointSource(args, selection);
-  let rows = 0;
-  let cells = 0;
-  let bytes = 0;
+  return dumpSource(args, source);
+}
+
+/**
+ * A source's chunks into the output, each once the output has drained, counted (`bytes`: those
+ * written before, a file's header); the source is closed whatever happens. The row documents, the
+ * Avro blocks and the Parquet file from Arrow batches (export-parquet.ts) are written by it.
+ */
+export async function dumpSource(args: Pick<DumpArgs, 'output' | 'onBatch'>, source: ChunkSource, bytes = 0): Promise<DumpResult> {
+  const done = { rows: 0, cells: 0, bytes };
   try {
     for (let chunk = await source.next(); chunk !== undefined; chunk = await source.next()) {
-      rows += chunk.rows;
-      cells += chunk.cells;
-      bytes += chunk.bytes.length;
+      done.rows += chunk.rows;
+      done.cells += chunk.cells;
+      done.bytes += chunk.bytes.length;
       // A scan thread's chunk goes back to it once written (a sink only: Output.write).
       await args.output.write(chunk.bytes, chunk.release);
-      args.onBatch?.({ rows, cells, bytes });
+      args.onBatch?.({ ...done });
     }
   } finally {
     await source.close();
   }
-  return { rows, cells, bytes };
+  return done;
 }
 
 /** One row by key, as one chunk (none with --limit 0, as GET rows?eid=E&limit=0). */
@@ -100,22 +107,12 @@ export async function dumpAvro(args: Omit<DumpArgs, 'terminator'> & { readonly c
 async function dumpAvroBlocks(args: Omit<DumpArgs, 'terminator'>, request: ScanRequest, codec: AvroCodec): Promise<DumpResult> {
   const sync = newSyncMarker();
   const header = await avroHeader(avroExportOf(args.layout).type, codec, sync);
-  const done = { rows: 0, cells: 0, bytes: header.length };
   await args.output.write(header);
-  const scan = args.store.scanChunks!(args.instance, args.table, request, { avro: { withSchema: true, codec, sync } });
-  try {
-    for (let r = await scan.next(); r.done !== true; r = await scan.next()) {
-      const chunk = r.value;
-      done.rows += chunk.rows;
-      done.cells += chunk.cells;
-      done.bytes += chunk.bytes.length;
-      await args.output.write(chunk.bytes, chunk.release);
-      args.onBatch?.({ ...done });
-    }
-  } finally {
-    await scan.return();
-  }
-  return done;
+  return dumpSource(
+    args,
+    renderedSource(args.store.scanChunks!(args.instance, args.table, request, { avro: { withSchema: true, codec, sync } })),
+    header.length,
+  );
 }
 
 /**

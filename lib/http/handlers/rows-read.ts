@@ -18,16 +18,16 @@ import { asksForFreshening, FRESHENING_HEADER, FRESHENING_STORED } from '../fres
 import { sendJson } from '../respond.js';
 import { compressor, encodingHeaders, negotiateEncoding } from '../compression.js';
 import { framedRows, rowRenderSpec } from '../../rows/row-format.js';
-import type { ChunkSource } from '../../rows/chunk-source.js';
+import type { ChunkSource, PagedChunkSource } from '../../rows/chunk-source.js';
 import { RowStream, scanSource, type StreamEnd } from '../../rows/row-stream.js';
 import { scanTrailers } from '../scan-trailers.js';
 import { CONTENT_TYPE, negotiateRowFormat, terminatorOf, type RowFormat } from '../../rows/row-formats.js';
 import { AvroEncodeStage, LimitStage } from '../../rows/stages/avro.js';
-import { arrowChunkSource, ArrowEncodeStage, arrowStreamParts, BATCH_ROWS as ARROW_BATCH_ROWS } from '../../rows/stages/arrow.js';
+import { arrowBatchSpec, arrowChunkSource, ArrowEncodeStage, arrowStreamParts } from '../../rows/stages/arrow.js';
 import { wholeBody } from '../../rows/stages/whole-body.js';
 import { filteredRows } from '../../rows/stages/pipeline.js';
 import { dropWhenStalled } from '../stall.js';
-import type { RenderedChunk } from '../../store/store.js';
+import type { ChunkScan, RenderedChunk } from '../../store/store.js';
 
 export const getRows: Handler = (ctx, req, res, params, query, info) => {
   const layout = tableLayout(ctx, params);
@@ -164,6 +164,15 @@ async function chunkBody(
   return { streams: [stream], rowsSent: () => stream.rowsSent };
 }
 
+/** How a store's Arrow chunks become the body of an Arrow or Parquet scan; undefined for another format, or Parquet of a union column. */
+async function columnarSource(format: RowFormat, layout: TableLayout, versions: number): Promise<((scan: ChunkScan) => PagedChunkSource) | undefined> {
+  if (format === 'arrow') {
+    const parts = arrowStreamParts(layout, versions);
+    return (scan) => arrowChunkSource(scan, parts);
+  }
+  return format === 'parquet' ? (await import('../../rows/stages/parquet-arrow.js')).parquetFromArrowChunks(layout, versions) : undefined;
+}
+
 async function streamScan(
   ctx: AppContext,
   req: IncomingMessage,
@@ -195,23 +204,14 @@ async function streamScan(
   };
   let body: { readonly streams: NodeJS.ReadableStream[]; readonly rowsSent: () => number };
   let releaseSlot: () => void;
-  // Parquet from the Arrow batches the store encodes (stages/parquet-arrow.ts; undefined: a union column, the reference stage below).
-  const parquet =
-    format === 'parquet' && ctx.store.scanChunks !== undefined
-      ? (await import('../../rows/stages/parquet-arrow.js')).parquetFromArrowChunks(layout, request.read.maxVersions)
-      : undefined;
-  if (parquet !== undefined) {
-    // The row past a limit is never written (as for Arrow below); the first row group is written before the headers.
-    const source = parquet.source(ctx.store.scanChunks!(params.instance!, params.table!, asked, parquet.spec(request.limit)));
-    releaseSlot = ctx.scans.acquire();
-    body = await chunkBody(source, releaseSlot, onRows, { limit: -1, onEnd: (rows) => onEnd(rows, source.nextRowKey) });
-  } else if (format === 'arrow' && ctx.store.scanChunks !== undefined) {
-    // Arrow batches encoded by the store (the LMDB store's scan threads, lib/store/lmdb/arrow-chunk.ts);
-    // the schema and the end of the stream written here (stages/arrow.ts). The row past a limit is
-    // never encoded: the source names it, and RowStream (no limit of its own) sends every chunk.
-    const parts = arrowStreamParts(layout, request.read.maxVersions);
-    const spec = { arrow: { batchRows: ARROW_BATCH_ROWS, rows: request.limit } };
-    const source = arrowChunkSource(ctx.store.scanChunks(params.instance!, params.table!, asked, spec), parts);
+  // Arrow and Parquet from the Arrow batches the store encodes (the LMDB store's scan threads,
+  // lib/store/lmdb/arrow-chunk.ts): the IPC stream's schema and end written here (stages/arrow.ts),
+  // or parquet-wasm writing the batches (stages/parquet-arrow.ts; undefined for a union column, the
+  // reference stage below). The row past a limit is never encoded: the source names it, and
+  // RowStream (no limit of its own) sends every chunk.
+  const columnar = ctx.store.scanChunks === undefined ? undefined : await columnarSource(format, layout, request.read.maxVersions);
+  if (columnar !== undefined) {
+    const source = columnar(ctx.store.scanChunks!(params.instance!, params.table!, asked, arrowBatchSpec(request.limit)));
     releaseSlot = ctx.scans.acquire();
     body = await chunkBody(source, releaseSlot, onRows, { limit: -1, onEnd: (rows) => onEnd(rows, source.nextRowKey) });
   } else if (format === 'avro' || format === 'arrow' || format === 'parquet') {

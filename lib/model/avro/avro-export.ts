@@ -12,14 +12,14 @@
  */
 import avro from 'avsc';
 import { rgError } from '../../errors.js';
-import { decodeRowKey } from '../keys/row-key.js';
+import { componentsOrNone } from '../keys/row-key.js';
 import { avroFromJson } from './avro-json.js';
 import { buildAvroType, type AvroType } from './avro-types.js';
 import { EXPORT_LONG } from './export-long.js';
 import { parseExactJson, stringifyExactJson } from '../json/exact-json.js';
 import { plainString } from '../json/plain-string.js';
 import { storedSchemaText } from './cell-schema.js';
-import type { CellSchemaSpec, ComponentValue, JsonValue, RowOut, TableLayout } from '../types.js';
+import type { CellSchemaSpec, JsonValue, RowOut, TableLayout } from '../types.js';
 
 type Schema = JsonValue;
 
@@ -172,14 +172,6 @@ function buildAvroExport(layout: TableLayout): AvroExport {
     }
   }
 
-  /** The row key's components, or none for a key its format cannot decode (named by bytes, as RAW keys are). */
-  const componentsOf = (rowKey: Buffer): readonly ComponentValue[] => {
-    try {
-      return decodeRowKey(format, rowKey) ?? [];
-    } catch {
-      return [];
-    }
-  };
   // Names and plans looked up once here, not per row (avroName's regex was 2.5% of an export).
   const idParts = components.map((c, i) => ({
     field: avroName(c.name),
@@ -206,7 +198,7 @@ function buildAvroExport(layout: TableLayout): AvroExport {
   const rowValue = (row: RowOut, withSchema = true): unknown => {
     const value: Record<string, unknown> = { row_key: row.rowKey };
     if (idParts.length > 0) {
-      const parts = componentsOf(row.rowKey);
+      const parts = componentsOrNone(format, row.rowKey);
       const id: Record<string, unknown> = {};
       for (let i = 0; i < idParts.length; i++) {
         const { field, branch, nullable } = idParts[i]!;

@@ -302,6 +302,18 @@ function decodeFormatted(format: FormattedFormat, key: Buffer): ComponentValue[]
 }
 
 /**
+ * A row key's components for an export's entity id columns: none for a key without components or
+ * one its format cannot decode (such a row is named by its bytes, as RAW keys are).
+ */
+export function componentsOrNone(format: RowKeyFormat, rowKey: Buffer): readonly ComponentValue[] {
+  try {
+    return decodeRowKey(format, rowKey) ?? [];
+  } catch {
+    return [];
+  }
+}
+
+/**
  * The components of a row key: FORMATTED (materialized) -> all components, trailing nulls as null;
  * HASH_PREFIX -> [kiji key]; RAW, HASH and suppressed keys carry none -> undefined.
  */

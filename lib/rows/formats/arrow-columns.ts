@@ -140,13 +140,15 @@ function builderOf(type: DataType): Builder {
   return builder;
 }
 
-function hasUnion(type: DataType): boolean {
+/** Whether a union sits anywhere in `type`. */
+export function hasUnion(type: DataType): boolean {
   return DataType.isUnion(type) || (type.children ?? []).some((f: Field) => hasUnion(f.type));
 }
 
 /** The Arrow column plan of a layout at a number of versions (1: newest value; more: lists). */
 export class ArrowColumns {
-  private readonly plan: LayoutColumns;
+  /** The column plan the batches are made of (a scan thread's fill reads rows through it too). */
+  readonly plan: LayoutColumns;
   private readonly names: string[];
   private readonly types: DataType[];
 

@@ -42,8 +42,8 @@ import { canonicalSchemaJson } from '../../model/avro/schema-table.js';
 import { parseExactJson } from '../../model/json/exact-json.js';
 import { plainString } from '../../model/json/plain-string.js';
 import { storedSchemaText } from '../../model/avro/cell-schema.js';
-import { decodeRowKey } from '../../model/keys/row-key.js';
-import type { CellOut, CellSchemaSpec, ComponentValue, RowOut, TableLayout } from '../../model/types.js';
+import { componentsOrNone } from '../../model/keys/row-key.js';
+import type { CellOut, CellSchemaSpec, RowOut, TableLayout } from '../../model/types.js';
 
 export type ValueType = 'string' | 'long' | 'int' | 'double' | 'float' | 'boolean' | 'bytes' | 'json';
 export type IdType = 'string' | 'int' | 'long';
@@ -278,7 +278,7 @@ export class LayoutColumns {
     let at = 0;
     out[at++] = new Uint8Array(row.rowKey.buffer, row.rowKey.byteOffset, row.rowKey.length);
     if (this.idColumns.length > 0) {
-      const parts = componentsOf(this.layout, row.rowKey);
+      const parts = componentsOrNone(this.layout.keyFormat, row.rowKey);
       this.idColumns.forEach((id, i) => {
         const v = parts[i] ?? null;
         out[at++] = v === null ? null : id.type === 'long' ? BigInt(v as number | bigint) : v;
@@ -314,14 +314,6 @@ export class LayoutColumns {
   /** A cell into a column's list of versions, while it holds fewer than asked for. */
   private addVersion(list: unknown[], decode: Decode, cell: CellOut): void {
     if (list.length < this.versions) list.push({ timestamp: BigInt(cell.timestamp), value: decodeOrThrow(decode, cell) });
-  }
-}
-
-function componentsOf(layout: TableLayout, rowKey: Buffer): readonly ComponentValue[] {
-  try {
-    return decodeRowKey(layout.keyFormat, rowKey) ?? [];
-  } catch {
-    return [];
   }
 }
 

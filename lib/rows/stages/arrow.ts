@@ -13,8 +13,8 @@ import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { RecordBatchStreamWriter, type RecordBatch, type Schema } from 'apache-arrow';
 import { ArrowColumns } from '../formats/arrow-columns.js';
 import type { RowOut, TableLayout } from '../../model/types.js';
-import type { ChunkScan, RenderedChunk } from '../../store/store.js';
-import type { ChunkSource } from '../chunk-source.js';
+import type { ArrowBatchSpec, ChunkScan, RenderedChunk } from '../../store/store.js';
+import type { PagedChunkSource } from '../chunk-source.js';
 
 /**
  * Rows gathered into one record batch: a scan batch is 256 rows, and a record batch that small
@@ -22,6 +22,11 @@ import type { ChunkSource } from '../chunk-source.js';
  * 8,192 rows of the bench table are ~3 MB of JS values at most, held once.
  */
 export const BATCH_ROWS = 8192;
+
+/** The ArrowBatchSpec of a scan's Arrow chunks (for the stream, and for Parquet from them): batches of BATCH_ROWS, at most `limit` rows (-1: all). */
+export function arrowBatchSpec(limit: number): ArrowBatchSpec {
+  return { arrow: { batchRows: BATCH_ROWS, rows: limit } };
+}
 
 export class ArrowEncodeStage extends Transform {
   private readonly columns: ArrowColumns;
@@ -141,7 +146,7 @@ export function arrowStreamParts(layout: TableLayout, versions: number): ArrowSt
  * rows when the scan had none, then the end-of-stream marker. `nextRowKey`: the row read past
  * the limit (ArrowBatchSpec's `rows`), once the scan has ended.
  */
-export function arrowChunkSource(scan: ChunkScan, parts: ArrowStreamParts): ChunkSource & { readonly nextRowKey: Buffer | undefined } {
+export function arrowChunkSource(scan: ChunkScan, parts: ArrowStreamParts): PagedChunkSource {
   let started = false;
   let ended = false;
   let tail: Uint8Array[] = [];

@@ -16,13 +16,14 @@
  * arrow-columns.ts gives a layout's unions: `writableByArrowWriter` says whether a plan's schema
  * has one, and such a table keeps the reference stage.
  */
-import { DataType, type Field, type Schema } from 'apache-arrow';
+import type { Schema } from 'apache-arrow';
 import { Compression, Table, transformParquetStream, WriterPropertiesBuilder, type RecordBatch, type WriterProperties } from 'parquet-wasm';
 import type { TableLayout } from '../../model/types.js';
-import type { ArrowBatchSpec, ChunkScan, RenderedChunk } from '../../store/store.js';
-import type { ChunkSource } from '../chunk-source.js';
+import type { ChunkScan, RenderedChunk } from '../../store/store.js';
+import type { PagedChunkSource } from '../chunk-source.js';
+import { hasUnion } from '../formats/arrow-columns.js';
 import type { ParquetCodec } from '../formats/parquet-codecs.js';
-import { arrowStreamParts, BATCH_ROWS as ARROW_BATCH_ROWS, type ArrowStreamParts } from './arrow.js';
+import { arrowStreamParts, type ArrowStreamParts } from './arrow.js';
 import { ROW_GROUP_ROWS } from './parquet.js';
 
 const COMPRESSION: Readonly<Record<ParquetCodec, Compression>> = {
@@ -39,13 +40,9 @@ const COMPRESSION: Readonly<Record<ParquetCodec, Compression>> = {
  */
 const DICTIONARY_PAGE_BYTES = 16_384;
 
-function hasUnion(fields: readonly Field[]): boolean {
-  return fields.some((f) => DataType.isUnion(f.type) || hasUnion((f.type.children ?? []) as Field[]));
-}
-
 /** Whether parquet-wasm writes every column of `schema` (no union anywhere in it). */
 export function writableByArrowWriter(schema: Schema): boolean {
-  return !hasUnion(schema.fields);
+  return !schema.fields.some((f) => hasUnion(f.type));
 }
 
 function writerProperties(codec: ParquetCodec, groupRows: number): WriterProperties {
@@ -68,7 +65,7 @@ export function parquetChunkSource(
   parts: ArrowStreamParts,
   codec: ParquetCodec = 'snappy',
   groupRows: number = ROW_GROUP_ROWS,
-): ChunkSource & { readonly nextRowKey: Buffer | undefined } {
+): PagedChunkSource {
   let rows = 0;
   let cells = 0;
   let told = { rows: 0, cells: 0 };
@@ -133,24 +130,16 @@ export function parquetChunkSource(
 
 /**
  * How a scan of `layout`'s rows at `versions` becomes a Parquet file from a store's Arrow chunks
- * (with the ArrowBatchSpec `spec` gives for a limit), or undefined when parquet-wasm cannot write
- * its columns (a union): the caller keeps the reference stage (stages/parquet.ts).
+ * (a scan with arrowBatchSpec's spec), or undefined when parquet-wasm cannot write its columns (a
+ * union): the caller keeps the reference stage (stages/parquet.ts).
  */
 export function parquetFromArrowChunks(
   layout: TableLayout,
   versions: number,
   codec?: ParquetCodec,
   groupRows?: number,
-):
-  | {
-      readonly spec: (limit: number) => ArrowBatchSpec;
-      readonly source: (scan: ChunkScan) => ChunkSource & { readonly nextRowKey: Buffer | undefined };
-    }
-  | undefined {
+): ((scan: ChunkScan) => PagedChunkSource) | undefined {
   const parts = arrowStreamParts(layout, versions);
   if (!writableByArrowWriter(parts.schemaOf)) return undefined;
-  return {
-    spec: (limit) => ({ arrow: { batchRows: ARROW_BATCH_ROWS, rows: limit } }),
-    source: (scan) => parquetChunkSource(scan, parts, codec, groupRows),
-  };
+  return (scan) => parquetChunkSource(scan, parts, codec, groupRows);
 }

@@ -44,7 +44,7 @@ export class ArrowChunkEncoder extends CollectedRows implements ChunkWriter {
     super();
     this.parts = arrowStreamParts(layout, read.maxVersions);
     const flat = ArrowBatchFill.fills(this.parts.schemaOf);
-    this.fill = flat ? new ArrowBatchFill(layout, read.maxVersions, this.parts.schemaOf, spec.batchRows) : new HeldRows(this.parts.columns);
+    this.fill = flat ? new ArrowBatchFill(this.parts, spec.batchRows) : new HeldRows(this.parts.columns);
     // copyKeys (a scan thread reads in place): a row ArrowColumns is given waits while later rows
     // are read, so its key must be its own. A filled row's values are in the batch's columns
     // before the next entry is read (the one row kept, past a limit, is copied).

@@ -13,8 +13,9 @@
  * own builders' (arrow-chunk.ts then gives it the rows).
  */
 import { Binary, Bool, Float, Int, makeData, Precision, RecordBatch, Struct, Type, Utf8, type Data, type DataType, type Schema } from 'apache-arrow';
-import type { RowOut, TableLayout } from '../../model/types.js';
-import { LayoutColumns } from '../../rows/formats/layout-columns.js';
+import type { RowOut } from '../../model/types.js';
+import type { LayoutColumns } from '../../rows/formats/layout-columns.js';
+import type { ArrowStreamParts } from '../../rows/stages/arrow.js';
 
 /** One column's values for one batch. */
 interface ColumnFill {
@@ -52,6 +53,8 @@ class Validity {
 class FixedFill implements ColumnFill {
   private readonly validity: Validity;
   private readonly values: Int32Array | BigInt64Array | Float32Array | Float64Array;
+  /** A long column: its typed array takes bigints only. */
+  private readonly bigints: boolean;
 
   constructor(
     private readonly type: DataType,
@@ -60,6 +63,7 @@ class FixedFill implements ColumnFill {
   ) {
     this.validity = new Validity(rows);
     this.values = make(rows);
+    this.bigints = this.values instanceof BigInt64Array;
   }
 
   set(row: number, value: unknown): void {
@@ -69,7 +73,7 @@ class FixedFill implements ColumnFill {
     }
     this.validity.valid(row);
     // A long column's typed array takes bigints only (the plan gives bigints; a number is converted, as a builder does).
-    (this.values as unknown as unknown[])[row] = this.values instanceof BigInt64Array && typeof value !== 'bigint' ? BigInt(value as number) : value;
+    (this.values as unknown as unknown[])[row] = this.bigints && typeof value !== 'bigint' ? BigInt(value as number) : value;
   }
 
   finish(length: number): Data {
@@ -187,6 +191,7 @@ function fillOf(type: DataType, rows: number): ColumnFill | undefined {
  */
 export class ArrowBatchFill {
   private readonly plan: LayoutColumns;
+  private readonly schema: Schema;
   private readonly struct: Struct;
   private readonly values: unknown[];
   private fills: ColumnFill[] | undefined;
@@ -202,21 +207,16 @@ export class ArrowBatchFill {
     return schema.fields.every((f) => fillOf(f.type, 0) !== undefined);
   }
 
-  /** `schema`: ArrowColumns' schema of the same plan (a batch of no rows gives it); `capacity`: rows a batch holds at most. */
+  /** `parts`: the plan's stream pieces (ArrowColumns' plan and schema, shared by every part of a scan); `capacity`: rows a batch holds at most. */
   constructor(
-    layout: TableLayout,
-    versions: number,
-    private readonly schema: Schema,
+    parts: ArrowStreamParts,
     private readonly capacity: number,
   ) {
-    this.plan = new LayoutColumns(layout, versions);
-    this.struct = new Struct(schema.fields);
-    this.values = new Array(schema.fields.length);
-    if (!ArrowBatchFill.fills(schema)) throw new Error('ArrowBatchFill: the schema has a column that is not flat');
-    const names = this.plan.names();
-    if (names.length !== schema.fields.length || names.some((n, i) => n !== schema.fields[i]!.name)) {
-      throw new Error('the Arrow schema does not name the column plan’s columns (lib/rows/formats/arrow-columns.ts changed?)');
-    }
+    this.plan = parts.columns.plan;
+    this.schema = parts.schemaOf;
+    if (!ArrowBatchFill.fills(this.schema)) throw new Error('ArrowBatchFill: the schema has a column that is not flat');
+    this.struct = new Struct(this.schema.fields);
+    this.values = new Array(this.schema.fields.length);
   }
 
   /** Adds a row to the batch being filled (at most `capacity`). */

@@ -17,9 +17,6 @@ import type { AvroBlockSpec, RenderedChunk } from '../store.js';
 import { CollectedRows } from './collected-rows.js';
 import { RowCollector } from './row-collector.js';
 
-/** Export types by layout description: a scan thread builds one per table, not one per part. */
-const exports = new WeakMap<TableLayout, AvroExport>();
-
 export class AvroChunkEncoder extends CollectedRows {
   protected override readonly rows: RowCollector;
   private readonly exp: AvroExport;
@@ -37,9 +34,8 @@ export class AvroChunkEncoder extends CollectedRows {
     copyKeys = false,
   ) {
     super();
-    let exp = exports.get(layout);
-    if (exp === undefined) exports.set(layout, (exp = avroExportOf(layout)));
-    this.exp = exp;
+    // Made once per layout object (avroExportOf caches it): a scan thread's parts share it.
+    this.exp = avroExportOf(layout);
     this.datums = Buffer.allocUnsafe(initialBytes);
     this.rows = new RowCollector(layout, read, (row) => this.encode(row), now, copyKeys);
   }
