@@ -63,7 +63,8 @@ export type ColumnType =
   | { readonly kind: 'map'; readonly values: ColumnType }
   | { readonly kind: 'union'; readonly branches: readonly NamedType[] };
 
-type Decode = (json: string) => unknown;
+/** A reader of a cell's stored JSON text into the column's JavaScript value. */
+export type Decode = (json: string) => unknown;
 
 const BIGINT_TEXT = /^-?[0-9]+$/;
 /** A plain JSON number, which Number() reads as JSON does; anything else goes through the exact parser. */
@@ -183,18 +184,20 @@ function planOf(avro: AvroType, open: Set<AvroType>): { type: ColumnType; conver
 interface CellPlan {
   readonly type: ColumnType;
   readonly decode: Decode;
+  /** A primitive column of a union with null: its cells may hold `null` (the text), read as null. */
+  readonly nullable: boolean;
 }
 
 /** The plan of a cell spec: primitives (nullable or not) by the fast readers, the rest through avro-json.ts. */
 export function cellPlanOf(spec: CellSchemaSpec): CellPlan {
   const text = storedSchemaText(spec);
-  if (text === undefined) return { type: JSON_TYPE, decode: DECODE.json };
+  if (text === undefined) return { type: JSON_TYPE, decode: DECODE.json, nullable: false };
   const avro = avroTypeOf(canonicalSchemaJson(parseExactJson(text, 'column schema')));
   let plan: { type: ColumnType; convert: Convert };
   try {
     plan = planOf(avro, new Set());
   } catch (e) {
-    if (e instanceof Unmappable) return { type: JSON_TYPE, decode: DECODE.json };
+    if (e instanceof Unmappable) return { type: JSON_TYPE, decode: DECODE.json, nullable: false };
     throw e;
   }
   const { type } = plan;
@@ -202,10 +205,10 @@ export function cellPlanOf(spec: CellSchemaSpec): CellPlan {
     const decode = DECODE[type.kind as ValueType];
     // A cell of a union is written bare (docs/interface.md, "Cells"): null, or the branch's value.
     const nullable = (avro as AvscType).typeName === 'union:wrapped';
-    return { type, decode: nullable ? (j) => (j === 'null' ? null : decode(j)) : decode };
+    return { type, decode: nullable ? (j) => (j === 'null' ? null : decode(j)) : decode, nullable };
   }
   const convert = plan.convert;
-  return { type, decode: (j) => convert(avroFromJson(avro, parseExactJson(j, 'value'), true)) };
+  return { type, decode: (j) => convert(avroFromJson(avro, parseExactJson(j, 'value'), true)), nullable: false };
 }
 
 /** One column after row_key and the id components. */
@@ -216,6 +219,10 @@ export interface DataColumn {
   readonly map: boolean;
   /** versions > 1: a list of {timestamp, value} newest first instead of the newest value. */
   readonly listed: boolean;
+  /** The reader of a cell's JSON text (a map family's: of each qualifier's). */
+  readonly decode: Decode;
+  /** Its cells may hold `null` (a primitive of a union with null). */
+  readonly nullable: boolean;
 }
 
 export interface IdColumn {
@@ -248,16 +255,16 @@ export class LayoutColumns {
     for (const group of layout.localityGroups)
       for (const family of group.families) {
         if (family.mapSchema !== undefined) {
-          const { type, decode } = cellPlanOf(family.mapSchema);
+          const { type, decode, nullable } = cellPlanOf(family.mapSchema);
           this.slots.set(family.name, { map: first + columns.length, decode });
           this.mapSlots.push(first + columns.length);
-          columns.push({ name: family.name, type, map: true, listed: this.listed });
+          columns.push({ name: family.name, type, map: true, listed: this.listed, decode, nullable });
         } else {
           const byQualifier = new Map<string, { at: number; decode: Decode }>();
           for (const c of family.columns) {
-            const { type, decode } = cellPlanOf(c.schema);
+            const { type, decode, nullable } = cellPlanOf(c.schema);
             byQualifier.set(c.name, { at: first + columns.length, decode });
-            columns.push({ name: `${family.name}:${c.name}`, type, map: false, listed: this.listed });
+            columns.push({ name: `${family.name}:${c.name}`, type, map: false, listed: this.listed, decode, nullable });
           }
           this.slots.set(family.name, byQualifier);
         }
@@ -275,15 +282,7 @@ export class LayoutColumns {
    * absent; lists and maps as the header says).
    */
   rowValues(row: RowOut, out: unknown[]): void {
-    let at = 0;
-    out[at++] = new Uint8Array(row.rowKey.buffer, row.rowKey.byteOffset, row.rowKey.length);
-    if (this.idColumns.length > 0) {
-      const parts = componentsOrNone(this.layout.keyFormat, row.rowKey);
-      this.idColumns.forEach((id, i) => {
-        const v = parts[i] ?? null;
-        out[at++] = v === null ? null : id.type === 'long' ? BigInt(v as number | bigint) : v;
-      });
-    }
+    const at = this.keyValues(row.rowKey, out);
     // Each column starts empty (null, or an empty list); map families an empty map.
     for (let i = at; i < at + this.columns.length; i++) out[i] = this.listed ? [] : null;
     for (const i of this.mapSlots) out[i] = new Map<string, unknown>();
@@ -311,6 +310,35 @@ export class LayoutColumns {
     }
   }
 
+  /**
+   * The values of row_key and the id components (the first columns) of a row key into `out`; the
+   * index of the first data column.
+   */
+  keyValues(rowKey: Buffer, out: unknown[]): number {
+    let at = 0;
+    out[at++] = new Uint8Array(rowKey.buffer, rowKey.byteOffset, rowKey.length);
+    if (this.idColumns.length > 0) {
+      const parts = componentsOrNone(this.layout.keyFormat, rowKey);
+      this.idColumns.forEach((id, i) => {
+        const v = parts[i] ?? null;
+        out[at++] = v === null ? null : id.type === 'long' ? BigInt(v as number | bigint) : v;
+      });
+    }
+    return at;
+  }
+
+  /** The index in `columns` of group family `family`'s column `qualifier`; -1 when there is none (undeclared, or a map family). */
+  columnIndexOf(family: string, qualifier: string): number {
+    const slot = this.slots.get(family);
+    const column = slot instanceof Map ? slot.get(qualifier) : undefined;
+    return column === undefined ? -1 : column.at - 1 - this.idColumns.length;
+  }
+
+  /** The column value of a group family column's cell text (its reader's, an error naming the column where it cannot be read). */
+  static valueOf(column: DataColumn, json: string): unknown {
+    return readOrThrow(column.decode, json, column.name);
+  }
+
   /** A cell into a column's list of versions, while it holds fewer than asked for. */
   private addVersion(list: unknown[], decode: Decode, cell: CellOut): void {
     if (list.length < this.versions) list.push({ timestamp: BigInt(cell.timestamp), value: decodeOrThrow(decode, cell) });
@@ -318,10 +346,14 @@ export class LayoutColumns {
 }
 
 function decodeOrThrow(decode: Decode, cell: CellOut): unknown {
+  return readOrThrow(decode, cell.json, `${cell.family}:${cell.qualifier}`);
+}
+
+function readOrThrow(decode: Decode, json: string, column: string): unknown {
   try {
-    return decode(cell.json);
+    return decode(json);
   } catch (e) {
     const why = e instanceof Error && 'describe' in e && typeof e.describe === 'function' ? (e.describe as () => string)() : (e as Error).message;
-    throw rgError('RG_ERR_BAD_PARAMETER', `cannot send column ${cell.family}:${cell.qualifier} as a typed column: ${why}`);
+    throw rgError('RG_ERR_BAD_PARAMETER', `cannot send column ${column} as a typed column: ${why}`);
   }
 }

@@ -13,14 +13,42 @@
  * own builders' (arrow-chunk.ts then gives it the rows).
  */
 import { Binary, Bool, Float, Int, makeData, Precision, RecordBatch, Struct, Type, Utf8, type Data, type DataType, type Schema } from 'apache-arrow';
+import { plainDecimal, plainInteger } from '../../model/json/plain-number.js';
+import { isPlainStringBytes } from '../../model/json/plain-string.js';
 import type { RowOut } from '../../model/types.js';
-import type { LayoutColumns } from '../../rows/formats/layout-columns.js';
+import { LayoutColumns, type DataColumn } from '../../rows/formats/layout-columns.js';
 import type { ArrowStreamParts } from '../../rows/stages/arrow.js';
 
 /** One column's values for one batch. */
 interface ColumnFill {
   set(row: number, value: unknown): void;
+  /**
+   * A data column's cell from its stored JSON text `b[start, end)`: the value its plan's reader
+   * gives (LayoutColumns.valueOf), read from the bytes where the text is plain.
+   */
+  setJson(row: number, b: Buffer, start: number, end: number): void;
   finish(length: number): Data;
+}
+
+const NULL_TEXT = 0x6e; // 'n': the only JSON text starting so is null
+const TRUE_TEXT = 0x74; // 't'
+const TWO_32 = 0x1_0000_0000;
+
+/** The fills' shared reference: the text read as the column's plan reads it. */
+abstract class Fill {
+  /** The data column whose cells setJson reads (undefined for row_key and the id components). */
+  constructor(protected readonly column: DataColumn | undefined) {}
+
+  abstract set(row: number, value: unknown): void;
+
+  /** A null text of a nullable column. */
+  protected isNull(b: Buffer, start: number): boolean {
+    return this.column!.nullable && b[start] === NULL_TEXT;
+  }
+
+  protected setText(row: number, b: Buffer, start: number, end: number): void {
+    this.set(row, LayoutColumns.valueOf(this.column!, b.toString('utf8', start, end)));
+  }
 }
 
 /**
@@ -50,20 +78,51 @@ class Validity {
   }
 }
 
-class FixedFill implements ColumnFill {
+class FixedFill extends Fill implements ColumnFill {
   private readonly validity: Validity;
   private readonly values: Int32Array | BigInt64Array | Float32Array | Float64Array;
   /** A long column: its typed array takes bigints only. */
   private readonly bigints: boolean;
+  /** A long column's values as 32-bit words (little-endian pairs), written without a bigint. */
+  private readonly words: Uint32Array | undefined;
+  /** How setJson reads a plain text: an int, a long, or a decimal (double, float); NaN: not plain. */
+  private readonly plain: (b: Buffer, start: number, end: number) => number;
 
   constructor(
     private readonly type: DataType,
     rows: number,
     make: (rows: number) => Int32Array | BigInt64Array | Float32Array | Float64Array,
+    column: DataColumn | undefined,
   ) {
+    super(column);
     this.validity = new Validity(rows);
     this.values = make(rows);
     this.bigints = this.values instanceof BigInt64Array;
+    this.words = this.bigints ? new Uint32Array(this.values.buffer, this.values.byteOffset, 2 * rows) : undefined;
+    const kind = column?.type.kind;
+    this.plain =
+      kind === 'int'
+        ? (b, s, e) => plainInteger(b, s, e, 9)
+        : kind === 'long'
+          ? (b, s, e) => plainInteger(b, s, e, 15)
+          : kind === 'double' || kind === 'float'
+            ? plainDecimal
+            : () => NaN;
+  }
+
+  setJson(row: number, b: Buffer, start: number, end: number): void {
+    if (this.isNull(b, start)) return this.set(row, null);
+    const n = this.plain(b, start, end);
+    if (n !== n) return this.setText(row, b, start, end);
+    this.validity.valid(row);
+    const words = this.words;
+    if (words === undefined) this.values[row] = n;
+    else {
+      // A safe integer as two's complement words: what BigInt(text) stores, without the bigint.
+      const high = Math.floor(n / TWO_32);
+      words[2 * row] = n - high * TWO_32;
+      words[2 * row + 1] = high;
+    }
   }
 
   set(row: number, value: unknown): void {
@@ -82,16 +141,25 @@ class FixedFill implements ColumnFill {
   }
 }
 
-class BoolFill implements ColumnFill {
+class BoolFill extends Fill implements ColumnFill {
   private readonly validity: Validity;
   private readonly values: Uint8Array;
 
   constructor(
     private readonly type: Bool,
     rows: number,
+    column: DataColumn | undefined,
   ) {
+    super(column);
     this.validity = new Validity(rows);
     this.values = new Uint8Array(bitmapBytes(rows));
+  }
+
+  setJson(row: number, b: Buffer, start: number, end: number): void {
+    // A boolean's text is true or false (or null): its reader is `text === 'true'`.
+    if (this.isNull(b, start)) this.set(row, null);
+    else if (end - start === 4 && b[start] === TRUE_TEXT) this.set(row, true);
+    else this.setText(row, b, start, end);
   }
 
   set(row: number, value: unknown): void {
@@ -110,19 +178,39 @@ class BoolFill implements ColumnFill {
 }
 
 /** Utf8 (strings written as UTF-8 in place) and Binary (Uint8Arrays copied). */
-class BytesFill implements ColumnFill {
+class BytesFill extends Fill implements ColumnFill {
   private readonly validity: Validity;
   private readonly offsets: Int32Array;
   private bytes: Buffer;
   private end = 0;
+  /** What setJson copies as stored: a string's text between its quotes, or a json column's whole text. */
+  private readonly kind: string | undefined;
 
   constructor(
     private readonly type: Utf8 | Binary,
     rows: number,
+    column: DataColumn | undefined,
   ) {
+    super(column);
     this.validity = new Validity(rows);
     this.offsets = new Int32Array(rows + 1);
     this.bytes = Buffer.allocUnsafeSlow(Math.max(64, rows * 16));
+    this.kind = column?.type.kind;
+  }
+
+  setJson(row: number, b: Buffer, start: number, end: number): void {
+    if (this.isNull(b, start)) return this.set(row, null);
+    // Stored text is valid UTF-8 JSON: a plain string's bytes are its value's UTF-8.
+    if (this.kind === 'string' && isPlainStringBytes(b, start, end)) this.copy(row, b, start + 1, end - 1);
+    else if (this.kind === 'json') this.copy(row, b, start, end);
+    else this.setText(row, b, start, end);
+  }
+
+  private copy(row: number, b: Buffer, start: number, end: number): void {
+    this.validity.valid(row);
+    this.room(end - start);
+    this.end += b.copy(this.bytes, this.end, start, end);
+    this.offsets[row + 1] = this.end;
   }
 
   set(row: number, value: unknown): void {
@@ -159,26 +247,26 @@ class BytesFill implements ColumnFill {
   }
 }
 
-/** A fill for a column of `type`; undefined for a type not filled here (ArrowBatchFill.fills). */
-function fillOf(type: DataType, rows: number): ColumnFill | undefined {
+/** A fill for a column of `type` (`column`: the data column it holds); undefined for a type not filled here (ArrowBatchFill.fills). */
+function fillOf(type: DataType, rows: number, column?: DataColumn): ColumnFill | undefined {
   switch (type.typeId) {
     case Type.Int: {
       const int = type as Int;
-      if (int.isSigned && int.bitWidth === 32) return new FixedFill(type, rows, (n) => new Int32Array(n));
-      if (int.isSigned && int.bitWidth === 64) return new FixedFill(type, rows, (n) => new BigInt64Array(n));
+      if (int.isSigned && int.bitWidth === 32) return new FixedFill(type, rows, (n) => new Int32Array(n), column);
+      if (int.isSigned && int.bitWidth === 64) return new FixedFill(type, rows, (n) => new BigInt64Array(n), column);
       break;
     }
     case Type.Float: {
       const precision = (type as Float).precision;
-      if (precision === Precision.DOUBLE) return new FixedFill(type, rows, (n) => new Float64Array(n));
-      if (precision === Precision.SINGLE) return new FixedFill(type, rows, (n) => new Float32Array(n));
+      if (precision === Precision.DOUBLE) return new FixedFill(type, rows, (n) => new Float64Array(n), column);
+      if (precision === Precision.SINGLE) return new FixedFill(type, rows, (n) => new Float32Array(n), column);
       break;
     }
     case Type.Bool:
-      return new BoolFill(type as Bool, rows);
+      return new BoolFill(type as Bool, rows, column);
     case Type.Utf8:
     case Type.Binary:
-      return new BytesFill(type as Utf8 | Binary, rows);
+      return new BytesFill(type as Utf8 | Binary, rows, column);
   }
   return undefined;
 }
@@ -195,6 +283,8 @@ export class ArrowBatchFill {
   private readonly struct: Struct;
   private readonly values: unknown[];
   private fills: ColumnFill[] | undefined;
+  /** The index of the first data column (after row_key and the id components). */
+  private readonly firstData: number;
   /** Rows in the batch being filled. */
   rows = 0;
 
@@ -217,20 +307,44 @@ export class ArrowBatchFill {
     if (!ArrowBatchFill.fills(this.schema)) throw new Error('ArrowBatchFill: the schema has a column that is not flat');
     this.struct = new Struct(this.schema.fields);
     this.values = new Array(this.schema.fields.length);
+    this.firstData = 1 + this.plan.idColumns.length;
+  }
+
+  /** The fills of a new batch: row_key, the id components, then the plan's data columns. */
+  private newFills(rows: number): ColumnFill[] {
+    return this.schema.fields.map((f, i) => fillOf(f.type, rows, this.plan.columns[i - this.firstData])!);
   }
 
   /** Adds a row to the batch being filled (at most `capacity`). */
   add(row: RowOut): void {
-    const fills = (this.fills ??= this.schema.fields.map((f) => fillOf(f.type, this.capacity)!));
+    const fills = (this.fills ??= this.newFills(this.capacity));
     const values = this.values;
     const r = this.rows++;
     this.plan.rowValues(row, values);
     for (let i = 0; i < fills.length; i++) fills[i]!.set(r, values[i]);
   }
 
+  /**
+   * Adds a row of stored cells: data column `c` (of the plan's `columns`) holds the JSON text
+   * `v[starts[c], ends[c])`, or null where `starts[c]` is -1. The same values as add() given the
+   * row's cells (their newest versions), without a row, a cell or a string a value.
+   */
+  addStored(rowKey: Buffer, v: Buffer, starts: Int32Array, ends: Int32Array): void {
+    const fills = (this.fills ??= this.newFills(this.capacity));
+    const values = this.values;
+    const r = this.rows++;
+    const first = this.plan.keyValues(rowKey, values);
+    for (let i = 0; i < first; i++) fills[i]!.set(r, values[i]);
+    for (let i = first; i < fills.length; i++) {
+      const start = starts[i - first]!;
+      if (start < 0) fills[i]!.set(r, null);
+      else fills[i]!.setJson(r, v, start, ends[i - first]!);
+    }
+  }
+
   /** The batch of the rows added since the last one (possibly none); the next row starts a new one. */
   take(): RecordBatch {
-    const fills = this.fills ?? this.schema.fields.map((f) => fillOf(f.type, 0)!);
+    const fills = this.fills ?? this.newFills(0);
     const length = this.rows;
     const children = fills.map((f) => f.finish(length));
     this.fills = undefined;

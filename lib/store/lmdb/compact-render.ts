@@ -13,33 +13,13 @@
  *     own rule); rows still in format 1 take this path too.
  */
 import { UNSAFE_HIGH_WORD } from '../../model/cells/timestamp.js';
-import { END_OF_TIME } from '../../model/read/read-request.js';
 import type { ReadSpec, TableLayout, Timestamp } from '../../model/types.js';
 import { docColumn, DocColumns, type CellRun, type DocColumn, type RowDocumentWriter } from '../../rows/row-document.js';
-import { CellPicker, type FamilyPlan } from '../cell-picker.js';
-import { sameBytes } from './name-cache.js';
-import { COLUMN_HEAD_BYTES, COUNTER_BIT, decodeCompactRow, FORMAT_VERSION, HEADER_BYTES, readTimestamp, readU16, readU32 } from './compact-row.js';
+import { CellPicker } from '../cell-picker.js';
+import { COLUMN_HEAD_BYTES, COUNTER_BIT, decodeCompactRow, HEADER_BYTES, readTimestamp, readU16, readU32 } from './compact-row.js';
+import { newestSuffices, rangeEndOf, StoredColumnIndex, type StoredColumn, type StoredFamily } from './stored-columns.js';
 
-/** Columns remembered per family and scan; a map family with more distinct qualifiers decodes the rest. */
-const COLUMN_CACHE = 256;
-
-interface FamilyEntry {
-  readonly name: Buffer;
-  readonly family: string;
-  /** What the read returns of the family (the CellPicker's plan); null: nothing. */
-  readonly plan: FamilyPlan | null;
-  readonly columns: ColumnEntry[];
-}
-
-interface ColumnEntry {
-  readonly family: FamilyEntry;
-  readonly qualifier: Buffer;
-  /** The read returns this column (its family selected, the qualifier selected and declared). */
-  readonly kept: boolean;
-  readonly doc: DocColumn;
-  /** The column that came after this one last time: one comparison instead of a search. */
-  follower?: ColumnEntry;
-}
+type ColumnEntry = StoredColumn<DocColumn>;
 
 /**
  * The columns of the rows the renderer last saw whole: each column's head words (name lengths,
@@ -67,10 +47,9 @@ export class CompactRenderer {
   private readonly minTs: Timestamp;
   /** The time range's exclusive end; Infinity when the read is unbounded. */
   private readonly maxTs: Timestamp;
-  private readonly families: FamilyEntry[] = [];
   private readonly picker: CellPicker;
+  private readonly index: StoredColumnIndex<DocColumn>;
   private readonly docColumns = new DocColumns();
-  private last: ColumnEntry | undefined;
   private shape: RowShape | undefined;
   /** Shapes learnt, and rows written by one: a table whose rows rarely repeat a shape stops learning. */
   private shapes = 0;
@@ -84,8 +63,9 @@ export class CompactRenderer {
     now: number,
   ) {
     this.picker = new CellPicker(layout, read, now);
+    this.index = new StoredColumnIndex(this.picker, docColumn);
     this.minTs = read.minTimestamp;
-    this.maxTs = read.maxTimestamp === END_OF_TIME ? Infinity : read.maxTimestamp;
+    this.maxTs = rangeEndOf(read);
   }
 
   /**
@@ -93,8 +73,7 @@ export class CompactRenderer {
    * buffer) into the row `out` has begun.
    */
   render(out: RowDocumentWriter, v: Buffer): void {
-    const history = v[1] === FORMAT_VERSION ? readU32(v, 4) : -1;
-    if (history === 0 || (history > 0 && this.read.maxVersions === 1 && v.readDoubleLE(16) < this.maxTs)) this.renderNewest(out, v);
+    if (newestSuffices(v, this.read, this.maxTs)) this.renderNewest(out, v);
     else this.renderVersions(out, v);
   }
 
@@ -110,24 +89,24 @@ export class CompactRenderer {
     const seen = this.seen;
     seen.length = 0;
     let p = HEADER_BYTES;
-    let family: FamilyEntry | undefined;
+    let family: StoredFamily<DocColumn> | undefined;
     for (let i = 0; i < n; i++) {
       const famBytes = readU16(v, p);
       const qualBytes = readU16(v, p + 2);
       const valueBytes = readU32(v, p + 16);
       const names = p + COLUMN_HEAD_BYTES;
-      if (famBytes > 0) family = this.familyOf(v, names, names + famBytes);
+      if (famBytes > 0) family = this.index.familyOf(v, names, names + famBytes);
       const qualStart = names + famBytes;
       const valueStart = qualStart + qualBytes;
       const head = p;
       p = valueStart + valueBytes;
       const plan = family!.plan;
       if (plan === null) continue;
-      const column = this.columnOf(family!, v, qualStart, valueStart);
+      const column = this.index.columnOf(family!, v, qualStart, valueStart);
       if (!column.kept) continue;
       const timestamp = readTimestamp(v, head + 8);
       if (timestamp < plan.expiredBefore || timestamp < this.minTs || timestamp >= this.maxTs) continue;
-      out.cellBytes(column.doc, timestamp, v, valueStart, p, readU32(v, head + 4) & ~COUNTER_BIT);
+      out.cellBytes(column.data, timestamp, v, valueStart, p, readU32(v, head + 4) & ~COUNTER_BIT);
       seen.push(column);
     }
     if (seen.length === n && n > 0 && this.shapes <= this.shapeRows / 4 + 16) this.learnShape(out, v, seen);
@@ -187,7 +166,7 @@ export class CompactRenderer {
       names: Buffer.concat(nameParts),
       keepFrom,
       run: out.cellRun(
-        columns.map((c) => c.doc),
+        columns.map((c) => c.data),
         schemaIds,
       ),
       starts: new Int32Array(n),
@@ -206,37 +185,5 @@ export class CompactRenderer {
         out.cellText(this.docColumns.of(c.family, c.qualifier), version.timestamp, version.json, version.schemaId);
       }
     }
-  }
-
-  private familyOf(v: Buffer, start: number, end: number): FamilyEntry {
-    for (const f of this.families) if (sameBytes(f.name, v, start, end)) return f;
-    const name = v.toString('utf8', start, end);
-    const entry: FamilyEntry = { name: Buffer.from(v.subarray(start, end)), family: name, plan: this.picker.planOf(name), columns: [] };
-    this.families.push(entry);
-    return entry;
-  }
-
-  private columnOf(family: FamilyEntry, v: Buffer, start: number, end: number): ColumnEntry {
-    const last = this.last;
-    const predicted = last?.follower;
-    let found: ColumnEntry | undefined;
-    if (predicted !== undefined && predicted.family === family && sameBytes(predicted.qualifier, v, start, end)) found = predicted;
-    else {
-      for (const c of family.columns) {
-        if (sameBytes(c.qualifier, v, start, end)) {
-          found = c;
-          break;
-        }
-      }
-    }
-    if (found === undefined) {
-      const qualifier = v.toString('utf8', start, end);
-      const kept = CellPicker.selects(family.plan!, qualifier);
-      found = { family, qualifier: Buffer.from(v.subarray(start, end)), kept, doc: docColumn(family.family, qualifier) };
-      if (family.columns.length < COLUMN_CACHE) family.columns.push(found);
-    }
-    if (last !== undefined) last.follower = found;
-    this.last = found;
-    return found;
   }
 }
