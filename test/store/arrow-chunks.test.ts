@@ -18,59 +18,19 @@ import type { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import type { ScanRequest } from '../../lib/store/store.js';
 import { SAMPLE_LAYOUT } from '../support/fixture-tables.js';
 import { inProcessGateway } from '../support/in-process.js';
+import { flatLayout, flatRows, valueCell } from '../support/flat-table.js';
 import { TYPED_LAYOUT, typedRows } from '../support/typed-table.js';
 import { RAW_LAYOUT } from './conformance.js';
 import { HASH_LAYOUT, HASH_PREFIX_LAYOUT, openStoreWithTable, sampleRows } from './lmdb-fixtures.js';
 
-/** Flat columns only (strings, bytes, numbers, booleans, nullable ones): its batches are filled in typed arrays (arrow-fill.ts). */
-const FLAT_LAYOUT = `{
-  name: "flat",
-  keys_format: {encoding: "FORMATTED", salt: {hash_size: 1}, components: [{name: "who", type: "STRING"}, {name: "k", type: "INTEGER"}, {name: "n", type: "LONG"}]},
-  locality_groups: [{name: "default", in_memory: false, max_versions: 4, ttl_seconds: 2147483647, compression_type: "NONE",
-    families: [{name: "f", columns: [
-      {name: "s", column_schema: {type: "INLINE", value: '"string"'}},
-      {name: "l", column_schema: {type: "INLINE", value: '"long"'}},
-      {name: "i", column_schema: {type: "INLINE", value: '"int"'}},
-      {name: "d", column_schema: {type: "INLINE", value: '"double"'}},
-      {name: "fl", column_schema: {type: "INLINE", value: '"float"'}},
-      {name: "b", column_schema: {type: "INLINE", value: '"boolean"'}},
-      {name: "by", column_schema: {type: "INLINE", value: '"bytes"'}},
-      {name: "ns", column_schema: {type: "INLINE", value: '["null", "string"]'}},
-      {name: "nl", column_schema: {type: "INLINE", value: '["long", "null"]'}},
-      {name: "c", column_schema: {type: "COUNTER", storage: "FINAL"}}]}]}],
-  version: "layout-1.3.0"
-}`;
-
 const ROWS = 600;
 const ARROW = { accept: 'application/vnd.apache.arrow.stream' };
-const value = (family: string, qualifier: string, timestamp: number, json: string): RowWrite['cells'][number] => ({
-  kind: 'value',
-  family,
-  qualifier,
-  timestamp,
-  schemaId: 0,
-  json,
-});
 
 /** Rows of each layout; the first of each table also past the compact limit (16 KiB), stored spilled. */
 const TABLES: { layout: TableLayout; rows: RowWrite[]; reads: Record<string, string>[] }[] = [
   {
-    layout: parseLayout(FLAT_LAYOUT),
-    rows: Array.from({ length: ROWS }, (_, i) => ({
-      rowKey: encodeRowKey(parseLayout(FLAT_LAYOUT).keyFormat, [`w${i % 13}é`, i - 300, BigInt(i) * 9007199254740993n]),
-      cells: [
-        // Each column absent from some rows (a null), some with older versions.
-        ...(i % 5 === 0 ? [] : [value('f', 's', 20 + i, JSON.stringify(`s ${i}\r\n"é\u{1F600}`)), value('f', 's', 10, '"older"')]),
-        ...(i % 3 === 0 ? [] : [value('f', 'l', 7, String(-9007199254740993n * BigInt(i)))]),
-        ...(i % 7 === 0 ? [] : [value('f', 'i', 1, String(i - 150))]),
-        ...(i % 4 === 0 ? [] : [value('f', 'd', 1, i % 2 === 0 ? '1.5e300' : String(i / 7)), value('f', 'fl', 1, '0.1')]),
-        ...(i % 6 === 0 ? [] : [value('f', 'b', 2 + (i % 3), i % 2 === 0 ? 'true' : 'false'), value('f', 'b', 1, 'true')]),
-        ...(i % 8 === 0 ? [] : [value('f', 'by', 1, JSON.stringify(String.fromCharCode(0, 255, i % 256)))]),
-        value('f', 'ns', 3, i % 2 === 0 ? 'null' : JSON.stringify(`n${i}`)),
-        ...(i % 9 === 0 ? [] : [value('f', 'nl', 3, i % 3 === 0 ? 'null' : String(i))]),
-        { kind: 'counter-set' as const, family: 'f', qualifier: 'c', timestamp: 2, value: BigInt(i) * 1_000_000_007n },
-      ],
-    })),
+    layout: flatLayout(),
+    rows: flatRows(ROWS),
     reads: [{}, { versions: '2' }, { timerange: '2..8' }, { cols: 'f:s,f:b' }, { cols: 'f:nl' }],
   },
   {
@@ -88,11 +48,11 @@ const TABLES: { layout: TableLayout; rows: RowWrite[]; reads: Record<string, str
     rows: Array.from({ length: ROWS }, (_, i) => ({
       rowKey: Buffer.from(`raw\u0000${i}`),
       cells: [
-        value('info', 'name', 5 + (i % 3), JSON.stringify(`n${i}`)),
-        value('info', 'name', 1, '"old"'),
-        ...(i % 4 === 0 ? [] : [value('info', 'age', 2, String(i % 90))]),
+        valueCell('info', 'name', 5 + (i % 3), JSON.stringify(`n${i}`)),
+        valueCell('info', 'name', 1, '"old"'),
+        ...(i % 4 === 0 ? [] : [valueCell('info', 'age', 2, String(i % 90))]),
         { kind: 'counter-set' as const, family: 'info', qualifier: 'visits', timestamp: 3, value: BigInt(i) },
-        value('tags', `t${i % 7}`, 4, '"x"'),
+        valueCell('tags', `t${i % 7}`, 4, '"x"'),
       ],
     })),
     reads: [{}, { versions: 'all' }, { cols: 'tags' }, { timerange: '4..6' }],
@@ -101,7 +61,7 @@ const TABLES: { layout: TableLayout; rows: RowWrite[]; reads: Record<string, str
     layout: parseLayout(HASH_LAYOUT),
     rows: Array.from({ length: ROWS }, (_, i) => ({
       rowKey: encodeRowKey(parseLayout(HASH_LAYOUT).keyFormat, [`key ${i}`]),
-      cells: [value('m', `q${i % 5}`, 10 + i, JSON.stringify(`v${i}`)), value('m', 'b', 1, '"b"')],
+      cells: [valueCell('m', `q${i % 5}`, 10 + i, JSON.stringify(`v${i}`)), valueCell('m', 'b', 1, '"b"')],
     })),
     reads: [{}, { versions: '2' }],
   },
@@ -109,7 +69,7 @@ const TABLES: { layout: TableLayout; rows: RowWrite[]; reads: Record<string, str
     layout: parseLayout(HASH_PREFIX_LAYOUT),
     rows: Array.from({ length: ROWS }, (_, i) => ({
       rowKey: encodeRowKey(parseLayout(HASH_PREFIX_LAYOUT).keyFormat, [`key ${i}`]),
-      cells: [value('f', 'a', 9, JSON.stringify(`a${i}`)), { kind: 'counter-set' as const, family: 'f', qualifier: 'n', timestamp: 2, value: BigInt(i) }],
+      cells: [valueCell('f', 'a', 9, JSON.stringify(`a${i}`)), { kind: 'counter-set' as const, family: 'f', qualifier: 'n', timestamp: 2, value: BigInt(i) }],
     })),
     reads: [{}, { cols: 'f:n' }],
   },
@@ -120,9 +80,9 @@ for (const table of TABLES) {
   const first = table.rows[0]!;
   const wide = family
     ? Array.from({ length: 1000 }, (_, q) =>
-        value(family.name, `wide-${q}-${'w'.repeat(20)}`, 300 + q, family.mapSchema!.value === '"long"' ? String(q) : JSON.stringify(`w${q}`)),
+        valueCell(family.name, `wide-${q}-${'w'.repeat(20)}`, 300 + q, family.mapSchema!.value === '"long"' ? String(q) : JSON.stringify(`w${q}`)),
       )
-    : [value('f', table.layout.name === 'flat' ? 's' : 'a', 300, JSON.stringify('w'.repeat(20_000)))];
+    : [valueCell('f', table.layout.name === 'flat' ? 's' : 'a', 300, JSON.stringify('w'.repeat(20_000)))];
   table.rows[0] = { rowKey: first.rowKey, cells: [...first.cells, ...wide] };
 }
 

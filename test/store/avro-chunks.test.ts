@@ -13,6 +13,7 @@ import type { RowOut, RowWrite } from '../../lib/model/types.js';
 import { AvroEncodeStage } from '../../lib/rows/stages/avro.js';
 import { wholeBody } from '../../lib/rows/stages/whole-body.js';
 import type { ScanRequest } from '../../lib/store/store.js';
+import { flatLayout, flatRows, valueCell } from '../support/flat-table.js';
 import { openSampleStore, sampleRows } from './lmdb-fixtures.js';
 
 const ROWS = 2000;
@@ -37,6 +38,13 @@ const zeroless = Array.from({ length: 40 }, (_, k) => encodeRowKey(layout.keyFor
 await store.write('i', 'sample_table', sampleRows(layout, ROWS));
 await store.write('i', 'sample_table', wide);
 await store.write('i', 'sample_table', zeroless);
+// A table of flat columns, whose compact rows' values are read from their stored bytes
+// (NewestCells, AvroExport.storedRowValue), the first row spilled.
+const flat = flatLayout();
+await store.createTable('i', flat);
+const flatTable = flatRows(ROWS);
+flatTable[0] = { ...flatTable[0]!, cells: [...flatTable[0]!.cells, valueCell('f', 's', 300, JSON.stringify('w'.repeat(20_000)))] };
+await store.write('i', 'flat', flatTable);
 
 /** The datums of an Avro file, each as its bytes (avsc's decoder, not decoding the values). */
 async function datums(file: Buffer): Promise<Buffer[]> {
@@ -52,19 +60,19 @@ async function datums(file: Buffer): Promise<Buffer[]> {
 }
 
 /** The file of the reference stages: Store.scan()'s rows through the Avro stage. */
-async function referenceFile(request: ScanRequest, withSchema: boolean, codec: AvroCodec): Promise<Buffer> {
+async function referenceFile(request: ScanRequest, withSchema: boolean, codec: AvroCodec, table = layout): Promise<Buffer> {
   const rows: RowOut[] = [];
-  for await (const batch of store.scan('i', 'sample_table', request)) rows.push(...batch);
-  return wholeBody(new AvroEncodeStage(layout, withSchema, codec), rows);
+  for await (const batch of store.scan('i', table.name, request)) rows.push(...batch);
+  return wholeBody(new AvroEncodeStage(table, withSchema, codec), rows);
 }
 
 /** The file of the store's blocks: the header, then every chunk as it came. */
-async function blocksFile(request: ScanRequest, withSchema: boolean, codec: AvroCodec): Promise<{ file: Buffer; rows: number; cells: number }> {
+async function blocksFile(request: ScanRequest, withSchema: boolean, codec: AvroCodec, table = layout): Promise<{ file: Buffer; rows: number; cells: number }> {
   const sync = newSyncMarker();
-  const parts = [await avroHeader(avroExportOf(layout).type, codec, sync)];
+  const parts = [await avroHeader(avroExportOf(table).type, codec, sync)];
   let rows = 0;
   let cells = 0;
-  for await (const chunk of store.scanChunks('i', 'sample_table', request, { avro: { withSchema, codec, sync } })) {
+  for await (const chunk of store.scanChunks('i', table.name, request, { avro: { withSchema, codec, sync } })) {
     parts.push(chunk.bytes);
     rows += chunk.rows;
     cells += chunk.cells;
@@ -98,6 +106,26 @@ t.test('the blocks hold the reference datums for every read, bound and path', as
   t.same(await datums((await blocksFile(filtered, true, 'null')).file), expected, 'a filtered scan: the reference datums');
   t.ok(store.scanPool!.partsSubmitted - before > 10, 'the unbounded scans ran on the scan threads');
   t.equal(store.openScans, 0, 'every scan closed');
+});
+
+t.test('a table of flat columns, its values read from the stored bytes: the reference datums and cell counts', async (t) => {
+  const reads = [{}, { versions: '2' }, { timerange: '2..8' }, { cols: 'f:s,f:b' }, { cols: 'f:nl' }, { versions: 'all', timerange: '0..15' }];
+  for (const limit of [-1, 777]) {
+    for (const q of reads) {
+      for (const withSchema of [true, false]) {
+        const request: ScanRequest = { limit, read: parseReadSpec(flat, q) };
+        const what = `limit ${limit} ${JSON.stringify(q)} withSchema ${withSchema}`;
+        const expected = await datums(await referenceFile(request, withSchema, 'null', flat));
+        const got = await blocksFile(request, withSchema, 'null', flat);
+        t.equal(got.rows, expected.length, `${what}: rows counted`);
+        let cells = 0;
+        for await (const batch of store.scan('i', 'flat', request)) for (const row of batch) cells += row.cells.length;
+        t.equal(got.cells, cells, `${what}: cells counted`);
+        const mismatch = (await datums(got.file)).findIndex((d, i) => !d.equals(expected[i]!));
+        t.equal(mismatch, -1, `${what}: every datum the same bytes`);
+      }
+    }
+  }
 });
 
 t.test('deflate blocks and revision 1 datums (writer_schema -1) decode to the reference datums', async (t) => {

@@ -17,7 +17,8 @@ import { avroFromJson } from './avro-json.js';
 import { buildAvroType, type AvroType } from './avro-types.js';
 import { EXPORT_LONG } from './export-long.js';
 import { parseExactJson, stringifyExactJson } from '../json/exact-json.js';
-import { plainString } from '../json/plain-string.js';
+import { plainDecimal, plainInteger } from '../json/plain-number.js';
+import { isPlainStringBytes, plainString } from '../json/plain-string.js';
 import { storedSchemaText } from './cell-schema.js';
 import type { CellSchemaSpec, JsonValue, RowOut, TableLayout } from '../types.js';
 
@@ -33,6 +34,29 @@ export interface AvroExport {
    * `withSchema` false (revision 1, whose cells carry no writer_schema) writes writer_schema -1.
    */
   rowValue(row: RowOut, withSchema?: boolean): unknown;
+  /**
+   * The slot of a group family's column in storedRowValue's cells (its index among the layout's
+   * group family columns); -1 for a column the layout does not declare, -2 for a map family's
+   * qualifier (such a row takes rowValue).
+   */
+  slotOf(family: string, qualifier: string): number;
+  /** Slots storedRowValue reads. */
+  readonly slots: number;
+  /**
+   * The value rowValue gives a row with at most one cell a column, given by slot: slot `c`'s value
+   * is the JSON text `v[starts[c], ends[c])` (none where `starts[c]` is -1) at `stamps[c]`, written
+   * by schema `schemaIds[c]`. The embedded store's scan threads read a row's cells so from its
+   * stored bytes (lib/store/lmdb/stored-columns.ts), without a row or a cell object.
+   */
+  storedRowValue(rowKey: Buffer, v: Buffer, cells: CellsBySlot, withSchema?: boolean): unknown;
+}
+
+/** A row's cells by slot (AvroExport.storedRowValue). */
+export interface CellsBySlot {
+  readonly starts: Int32Array;
+  readonly ends: Int32Array;
+  readonly stamps: Float64Array;
+  readonly schemaIds: Int32Array;
 }
 
 const NAME = /[^A-Za-z0-9_]/g;
@@ -83,6 +107,8 @@ interface ColumnPlan {
   valueType?: AvroType;
   /** A typed column's value from its JSON text without the exact parser, or undefined where the general path is needed. */
   decode?: (json: string) => unknown;
+  /** The same from the text's bytes where it is plain (no string made), or undefined. */
+  decodeBytes?: (b: Buffer, start: number, end: number) => unknown;
 }
 
 /**
@@ -192,13 +218,20 @@ function buildAvroExport(layout: TableLayout): AvroExport {
     }),
   );
   const familyIndex = new Map(layout.localityGroups.flatMap((g) => g.families).map((f, i) => [f.name, families[i]!]));
-  for (const plan of plans.values()) plan.decode = plan.typed ? fastDecoder(plan.valueType!) : undefined;
+  for (const plan of plans.values()) {
+    plan.decode = plan.typed ? fastDecoder(plan.valueType!) : undefined;
+    plan.decodeBytes = plan.typed ? bytesDecoder(plan.valueType!) : undefined;
+  }
+  // The group family columns in layout order: storedRowValue's slots.
+  const slotted = families.flatMap((family) => family.columns.map((column) => ({ family, column })));
+  const slotIndex = new Map(slotted.map(({ column }, i) => [column.key, i]));
   /** A column without cells: shared, since avsc only reads it. */
   const NONE: readonly unknown[] = Object.freeze([]);
-  const rowValue = (row: RowOut, withSchema = true): unknown => {
-    const value: Record<string, unknown> = { row_key: row.rowKey };
+  /** A row's value with its key's fields and every family empty. */
+  const emptyValue = (rowKey: Buffer): Record<string, unknown> => {
+    const value: Record<string, unknown> = { row_key: rowKey };
     if (idParts.length > 0) {
-      const parts = componentsOrNone(format, row.rowKey);
+      const parts = componentsOrNone(format, rowKey);
       const id: Record<string, unknown> = {};
       for (let i = 0; i < idParts.length; i++) {
         const { field, branch, nullable } = idParts[i]!;
@@ -216,6 +249,10 @@ function buildAvroExport(layout: TableLayout): AvroExport {
         value[family.field] = rec;
       }
     }
+    return value;
+  };
+  const rowValue = (row: RowOut, withSchema = true): unknown => {
+    const value = emptyValue(row.rowKey);
     // The cells in stored order (family, qualifier, newest first) appended to their column's list;
     // cells of families or columns the layout does not name are left out.
     for (const cell of row.cells) {
@@ -236,7 +273,29 @@ function buildAvroExport(layout: TableLayout): AvroExport {
     }
     return value;
   };
-  return { type, schema, rowValue };
+  const storedRowValue = (rowKey: Buffer, v: Buffer, cells: CellsBySlot, withSchema = true): unknown => {
+    const value = emptyValue(rowKey);
+    const { starts, ends, stamps, schemaIds } = cells;
+    for (let i = 0; i < slotted.length; i++) {
+      const start = starts[i]!;
+      if (start < 0) continue;
+      const { family, column } = slotted[i]!;
+      const end = ends[i]!;
+      const { plan } = column;
+      const fast = plan.decodeBytes?.(v, start, end);
+      (value[family.field] as Record<string, unknown[]>)[column.field] = [
+        {
+          timestamp: stamps[i]!,
+          value: fast !== undefined ? fast : plan.typed ? decodeCell(plan, v.toString('utf8', start, end), column.key) : v.toString('utf8', start, end),
+          writer_schema: withSchema ? schemaIds[i]! : -1,
+        },
+      ];
+    }
+    return value;
+  };
+  const slotOf = (family: string, qualifier: string): number =>
+    familyIndex.get(family)?.map !== undefined ? -2 : (slotIndex.get(`${family}:${qualifier}`) ?? -1);
+  return { type, schema, rowValue, slotOf, slots: slotted.length, storedRowValue };
 }
 
 /** A long written as JSON that fits a double exactly (15 digits: below 2^53). */
@@ -276,6 +335,32 @@ function fastDecoder(type: AvroType): ((json: string) => unknown) | undefined {
     case 'abstract:long':
     case 'long':
       return (json) => (SAFE_LONG_TEXT.test(json) ? Number(json) : undefined);
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * fastDecoder's readers from the JSON text's bytes where it is plain (json/plain-number.ts,
+ * isPlainStringBytes); undefined sends the value to the reader of its text.
+ */
+function bytesDecoder(type: AvroType): ((b: Buffer, start: number, end: number) => unknown) | undefined {
+  const number = (n: number): number | undefined => (n === n ? n : undefined);
+  switch (type.typeName) {
+    case 'string':
+      return (b, start, end) => (isPlainStringBytes(b, start, end) ? b.toString('utf8', start + 1, end - 1) : undefined);
+    case 'boolean':
+      return (b, start, end) => (end - start === 4 && b[start] === 0x74 ? true : end - start === 5 && b[start] === 0x66 ? false : undefined);
+    case 'int':
+      // Nine digits always fit an int.
+      return (b, start, end) => number(plainInteger(b, start, end, 9));
+    case 'double':
+      return (b, start, end) => number(plainDecimal(b, start, end));
+    case 'float':
+      return (b, start, end) => number(Math.fround(plainDecimal(b, start, end)));
+    case 'abstract:long':
+    case 'long':
+      return (b, start, end) => number(plainInteger(b, start, end, 15));
     default:
       return undefined;
   }

@@ -11,7 +11,7 @@
  * writes bytes.
  *
  * A table of flat columns read at one version has its compact rows' newest column records read
- * straight into the batch's columns (StoredSpans, ArrowBatchFill.addStored), as the JSON scan's
+ * straight into the batch's columns (NewestCells, ArrowBatchFill.addStored), as the JSON scan's
  * CompactRenderer writes them: the filter stage's decisions are made once a column
  * (stored-columns.ts) and a value's text goes into its column without a row, a cell or a string.
  * Through RowCollector's rows a bench row cost a scan thread ~2.9 us, ~60% of it the rows' objects,
@@ -19,9 +19,7 @@
  * test/store/arrow-chunks.test.ts compares the bytes with the reference stages'.
  */
 import type { RecordBatch } from 'apache-arrow';
-import type { ReadSpec, RowOut, TableLayout, Timestamp } from '../../model/types.js';
-import type { LayoutColumns } from '../../rows/formats/layout-columns.js';
-import { CellPicker } from '../cell-picker.js';
+import type { ReadSpec, RowOut, TableLayout } from '../../model/types.js';
 import type { ArrowColumns } from '../../rows/formats/arrow-columns.js';
 import { arrowStreamParts, type ArrowStreamParts } from '../../rows/stages/arrow.js';
 import type { ArrowBatchSpec, RenderedChunk } from '../store.js';
@@ -29,16 +27,15 @@ import type { ChunkWriter } from './chunk-render.js';
 import { ArrowBatchFill } from './arrow-fill.js';
 import { CollectedRows } from './collected-rows.js';
 import { RowCollector } from './row-collector.js';
-import { COLUMN_HEAD_BYTES, HEADER_BYTES, readTimestamp, readU16, readU32 } from './compact-row.js';
 import { rowKeyOf } from './scan-cursor.js';
-import { newestSuffices, rangeEndOf, StoredColumnIndex, type StoredFamily } from './stored-columns.js';
+import { NewestCells } from './stored-columns.js';
 
 export class ArrowChunkEncoder extends CollectedRows implements ChunkWriter {
   protected override readonly rows: RowCollector;
   private readonly parts: ArrowStreamParts;
   private readonly fill: BatchMaker;
   /** Flat columns at one version: the compact rows' column records read into the fill directly. */
-  private readonly stored: { spans: StoredSpans; fill: ArrowBatchFill } | undefined;
+  private readonly stored: { cells: NewestCells; fill: ArrowBatchFill } | undefined;
   private pendingCells = 0;
   /** Batch messages encoded since the last chunk was taken, their bytes, rows and cells. */
   private messages: Uint8Array[] = [];
@@ -61,7 +58,11 @@ export class ArrowChunkEncoder extends CollectedRows implements ChunkWriter {
     const flat = ArrowBatchFill.fills(this.parts.schemaOf);
     const fill = flat ? new ArrowBatchFill(this.parts, spec.batchRows) : undefined;
     this.fill = fill ?? new HeldRows(this.parts.columns);
-    this.stored = fill !== undefined && read.maxVersions === 1 ? { spans: new StoredSpans(layout, read, this.parts.columns.plan, now), fill } : undefined;
+    const plan = this.parts.columns.plan;
+    this.stored =
+      fill !== undefined && read.maxVersions === 1
+        ? { cells: new NewestCells(layout, read, plan.columns.length, (family, qualifier) => plan.columnIndexOf(family, qualifier), now), fill }
+        : undefined;
     // copyKeys (a scan thread reads in place): a row ArrowColumns is given waits while later rows
     // are read, so its key must be its own. A filled row's values are in the batch's columns
     // before the next entry is read (the one row kept, past a limit, is copied).
@@ -94,14 +95,13 @@ export class ArrowChunkEncoder extends CollectedRows implements ChunkWriter {
 
   override compactRow(key: Buffer, value: Buffer, keepEmpty: boolean, escaped: boolean): boolean {
     const stored = this.stored;
-    if (stored === undefined || !newestSuffices(value, stored.spans.read, stored.spans.rangeEnd)) return super.compactRow(key, value, keepEmpty, escaped);
-    const { spans, fill } = stored;
-    const cells = spans.of(value);
+    const cells = stored !== undefined && stored.cells.suits(value) ? stored.cells.of(value) : -1;
+    if (stored === undefined || cells < 0) return super.compactRow(key, value, keepEmpty, escaped);
     if (cells === 0) return false;
     // A view of `key` where nothing was escaped: its bytes are in the batch before the next read.
     const rowKey = escaped ? rowKeyOf(key, key.length) : key;
     if (this.limited(rowKey)) return true;
-    fill.addStored(rowKey, value, spans.starts, spans.ends);
+    stored.fill.addStored(rowKey, value, stored.cells.starts, stored.cells.ends);
     this.added(cells);
     return true;
   }
@@ -161,63 +161,6 @@ class HeldRows implements BatchMaker {
     const batch = this.columns.batchOf(this.held);
     this.held = [];
     return batch;
-  }
-}
-
-/**
- * The newest column records of a compact row that a read returns, as the value spans of the
- * plan's data columns: the filter stage's rule (CellPicker) for rows whose newest versions are
- * the whole answer at one version (newestSuffices), decided once a column.
- */
-class StoredSpans {
-  /** Per data column of the plan: where its value's JSON text starts and ends in the row, or -1. */
-  readonly starts: Int32Array;
-  readonly ends: Int32Array;
-  readonly rangeEnd: Timestamp;
-  private readonly minTs: Timestamp;
-  /** Per stored column: its index among the plan's data columns, or -1 when the read does not return it. */
-  private readonly index: StoredColumnIndex<number>;
-
-  constructor(
-    layout: TableLayout,
-    readonly read: ReadSpec,
-    plan: LayoutColumns,
-    now: number,
-  ) {
-    this.starts = new Int32Array(plan.columns.length);
-    this.ends = new Int32Array(plan.columns.length);
-    this.rangeEnd = rangeEndOf(read);
-    this.minTs = read.minTimestamp;
-    this.index = new StoredColumnIndex(new CellPicker(layout, read, now), (family, qualifier, kept) => (kept ? plan.columnIndexOf(family, qualifier) : -1));
-  }
-
-  /** The spans of the compact row in `v`; the number of cells the read returns of it. */
-  of(v: Buffer): number {
-    const { starts, ends, index, minTs, rangeEnd } = this;
-    starts.fill(-1);
-    const n = readU16(v, 2);
-    let cells = 0;
-    let p = HEADER_BYTES;
-    let family: StoredFamily<number> | undefined;
-    for (let i = 0; i < n; i++) {
-      const famBytes = readU16(v, p);
-      const names = p + COLUMN_HEAD_BYTES;
-      if (famBytes > 0) family = index.familyOf(v, names, names + famBytes);
-      const qualStart = names + famBytes;
-      const valueStart = qualStart + readU16(v, p + 2);
-      const head = p;
-      p = valueStart + readU32(v, p + 16);
-      const plan = family!.plan;
-      if (plan === null) continue;
-      const at = index.columnOf(family!, v, qualStart, valueStart).data;
-      if (at < 0) continue;
-      const timestamp = readTimestamp(v, head + 8);
-      if (timestamp < plan.expiredBefore || timestamp < minTs || timestamp >= rangeEnd) continue;
-      starts[at] = valueStart;
-      ends[at] = p;
-      cells++;
-    }
-    return cells;
   }
 }
 

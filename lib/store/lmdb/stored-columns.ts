@@ -7,12 +7,13 @@
  * the last one found is tried first (one comparison instead of a search).
  *
  * newestSuffices() says when a compact row's newest versions are the whole answer, so a walk of
- * the newest column records alone gives what the CellPicker would.
+ * the newest column records alone gives what the CellPicker would; NewestCells is that walk for
+ * the encoders that take a row's cells by column (arrow-chunk.ts, avro-chunk.ts).
  */
 import { END_OF_TIME } from '../../model/read/read-request.js';
-import type { ReadSpec, Timestamp } from '../../model/types.js';
+import type { ReadSpec, TableLayout, Timestamp } from '../../model/types.js';
 import { CellPicker, type FamilyPlan } from '../cell-picker.js';
-import { FORMAT_VERSION, readU32 } from './compact-row.js';
+import { COLUMN_HEAD_BYTES, COUNTER_BIT, FORMAT_VERSION, HEADER_BYTES, readTimestamp, readU16, readU32 } from './compact-row.js';
 import { sameBytes } from './name-cache.js';
 
 /** Columns remembered per family and scan; a map family with more distinct qualifiers decodes the rest. */
@@ -96,4 +97,84 @@ export function rangeEndOf(read: ReadSpec): Timestamp {
 export function newestSuffices(v: Buffer, read: ReadSpec, rangeEnd: Timestamp): boolean {
   const history = v[1] === FORMAT_VERSION ? readU32(v, 4) : -1;
   return history === 0 || (history > 0 && read.maxVersions === 1 && v.readDoubleLE(16) < rangeEnd);
+}
+
+/** A consumer's slot of a column: its index among the consumer's columns, or one of these. */
+export const NOT_RETURNED = -1;
+/** A column NewestCells cannot give by slot (a map family's qualifier): the row takes the general path. */
+export const NEEDS_ROW = -2;
+
+/**
+ * The cells a read returns of a compact row whose newest versions are the whole answer
+ * (newestSuffices), by the consumer's numbering of its columns (`slotOf`, asked once a column):
+ * slot `c` holds the value's JSON text `v[starts[c], ends[c])` at `stamps[c]` with writer schema
+ * `schemaIds[c]`, or nothing where `starts[c]` is -1. The filter stage's rule (CellPicker), decided
+ * once a column.
+ */
+export class NewestCells {
+  readonly starts: Int32Array;
+  readonly ends: Int32Array;
+  readonly stamps: Float64Array;
+  readonly schemaIds: Int32Array;
+  readonly rangeEnd: Timestamp;
+  private readonly minTs: Timestamp;
+  private readonly index: StoredColumnIndex<number>;
+
+  /** `slotOf`: a returned column's slot, NOT_RETURNED to leave it out, or NEEDS_ROW. */
+  constructor(
+    layout: TableLayout,
+    readonly read: ReadSpec,
+    slots: number,
+    slotOf: (family: string, qualifier: string) => number,
+    now: number,
+  ) {
+    this.starts = new Int32Array(slots);
+    this.ends = new Int32Array(slots);
+    this.stamps = new Float64Array(slots);
+    this.schemaIds = new Int32Array(slots);
+    this.rangeEnd = rangeEndOf(read);
+    this.minTs = read.minTimestamp;
+    this.index = new StoredColumnIndex(new CellPicker(layout, read, now), (family, qualifier, kept) => (kept ? slotOf(family, qualifier) : NOT_RETURNED));
+  }
+
+  /** Whether the compact row in `v` can be read here: its newest versions are its whole answer. */
+  suits(v: Buffer): boolean {
+    return newestSuffices(v, this.read, this.rangeEnd);
+  }
+
+  /**
+   * Reads the compact row in `v` (one that suits) into the slots; the number of cells the read
+   * returns of it, or -1 when the row takes the general path (a NEEDS_ROW column, a timestamp
+   * past 2^53).
+   */
+  of(v: Buffer): number {
+    const { starts, ends, stamps, schemaIds, index, minTs, rangeEnd } = this;
+    starts.fill(-1);
+    const n = readU16(v, 2);
+    let cells = 0;
+    let p = HEADER_BYTES;
+    let family: StoredFamily<number> | undefined;
+    for (let i = 0; i < n; i++) {
+      const famBytes = readU16(v, p);
+      const names = p + COLUMN_HEAD_BYTES;
+      if (famBytes > 0) family = index.familyOf(v, names, names + famBytes);
+      const qualStart = names + famBytes;
+      const valueStart = qualStart + readU16(v, p + 2);
+      const head = p;
+      p = valueStart + readU32(v, p + 16);
+      const plan = family!.plan;
+      if (plan === null) continue;
+      const slot = index.columnOf(family!, v, qualStart, valueStart).data;
+      if (slot === NOT_RETURNED) continue;
+      const timestamp = readTimestamp(v, head + 8);
+      if (timestamp < plan.expiredBefore || timestamp < minTs || timestamp >= rangeEnd) continue;
+      if (slot === NEEDS_ROW || typeof timestamp === 'bigint') return -1;
+      starts[slot] = valueStart;
+      ends[slot] = p;
+      stamps[slot] = timestamp;
+      schemaIds[slot] = readU32(v, head + 4) & ~COUNTER_BIT;
+      cells++;
+    }
+    return cells;
+  }
 }
