@@ -15,6 +15,7 @@
  * loop (lib/store/lmdb/chunk-render.ts) from stored bytes. It writes bytes into one growing buffer,
  * with no string per cell: a scan writes millions of cells.
  */
+import { copyBytes } from '../bytes/copy-bytes.js';
 import { formatEntityIdJson, formatShellEntityId } from '../model/keys/entity-id.js';
 import type { RowKeyFormat, Timestamp } from '../model/types.js';
 
@@ -267,7 +268,7 @@ export class RowDocumentWriter {
     this.reserve(glue.length + TIMESTAMP_ROOM + VALUE.length + (end - start));
     const out = this.buf;
     out.set(glue, this.pos);
-    this.pos = put(out, this.stamp(out, this.pos + glue.length, timestamp), src, start, end);
+    this.pos = copyBytes(out, this.stamp(out, this.pos + glue.length, timestamp), src, start, end);
   }
 
   /** A cell whose value JSON is `json`. */
@@ -322,7 +323,7 @@ export class RowDocumentWriter {
         stampEnd = p;
         stamp = timestamp;
       }
-      p = put(out, p, src, starts[i]!, ends[i]!);
+      p = copyBytes(out, p, src, starts[i]!, ends[i]!);
     }
     this.pos = p;
     this.rowCells = n;
@@ -408,19 +409,6 @@ export class RowDocumentWriter {
     this.buf.set(src, this.pos);
     this.pos += src.length;
   }
-}
-
-/**
- * Copies `src[start, end)` to `out` at `p` (room reserved); the new position. Short copies byte by
- * byte: Buffer.copy's call costs more than a loop below ~48 bytes.
- */
-function put(out: Buffer, p: number, src: Uint8Array, start: number, end: number): number {
-  if (end - start < 48) {
-    for (let i = start; i < end; i++) out[p++] = src[i]!;
-    return p;
-  }
-  out.set(src.subarray(start, end), p);
-  return p + end - start;
 }
 
 /**

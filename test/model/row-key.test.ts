@@ -133,6 +133,12 @@ t.test('INTEGER and LONG encode big-endian with the sign bit flipped', async (t)
     t.equal(hex(key.subarray(1)), enc, `LONG ${v}`);
     t.same(decodeRowKey(longs, key), [v]);
   }
+  // Either side of 2^53 and of the 32-bit halves (values within 2^53 are decoded through one double).
+  const edges = [0n, 1n << 32n, 1n << 53n, 1n << 62n].flatMap((e) => [e - 2n, e - 1n, e, e + 1n, -e - 1n, -e, -e + 1n]);
+  for (const v of edges) {
+    const got = decodeRowKey(longs, encodeRowKey(longs, [v]))![0];
+    t.ok(got === v, `LONG ${v} decodes to itself (${String(got)})`);
+  }
 });
 
 t.test('encode errors say exactly what is wrong', async (t) => {

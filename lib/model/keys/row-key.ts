@@ -291,7 +291,7 @@ function decodeFormatted(format: FormattedFormat, key: Buffer): ComponentValue[]
       const width = spec.type === 'INTEGER' ? 4 : 8;
       if (pos + width > key.length) throw badKey(format, key, `${componentLabel(spec, i)} at byte ${pos} needs ${width} bytes, only ${key.length - pos} left`);
       // Flip the sign bit back without touching the caller's buffer.
-      out[i] = width === 4 ? (key.readUInt32BE(pos) ^ 0x80000000) | 0 : BigInt.asIntN(64, key.readBigUInt64BE(pos) ^ 0x8000000000000000n);
+      out[i] = width === 4 ? (key.readUInt32BE(pos) ^ 0x80000000) | 0 : longComponent(key, pos);
       pos += width;
     }
   }
@@ -299,6 +299,15 @@ function decodeFormatted(format: FormattedFormat, key: Buffer): ComponentValue[]
   if (i < format.nullableStartIndex) throw badKey(format, key, `it has ${i} components but the table key needs at least ${format.nullableStartIndex}`);
   for (; i < specs.length; i++) out[i] = null;
   return out;
+}
+
+/** A LONG component's 8 bytes at `pos` (big-endian, sign bit flipped) as its value. */
+function longComponent(key: Buffer, pos: number): bigint {
+  const high = (key.readUInt32BE(pos) ^ 0x80000000) | 0;
+  // Within 2^53 the value is one exact double: one BigInt made from it instead of three bigint
+  // operations on the whole 64 bits (an Arrow scan of LONG ids spent ~6% of a thread there).
+  if (high >= -0x200000 && high < 0x200000) return BigInt(high * 0x1_0000_0000 + key.readUInt32BE(pos + 4));
+  return BigInt.asIntN(64, key.readBigUInt64BE(pos) ^ 0x8000000000000000n);
 }
 
 /**

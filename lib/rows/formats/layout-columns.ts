@@ -315,14 +315,18 @@ export class LayoutColumns {
    * index of the first data column.
    */
   keyValues(rowKey: Buffer, out: unknown[]): number {
-    let at = 0;
-    out[at++] = new Uint8Array(rowKey.buffer, rowKey.byteOffset, rowKey.length);
-    if (this.idColumns.length > 0) {
-      const parts = componentsOrNone(this.layout.keyFormat, rowKey);
-      this.idColumns.forEach((id, i) => {
-        const v = parts[i] ?? null;
-        out[at++] = v === null ? null : id.type === 'long' ? BigInt(v as number | bigint) : v;
-      });
+    out[0] = new Uint8Array(rowKey.buffer, rowKey.byteOffset, rowKey.length);
+    return this.idValues(rowKey, out, 1);
+  }
+
+  /** The values of the id components of a row key into `out` from index `at`; the index after them. */
+  idValues(rowKey: Buffer, out: unknown[], at: number): number {
+    const ids = this.idColumns;
+    if (ids.length === 0) return at;
+    const parts = componentsOrNone(this.layout.keyFormat, rowKey);
+    for (let i = 0; i < ids.length; i++) {
+      const v = parts[i] ?? null;
+      out[at++] = v === null ? null : ids[i]!.type === 'long' && typeof v !== 'bigint' ? BigInt(v as number) : v;
     }
     return at;
   }

@@ -13,6 +13,7 @@
  * own builders' (arrow-chunk.ts then gives it the rows).
  */
 import { Binary, Bool, Float, Int, makeData, Precision, RecordBatch, Struct, Type, Utf8, type Data, type DataType, type Schema } from 'apache-arrow';
+import { copyBytes } from '../../bytes/copy-bytes.js';
 import { plainDecimal, plainInteger } from '../../model/json/plain-number.js';
 import { isPlainStringBytes } from '../../model/json/plain-string.js';
 import type { RowOut } from '../../model/types.js';
@@ -206,10 +207,11 @@ class BytesFill extends Fill implements ColumnFill {
     else this.setText(row, b, start, end);
   }
 
-  private copy(row: number, b: Buffer, start: number, end: number): void {
+  /** The bytes `b[start, end)` as the row's value. */
+  copy(row: number, b: Buffer, start: number, end: number): void {
     this.validity.valid(row);
     this.room(end - start);
-    this.end += b.copy(this.bytes, this.end, start, end);
+    this.end = copyBytes(this.bytes, this.end, b, start, end);
     this.offsets[row + 1] = this.end;
   }
 
@@ -333,8 +335,10 @@ export class ArrowBatchFill {
     const fills = (this.fills ??= this.newFills(this.capacity));
     const values = this.values;
     const r = this.rows++;
-    const first = this.plan.keyValues(rowKey, values);
-    for (let i = 0; i < first; i++) fills[i]!.set(r, values[i]);
+    // row_key (Binary, the plan's first column) copied from the key without a view of it.
+    (fills[0] as BytesFill).copy(r, rowKey, 0, rowKey.length);
+    const first = this.plan.idValues(rowKey, values, 1);
+    for (let i = 1; i < first; i++) fills[i]!.set(r, values[i]);
     for (let i = first; i < fills.length; i++) {
       const start = starts[i - first]!;
       if (start < 0) fills[i]!.set(r, null);
