@@ -20,6 +20,7 @@
  */
 import type { RecordBatch } from 'apache-arrow';
 import type { ReadSpec, RowOut, TableLayout } from '../../model/types.js';
+import type { LayoutColumns } from '../../rows/formats/layout-columns.js';
 import type { ArrowColumns } from '../../rows/formats/arrow-columns.js';
 import { arrowStreamParts, type ArrowStreamParts } from '../../rows/stages/arrow.js';
 import type { ArrowBatchSpec, RenderedChunk } from '../store.js';
@@ -28,7 +29,7 @@ import { ArrowBatchFill } from './arrow-fill.js';
 import { CollectedRows } from './collected-rows.js';
 import { RowCollector } from './row-collector.js';
 import { rowKeyOf } from './scan-cursor.js';
-import { NewestCells } from './stored-columns.js';
+import { NEEDS_ROW, NewestCells } from './stored-columns.js';
 
 export class ArrowChunkEncoder extends CollectedRows implements ChunkWriter {
   protected override readonly rows: RowCollector;
@@ -60,9 +61,7 @@ export class ArrowChunkEncoder extends CollectedRows implements ChunkWriter {
     this.fill = fill ?? new HeldRows(this.parts.columns);
     const plan = this.parts.columns.plan;
     this.stored =
-      fill !== undefined && read.maxVersions === 1
-        ? { cells: new NewestCells(layout, read, plan.columns.length, (family, qualifier) => plan.columnIndexOf(family, qualifier), now), fill }
-        : undefined;
+      fill !== undefined && read.maxVersions === 1 ? { cells: new NewestCells(layout, read, plan.columns.length, slotOfColumn(plan), now), fill } : undefined;
     // copyKeys (a scan thread reads in place): a row ArrowColumns is given waits while later rows
     // are read, so its key must be its own. A filled row's values are in the batch's columns
     // before the next entry is read (the one row kept, past a limit, is copied).
@@ -162,6 +161,14 @@ class HeldRows implements BatchMaker {
     this.held = [];
     return batch;
   }
+}
+
+/** A returned column's slot: its data column; a column the plan has none for (none in a flat table) takes the rows. */
+function slotOfColumn(plan: LayoutColumns): (family: string, qualifier: string) => number {
+  return (family, qualifier) => {
+    const at = plan.columnIndexOf(family, qualifier);
+    return at < 0 ? NEEDS_ROW : at;
+  };
 }
 
 function toBuffer(bytes: Uint8Array): Buffer {
