@@ -8,6 +8,7 @@ import { encodeRowKey } from '../../lib/model/keys/row-key.js';
 import { parseLayout } from '../../lib/model/layout/layout.js';
 import { join } from 'node:path';
 import type { RowWrite } from '../../lib/model/types.js';
+import { valueCell } from './flat-table.js';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { serveCli, tempDir } from '../cli/helpers.js';
 
@@ -42,14 +43,7 @@ export type Doc = { entityId: unknown[]; cells: Record<string, Record<string, Ce
 export function typedRows(n: number): RowWrite[] {
   const format = parseLayout(TYPED_LAYOUT).keyFormat;
   const out: RowWrite[] = [];
-  const cell = (qualifier: string, timestamp: number, json: string, family = 'f'): RowWrite['cells'][number] => ({
-    kind: 'value',
-    family,
-    qualifier,
-    timestamp,
-    schemaId: 0,
-    json,
-  });
+  const cell = (qualifier: string, timestamp: number, json: string, family = 'f'): RowWrite['cells'][number] => valueCell(family, qualifier, timestamp, json);
   for (let i = 0; i < n; i++) {
     const cells: RowWrite['cells'][number][] = [];
     if (i % 5 !== 0) cells.push(cell('s', 20 + i, JSON.stringify(`s ${i}\r\n"é`)), cell('s', 10, '"older"'));
