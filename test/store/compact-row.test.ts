@@ -3,7 +3,9 @@
  * rows: encoding round-trips every version; the stored order is UTF-8 byte order; the stored bytes
  * hold no response (no CR LF, no entity id); and what the renderer writes for any read (columns,
  * versions, time range, TTL, revision, empty rows kept or dropped) is byte for byte the reference:
- * the cells a CellPicker keeps, serialized by lib/rows/row-format.ts.
+ * the cells a CellPicker keeps, serialized by lib/rows/row-format.ts; and NewestCells (the
+ * columnar encoders' walk of the same bytes) gives those cells too where a row's newest versions
+ * suffice.
  */
 import t from 'tap';
 import type { Revision } from '../../lib/config/config.js';
@@ -16,6 +18,7 @@ import { COUNTER_SCHEMA_ID } from '../../lib/store/cell-value.js';
 import { ChunkRenderer } from '../../lib/store/lmdb/chunk-render.js';
 import { decodeCompactRow, encodeCompactRow } from '../../lib/store/lmdb/compact-row.js';
 import { compareUtf8, RowModel } from '../../lib/store/lmdb/row-model.js';
+import { NEEDS_ROW, NewestCells } from '../../lib/store/lmdb/stored-columns.js';
 import { RAW_LAYOUT } from './conformance.js';
 
 /** mulberry32 */
@@ -188,4 +191,52 @@ t.test('a stored row holds its cells, not a response: no CR LF, no envelope, no 
     checked++;
   }
   t.ok(checked > 100);
+});
+
+t.test('NewestCells gives, by slot, exactly the cells CellPicker keeps of the rows whose newest versions suffice', async (t) => {
+  const layout = parseLayout(RAW_LAYOUT);
+  let compared = 0;
+  let needsRow = 0;
+  for (let seed = 1; seed <= 1500; seed++) {
+    const rnd = random(seed * 17);
+    const model = randomRow(rnd);
+    if (model.isEmpty) continue;
+    const encoded = encodeCompactRow(model);
+    for (let r = 0; r < 6; r++) {
+      const read = randomRead(rnd, layout);
+      // A slot per column met; the `recent` family's columns sent to the rows in half the reads.
+      const slots = new Map<string, { family: string; qualifier: string; slot: number }>();
+      const rowsFor = rnd() < 0.5 ? 'recent' : undefined;
+      const slotOf = (family: string, qualifier: string): number => {
+        if (family === rowsFor) return NEEDS_ROW;
+        const key = JSON.stringify([family, qualifier]);
+        if (!slots.has(key)) slots.set(key, { family, qualifier, slot: slots.size });
+        return slots.get(key)!.slot;
+      };
+      const cells = new NewestCells(layout, read, 64, slotOf, NOW);
+      if (!cells.suits(encoded)) continue;
+      const picker = new CellPicker(layout, read, NOW);
+      picker.beginRow();
+      const kept = [...model.cells()].filter((c) => picker.keep(c.family, c.qualifier, c.timestamp));
+      const n = cells.of(encoded);
+      const what = `seed ${seed} read ${JSON.stringify(read)}`;
+      if (kept.some((c) => c.family === rowsFor)) {
+        if (n !== -1) t.equal(n, -1, `${what}: a kept cell of a NEEDS_ROW column sends the row to the rows`);
+        needsRow++;
+        continue;
+      }
+      const want = kept.map((c) => `${c.family}/${c.qualifier}@${c.timestamp}#${c.schemaId}=${c.json}`).sort();
+      const got: string[] = [];
+      for (const { family, qualifier, slot } of slots.values()) {
+        if (cells.starts[slot]! < 0) continue;
+        const json = encoded.toString('utf8', cells.starts[slot], cells.ends[slot]);
+        got.push(`${family}/${qualifier}@${cells.stamps[slot]}#${cells.schemaIds[slot]}=${json}`);
+      }
+      got.sort();
+      if (n !== want.length || got.join('\n') !== want.join('\n')) t.same({ n, got }, { n: want.length, got: want }, what);
+      compared++;
+    }
+  }
+  t.ok(compared > 2000, `${compared} rows compared`);
+  t.ok(needsRow > 100, `${needsRow} rows sent to the rows by a NEEDS_ROW column`);
 });
