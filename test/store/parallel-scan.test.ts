@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import { rowRenderSpec } from '../../lib/rows/row-format.js';
+import { arrowBatchSpec } from '../../lib/rows/stages/arrow.js';
 import { parseLayout } from '../../lib/model/layout/layout.js';
 import { encodeRowKey } from '../../lib/model/keys/row-key.js';
 import { parseReadSpec } from '../../lib/model/read/read-request.js';
@@ -209,4 +210,30 @@ t.test('concurrent parallel scans share the workers and each gets its own rows i
   t.ok(store.scanPool!.partsSubmitted - before > 30, 'all three ran on the pool');
   for (let i = 0; i < reads.length; i++) t.equal(got[i], expected[i], JSON.stringify(reads[i]));
   t.equal(store.openScans, 0);
+});
+
+t.test('a thread loads its Arrow and Avro encoders at their first part; parts queued behind the load keep their order', async (t) => {
+  // A store of its own: its threads have loaded no encoder yet.
+  const fresh = await openSampleStore(t, { scanThreads: 2, parallelScan: { minBytes: 0, partBytes: 8 * 1024 } });
+  await fresh.store.write('i', 'sample_table', sampleRows(fresh.layout, ROWS));
+  const request: ScanRequest = { limit: -1, read: parseReadSpec(fresh.layout, {}) };
+  const sync = Buffer.alloc(16, 7);
+  const bytesOf = async (spec: Parameters<LmdbStore['scanChunks']>[3]): Promise<Buffer> => {
+    const chunks: Buffer[] = [];
+    for await (const c of fresh.store.scanChunks('i', 'sample_table', request, spec)) chunks.push(Buffer.from(c.bytes));
+    return Buffer.concat(chunks);
+  };
+  const specs = [arrowBatchSpec(-1), { avro: { withSchema: true, codec: 'null' as const, sync } }, rowRenderSpec(3), arrowBatchSpec(-1)];
+  // All at once: the first parts of each kind reach threads that have not loaded their encoder.
+  const before = fresh.store.scanPool!.partsSubmitted;
+  const concurrent = await Promise.all(specs.map(bytesOf));
+  t.ok(fresh.store.scanPool!.partsSubmitted - before > 4 * 10, 'every scan ran on the pool, in many parts');
+  // Again one at a time, every encoder loaded: the same bytes.
+  for (let i = 0; i < specs.length; i++) t.ok(concurrent[i]!.equals(await bytesOf(specs[i]!)), `scan ${i} (${Object.keys(specs[i]!)[0]}): the same bytes`);
+  t.equal(
+    concurrent[2]!.toString('utf8'),
+    await serializedScan(fresh.store, 'i', 'sample_table', request, fresh.layout, 3),
+    'the JSON scan: the single-thread bytes',
+  );
+  t.equal(fresh.store.openScans, 0);
 });
