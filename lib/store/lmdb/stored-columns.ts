@@ -1,14 +1,16 @@
 /**
- * The filter stage's decision per stored column, worked out once per scan: the renderers that walk
- * compact rows as bytes (compact-render.ts for the row document, arrow-chunk.ts for Arrow
- * batches) find a column record's family and qualifier among the columns met before by comparing
- * bytes, so a name is decoded, and its CellPicker plan and the consumer's own data made, once a
- * column, not once a cell. A table's rows mostly repeat one column order: the column that followed
- * the last one found is tried first (one comparison instead of a search).
+ * The filter stage's decision per stored column, worked out once per scan: the code that walks
+ * compact rows as bytes (compact-render.ts for the row document, NewestCells below for the Arrow
+ * batches and Avro blocks) finds a column record's family and qualifier among the columns met
+ * before by comparing bytes, so a name is decoded, and its CellPicker plan and the consumer's own
+ * data made, once a column, not once a cell. A table's rows mostly repeat one column order: the
+ * column that followed the last one found is tried first (one comparison instead of a search).
  *
  * newestSuffices() says when a compact row's newest versions are the whole answer, so a walk of
- * the newest column records alone gives what the CellPicker would; NewestCells is that walk for
- * the encoders that take a row's cells by column (arrow-chunk.ts, avro-chunk.ts).
+ * the newest column records alone gives what the CellPicker would. CompactRenderer walks them in
+ * stored order into the row document (with its row shapes); NewestCells gives them by the
+ * consumer's column numbering, for the encoders that fill columns (arrow-chunk.ts, avro-chunk.ts).
+ * test/store/compact-row.test.ts checks both against a CellPicker on random rows and reads.
  */
 import { END_OF_TIME } from '../../model/read/read-request.js';
 import type { ReadSpec, TableLayout, Timestamp } from '../../model/types.js';
