@@ -314,7 +314,10 @@ export class RowDocumentWriter {
       p += glue.length;
       const timestamp = stamps[i]!;
       if (timestamp === stamp) {
-        for (let j = stampAt; j < stampEnd; j++) out[p++] = out[j]!;
+        // The row's timestamp and `,"value":` again (22 bytes for the bench's): one native move
+        // within the buffer, no view made; a byte loop scanned 4-5% slower in alternated pairs.
+        out.copyWithin(p, stampAt, stampEnd);
+        p += stampEnd - stampAt;
       } else {
         stampAt = p;
         p = writeSafeInteger(out, p, timestamp);
