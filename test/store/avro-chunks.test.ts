@@ -110,11 +110,17 @@ t.test('the blocks hold the reference datums for every read, bound and path', as
 
 t.test('a table of flat columns, its values read from the stored bytes: the reference datums and cell counts', async (t) => {
   const reads = [{}, { versions: '2' }, { timerange: '2..8' }, { cols: 'f:s,f:b' }, { cols: 'f:nl' }, { versions: 'all', timerange: '0..15' }];
-  for (const limit of [-1, 777]) {
+  // A row filter (wildcard entity ids) runs on the calling thread, its keys given unescaped.
+  const filter = { matches: (k: Buffer) => k[k.length - 1]! % 3 === 0 };
+  for (const [limit, filtered] of [
+    [-1, false],
+    [777, false],
+    [-1, true],
+  ] as const) {
     for (const q of reads) {
       for (const withSchema of [true, false]) {
-        const request: ScanRequest = { limit, read: parseReadSpec(flat, q) };
-        const what = `limit ${limit} ${JSON.stringify(q)} withSchema ${withSchema}`;
+        const request: ScanRequest = { limit, read: parseReadSpec(flat, q), ...(filtered && { filter }) };
+        const what = `limit ${limit}${filtered ? ' filtered' : ''} ${JSON.stringify(q)} withSchema ${withSchema}`;
         const expected = await datums(await referenceFile(request, withSchema, 'null', flat));
         const got = await blocksFile(request, withSchema, 'null', flat);
         t.equal(got.rows, expected.length, `${what}: rows counted`);
