@@ -17,7 +17,7 @@ import { avroFromJson } from './avro-json.js';
 import { buildAvroType, type AvroType } from './avro-types.js';
 import { EXPORT_LONG } from './export-long.js';
 import { parseExactJson, stringifyExactJson } from '../json/exact-json.js';
-import { plainDecimal, plainInteger } from '../json/plain-number.js';
+import { plainNumberReader } from '../json/plain-number.js';
 import { isPlainStringBytes, plainString } from '../json/plain-string.js';
 import { storedSchemaText } from './cell-schema.js';
 import type { CellSchemaSpec, JsonValue, RowOut, TableLayout } from '../types.js';
@@ -267,7 +267,7 @@ function buildAvroExport(layout: TableLayout): AvroExport {
       list.push({
         // Numbers where they are safe: the export's long type takes both (EXPORT_LONG).
         timestamp: cell.timestamp,
-        value: column.plan.typed ? decodeCell(column.plan, cell.json, column.key) : cell.json,
+        value: columnValue(column.plan, cell.json, column.key),
         writer_schema: withSchema ? cell.schemaId : -1,
       });
     }
@@ -286,7 +286,7 @@ function buildAvroExport(layout: TableLayout): AvroExport {
       (value[family.field] as Record<string, unknown[]>)[column.field] = [
         {
           timestamp: stamps[i]!,
-          value: fast !== undefined ? fast : plan.typed ? decodeCell(plan, v.toString('utf8', start, end), column.key) : v.toString('utf8', start, end),
+          value: fast !== undefined ? fast : columnValue(plan, v.toString('utf8', start, end), column.key),
           writer_schema: withSchema ? schemaIds[i]! : -1,
         },
       ];
@@ -345,25 +345,25 @@ function fastDecoder(type: AvroType): ((json: string) => unknown) | undefined {
  * isPlainStringBytes); undefined sends the value to the reader of its text.
  */
 function bytesDecoder(type: AvroType): ((b: Buffer, start: number, end: number) => unknown) | undefined {
-  const number = (n: number): number | undefined => (n === n ? n : undefined);
   switch (type.typeName) {
     case 'string':
       return (b, start, end) => (isPlainStringBytes(b, start, end) ? b.toString('utf8', start + 1, end - 1) : undefined);
     case 'boolean':
       return (b, start, end) => (end - start === 4 && b[start] === 0x74 ? true : end - start === 5 && b[start] === 0x66 ? false : undefined);
-    case 'int':
-      // Nine digits always fit an int.
-      return (b, start, end) => number(plainInteger(b, start, end, 9));
-    case 'double':
-      return (b, start, end) => number(plainDecimal(b, start, end));
-    case 'float':
-      return (b, start, end) => number(Math.fround(plainDecimal(b, start, end)));
-    case 'abstract:long':
-    case 'long':
-      return (b, start, end) => number(plainInteger(b, start, end, 15));
-    default:
-      return undefined;
   }
+  const read = plainNumberReader(type.typeName === 'abstract:long' ? 'long' : type.typeName);
+  if (read === undefined) return undefined;
+  // The float's double rounded as fastDecoder rounds it.
+  const round = type.typeName === 'float' ? Math.fround : (n: number) => n;
+  return (b, start, end) => {
+    const n = read(b, start, end);
+    return n === n ? round(n) : undefined;
+  };
+}
+
+/** A cell's value from its JSON text: typed by the column's schema, or the text itself. */
+function columnValue(plan: ColumnPlan, json: string, column: string): unknown {
+  return plan.typed ? decodeCell(plan, json, column) : json;
 }
 
 function decodeCell(plan: ColumnPlan, json: string, column: string): unknown {

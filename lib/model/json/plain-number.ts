@@ -51,3 +51,22 @@ export function plainDecimal(b: Uint8Array, start: number, end: number): number 
   const value = dot < 0 ? n : n / POWERS[end - dot - 1]!;
   return negative ? -value : value;
 }
+
+/**
+ * The plain reader of a number type's JSON text (an int's at most 9 digits always fit 32 bits, a
+ * long's 15 a double), for the columnar encoders reading stored values; undefined for another
+ * type. A float is read as its double: the encoder rounds it as Number()'s value would be.
+ */
+export function plainNumberReader(kind: string | undefined): ((b: Uint8Array, start: number, end: number) => number) | undefined {
+  switch (kind) {
+    case 'int':
+      return (b, start, end) => plainInteger(b, start, end, 9);
+    case 'long':
+      return (b, start, end) => plainInteger(b, start, end, MAX_DIGITS);
+    case 'double':
+    case 'float':
+      return plainDecimal;
+    default:
+      return undefined;
+  }
+}

@@ -120,9 +120,8 @@ class BranchUnionBuilder extends SparseUnionBuilder<SparseUnion> {
 /**
  * apache-arrow's builder of a column type of this plan: makeBuilder's, with a BranchUnionBuilder
  * wherever a union sits in it (makeBuilder's own union builder cannot tell a value's branch).
- * Anything that builds these columns (ArrowColumns.batchOf; a scan thread's fill) builds them here.
  */
-export function arrowBuilder(type: DataType): Builder {
+function arrowBuilder(type: DataType): Builder {
   return hasUnion(type) ? builderOf(type) : makeBuilder({ type, nullValues: NULLS });
 }
 

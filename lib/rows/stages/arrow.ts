@@ -109,11 +109,6 @@ export class ArrowStreamParts {
     this.end = whole.slice(withBatch.length);
   }
 
-  /** The message of one record batch of `rows` (a view of a buffer of its own, schema message first). */
-  batchOf(rows: readonly RowOut[]): Uint8Array {
-    return this.messageOf(this.columns.batchOf(rows));
-  }
-
   /** The message of `batch`, a batch of this plan's columns. */
   messageOf(batch: RecordBatch): Uint8Array {
     const writer = new RecordBatchStreamWriter();

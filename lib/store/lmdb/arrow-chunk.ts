@@ -28,15 +28,15 @@ import type { ChunkWriter } from './chunk-render.js';
 import { ArrowBatchFill } from './arrow-fill.js';
 import { CollectedRows } from './collected-rows.js';
 import { RowCollector } from './row-collector.js';
-import { rowKeyOf } from './scan-cursor.js';
 import { NEEDS_ROW, NewestCells } from './stored-columns.js';
 
 export class ArrowChunkEncoder extends CollectedRows implements ChunkWriter {
   protected override readonly rows: RowCollector;
   private readonly parts: ArrowStreamParts;
   private readonly fill: BatchMaker;
-  /** Flat columns at one version: the compact rows' column records read into the fill directly. */
-  private readonly stored: { cells: NewestCells; fill: ArrowBatchFill } | undefined;
+  /** Flat columns at one version: the compact rows' column records read into this fill directly. */
+  private readonly filled: ArrowBatchFill | undefined;
+  protected override readonly newest: NewestCells | undefined;
   private pendingCells = 0;
   /** Batch messages encoded since the last chunk was taken, their bytes, rows and cells. */
   private messages: Uint8Array[] = [];
@@ -60,8 +60,8 @@ export class ArrowChunkEncoder extends CollectedRows implements ChunkWriter {
     const fill = flat ? new ArrowBatchFill(this.parts, spec.batchRows) : undefined;
     this.fill = fill ?? new HeldRows(this.parts.columns);
     const plan = this.parts.columns.plan;
-    this.stored =
-      fill !== undefined && read.maxVersions === 1 ? { cells: new NewestCells(layout, read, plan.columns.length, slotOfColumn(plan), now), fill } : undefined;
+    this.filled = read.maxVersions === 1 ? fill : undefined;
+    this.newest = this.filled === undefined ? undefined : new NewestCells(layout, read, plan.columns.length, slotOfColumn(plan), now);
     // copyKeys (a scan thread reads in place): a row ArrowColumns is given waits while later rows
     // are read, so its key must be its own. A filled row's values are in the batch's columns
     // before the next entry is read (the one row kept, past a limit, is copied).
@@ -92,17 +92,10 @@ export class ArrowChunkEncoder extends CollectedRows implements ChunkWriter {
     return chunk;
   }
 
-  override compactRow(key: Buffer, value: Buffer, keepEmpty: boolean, escaped: boolean): boolean {
-    const stored = this.stored;
-    const cells = stored !== undefined && stored.cells.suits(value) ? stored.cells.of(value) : -1;
-    if (stored === undefined || cells < 0) return super.compactRow(key, value, keepEmpty, escaped);
-    if (cells === 0) return false;
-    // A view of `key` where nothing was escaped: its bytes are in the batch before the next read.
-    const rowKey = escaped ? rowKeyOf(key, key.length) : key;
-    if (this.limited(rowKey)) return true;
-    stored.fill.addStored(rowKey, value, stored.cells.starts, stored.cells.ends);
+  protected override storedRow(rowKey: Buffer, value: Buffer, cells: number): void {
+    if (this.limited(rowKey)) return;
+    this.filled!.addStored(rowKey, value, this.newest!.starts, this.newest!.ends);
     this.added(cells);
-    return true;
   }
 
   private take(row: RowOut): void {

@@ -14,7 +14,7 @@
  */
 import { Binary, Bool, Float, Int, makeData, Precision, RecordBatch, Struct, Type, Utf8, type Data, type DataType, type Schema } from 'apache-arrow';
 import { copyBytes } from '../../bytes/copy-bytes.js';
-import { plainDecimal, plainInteger } from '../../model/json/plain-number.js';
+import { plainNumberReader } from '../../model/json/plain-number.js';
 import { isPlainStringBytes } from '../../model/json/plain-string.js';
 import type { RowOut } from '../../model/types.js';
 import { LayoutColumns, type DataColumn } from '../../rows/formats/layout-columns.js';
@@ -82,9 +82,7 @@ class Validity {
 class FixedFill extends Fill implements ColumnFill {
   private readonly validity: Validity;
   private readonly values: Int32Array | BigInt64Array | Float32Array | Float64Array;
-  /** A long column: its typed array takes bigints only. */
-  private readonly bigints: boolean;
-  /** A long column's values as 32-bit words (little-endian pairs), written without a bigint. */
+  /** A long column's values as 32-bit words (little-endian pairs), written without a bigint; undefined for the other types. */
   private readonly words: Uint32Array | undefined;
   /** How setJson reads a plain text: an int, a long, or a decimal (double, float); NaN: not plain. */
   private readonly plain: (b: Buffer, start: number, end: number) => number;
@@ -98,17 +96,8 @@ class FixedFill extends Fill implements ColumnFill {
     super(column);
     this.validity = new Validity(rows);
     this.values = make(rows);
-    this.bigints = this.values instanceof BigInt64Array;
-    this.words = this.bigints ? new Uint32Array(this.values.buffer, this.values.byteOffset, 2 * rows) : undefined;
-    const kind = column?.type.kind;
-    this.plain =
-      kind === 'int'
-        ? (b, s, e) => plainInteger(b, s, e, 9)
-        : kind === 'long'
-          ? (b, s, e) => plainInteger(b, s, e, 15)
-          : kind === 'double' || kind === 'float'
-            ? plainDecimal
-            : () => NaN;
+    this.words = this.values instanceof BigInt64Array ? new Uint32Array(this.values.buffer, this.values.byteOffset, 2 * rows) : undefined;
+    this.plain = plainNumberReader(column?.type.kind) ?? (() => NaN);
   }
 
   setJson(row: number, b: Buffer, start: number, end: number): void {
@@ -133,7 +122,7 @@ class FixedFill extends Fill implements ColumnFill {
     }
     this.validity.valid(row);
     // A long column's typed array takes bigints only (the plan gives bigints; a number is converted, as a builder does).
-    (this.values as unknown as unknown[])[row] = this.bigints && typeof value !== 'bigint' ? BigInt(value as number) : value;
+    (this.values as unknown as unknown[])[row] = this.words !== undefined && typeof value !== 'bigint' ? BigInt(value as number) : value;
   }
 
   finish(length: number): Data {
@@ -354,11 +343,5 @@ export class ArrowBatchFill {
     this.fills = undefined;
     this.rows = 0;
     return new RecordBatch(this.schema, makeData({ type: this.struct, length, nullCount: 0, children }));
-  }
-
-  /** One batch of `rows` (at most `capacity`). */
-  batchOf(rows: readonly RowOut[]): RecordBatch {
-    for (const row of rows) this.add(row);
-    return this.take();
   }
 }

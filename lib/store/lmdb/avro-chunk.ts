@@ -20,13 +20,12 @@ import { avroBlock } from '../../model/avro/avro-container.js';
 import type { AvroBlockSpec, RenderedChunk } from '../store.js';
 import { CollectedRows } from './collected-rows.js';
 import { RowCollector } from './row-collector.js';
-import { rowKeyOf } from './scan-cursor.js';
 import { NewestCells } from './stored-columns.js';
 
 export class AvroChunkEncoder extends CollectedRows {
   protected override readonly rows: RowCollector;
   private readonly exp: AvroExport;
-  private readonly stored: NewestCells;
+  protected override readonly newest: NewestCells;
   private datums: Buffer;
   private pos = 0;
   private count = 0;
@@ -45,17 +44,11 @@ export class AvroChunkEncoder extends CollectedRows {
     this.exp = avroExportOf(layout);
     this.datums = Buffer.allocUnsafe(initialBytes);
     this.rows = new RowCollector(layout, read, (row) => this.encode(this.exp.rowValue(row, this.spec.withSchema), row.cells.length), now, copyKeys);
-    this.stored = new NewestCells(layout, read, this.exp.slots, this.exp.slotOf, now);
+    this.newest = new NewestCells(layout, read, this.exp.slots, this.exp.slotOf, now);
   }
 
-  override compactRow(key: Buffer, value: Buffer, keepEmpty: boolean, escaped: boolean): boolean {
-    const cells = this.stored.suits(value) ? this.stored.of(value) : -1;
-    if (cells < 0) return super.compactRow(key, value, keepEmpty, escaped);
-    if (cells === 0) return false;
-    // A view of `key` where nothing was escaped: encoded before the next read.
-    const rowKey = escaped ? rowKeyOf(key, key.length) : key;
-    this.encode(this.exp.storedRowValue(rowKey, value, this.stored, this.spec.withSchema), cells);
-    return true;
+  protected override storedRow(rowKey: Buffer, value: Buffer, cells: number): void {
+    this.encode(this.exp.storedRowValue(rowKey, value, this.newest, this.spec.withSchema), cells);
   }
 
   /** Bytes of datums encoded since the last chunk was taken. */
