@@ -42,6 +42,17 @@ interface Imports {
 
 const ROOT = REPO_ROOT;
 
+/** Whether an import declaration is erased at compile time (`import type`, or only `type` names). */
+function isTypeOnlyImport(statement: ts.ImportDeclaration): boolean {
+  const clause = statement.importClause;
+  const named = clause?.namedBindings;
+  return (
+    clause !== undefined &&
+    (clause.isTypeOnly ||
+      (clause.name === undefined && named !== undefined && ts.isNamedImports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly)))
+  );
+}
+
 /** The import graph of every .ts file under `dirs` (of the repository), as paths relative to it. */
 function importGraph(dirs: readonly string[]): Map<string, Imports> {
   const graph = new Map<string, Imports>();
@@ -53,16 +64,7 @@ function importGraph(dirs: readonly string[]): Map<string, Imports> {
       let typeOnly = false;
       if (ts.isImportDeclaration(statement)) {
         specifier = statement.moduleSpecifier;
-        const clause = statement.importClause;
-        const named = clause?.namedBindings;
-        typeOnly =
-          clause !== undefined &&
-          (clause.isTypeOnly ||
-            (clause.name === undefined &&
-              named !== undefined &&
-              ts.isNamedImports(named) &&
-              named.elements.length > 0 &&
-              named.elements.every((e) => e.isTypeOnly)));
+        typeOnly = isTypeOnlyImport(statement);
       } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier !== undefined) {
         specifier = statement.moduleSpecifier;
         typeOnly = statement.isTypeOnly;
@@ -125,6 +127,22 @@ function cycles(edges: ReadonlyMap<string, readonly string[]>): string[] {
 }
 
 const graph = importGraph(['lib', 'tools', 'bench']);
+
+t.test("apache-arrow's runtime is loaded only through lib/deps/arrow.ts (lib, tools, bench: types may come from the package)", async (t) => {
+  const found: string[] = [];
+  for (const file of ['lib', 'tools', 'bench'].flatMap((dir) => sources(join(ROOT, dir)))) {
+    const rel = relative(ROOT, file);
+    if (rel === join('lib', 'deps', 'arrow.ts')) continue;
+    const text = readFileSync(file, 'utf8');
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, false);
+    for (const statement of source.statements) {
+      if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue;
+      if (/^apache-arrow(\/|$)/.test(statement.moduleSpecifier.text) && !isTypeOnlyImport(statement)) found.push(`${rel}: ${statement.getText(source)}`);
+    }
+    if (/import\(\s*['"]apache-arrow/.test(text)) found.push(`${rel}: a dynamic import of apache-arrow`);
+  }
+  t.same(found, [], "a second copy of apache-arrow would hand batches that are not instanceof the door's classes");
+});
 
 t.test('no import cycle in lib, tools or bench (no module needs itself loaded first: issue #17)', async (t) => {
   t.ok(graph.size > 100, `the walk found the modules (${graph.size})`);

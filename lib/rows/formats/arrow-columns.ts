@@ -11,7 +11,12 @@
  * reads both. All encoding is apache-arrow's (its builders and IPC writer); BranchUnionBuilder only
  * tells its sparse union builder which branch a value is.
  */
-import {
+import type * as Arrow from 'apache-arrow';
+import { arrow } from '../../deps/arrow.js';
+import type { RowOut, TableLayout } from '../../model/types.js';
+import { LayoutColumns, type ColumnType, type DataColumn, type IdType } from './layout-columns.js';
+
+const {
   Binary,
   Bool,
   DataType,
@@ -24,18 +29,14 @@ import {
   List,
   makeBuilder,
   Map_,
-  RecordBatch,
   SparseUnion,
   SparseUnionBuilder,
   Struct,
   Table,
   Utf8,
-  type Builder,
-} from 'apache-arrow';
-import type { RowOut, TableLayout } from '../../model/types.js';
-import { LayoutColumns, type ColumnType, type DataColumn, type IdType } from './layout-columns.js';
+} = arrow;
 
-function arrowType(type: ColumnType): DataType {
+function arrowType(type: ColumnType): Arrow.DataType {
   switch (type.kind) {
     case 'long':
       return new Int64();
@@ -68,12 +69,12 @@ function arrowType(type: ColumnType): DataType {
   }
 }
 
-const mapOf = (value: DataType): DataType =>
+const mapOf = (value: Arrow.DataType): Arrow.DataType =>
   new Map_(new Field('entries', new Struct([new Field('key', new Utf8(), false), new Field('value', value, true)] as never), false));
 
-const ID_TYPE: Readonly<Record<IdType, () => DataType>> = { string: () => new Utf8(), int: () => new Int32(), long: () => new Int64() };
+const ID_TYPE: Readonly<Record<IdType, () => Arrow.DataType>> = { string: () => new Utf8(), int: () => new Int32(), long: () => new Int64() };
 
-function arrowColumnType(column: DataColumn): DataType {
+function arrowColumnType(column: DataColumn): Arrow.DataType {
   let type = arrowType(column.type);
   if (column.listed) type = new List(new Field('item', new Struct([new Field('timestamp', new Int64(), false), new Field('value', type, true)]), false));
   if (column.map) type = mapOf(type);
@@ -88,10 +89,10 @@ const NULLS = [null, undefined];
  * children are as long as the union), and a null is branch 0's null (a union has no validity
  * bitmap of its own).
  */
-class BranchUnionBuilder extends SparseUnionBuilder<SparseUnion> {
+class BranchUnionBuilder extends SparseUnionBuilder<Arrow.SparseUnion> {
   private readonly branchOf: ReadonlyMap<string, number>;
 
-  constructor(type: SparseUnion) {
+  constructor(type: Arrow.SparseUnion) {
     super({ type, nullValues: NULLS });
     this.branchOf = new Map(type.children.map((f, i) => [f.name, i]));
   }
@@ -104,9 +105,12 @@ class BranchUnionBuilder extends SparseUnionBuilder<SparseUnion> {
       branch = this.branchOf.get(name)!;
       inner = v;
     }
-    this._typeIds.set(index, this.type.typeIds[branch]!);
-    this.children.forEach((child, i) => child.set(index, i === branch ? inner : null));
-    this.length = Math.max(index + 1, this.length);
+    this.children.forEach((child, i) => {
+      if (i !== branch) child.set(index, null);
+    });
+    // The union builder's public setValue: the type id, the branch's value, the length. (Its
+    // buffer of type ids has another name in the bundled build: lib/deps/arrow.ts.)
+    this.setValue(index, inner, this.type.typeIds[branch]!);
     return this;
   }
 
@@ -121,27 +125,27 @@ class BranchUnionBuilder extends SparseUnionBuilder<SparseUnion> {
  * apache-arrow's builder of a column type of this plan: makeBuilder's, with a BranchUnionBuilder
  * wherever a union sits in it (makeBuilder's own union builder cannot tell a value's branch).
  */
-function arrowBuilder(type: DataType): Builder {
+function arrowBuilder(type: Arrow.DataType): Arrow.Builder {
   return hasUnion(type) ? builderOf(type) : makeBuilder({ type, nullValues: NULLS });
 }
 
 /** A builder of `type`, with BranchUnionBuilders wherever a union sits in it. */
-function builderOf(type: DataType): Builder {
+function builderOf(type: Arrow.DataType): Arrow.Builder {
   if (DataType.isUnion(type)) {
-    const union = new BranchUnionBuilder(type as SparseUnion);
+    const union = new BranchUnionBuilder(type as Arrow.SparseUnion);
     for (const field of type.children) union.children.push(builderOf(field.type));
     return union;
   }
   const builder = makeBuilder({ type, nullValues: NULLS });
-  (type.children ?? []).forEach((field: Field, i: number) => {
+  (type.children ?? []).forEach((field: Arrow.Field, i: number) => {
     if (hasUnion(field.type)) builder.children[i] = builderOf(field.type);
   });
   return builder;
 }
 
 /** Whether a union sits anywhere in `type`. */
-export function hasUnion(type: DataType): boolean {
-  return DataType.isUnion(type) || (type.children ?? []).some((f: Field) => hasUnion(f.type));
+export function hasUnion(type: Arrow.DataType): boolean {
+  return DataType.isUnion(type) || (type.children ?? []).some((f: Arrow.Field) => hasUnion(f.type));
 }
 
 /** The Arrow column plan of a layout at a number of versions (1: newest value; more: lists). */
@@ -149,7 +153,7 @@ export class ArrowColumns {
   /** The column plan the batches are made of (a scan thread's fill reads rows through it too). */
   readonly plan: LayoutColumns;
   private readonly names: string[];
-  private readonly types: DataType[];
+  private readonly types: Arrow.DataType[];
 
   constructor(layout: TableLayout, versions: number) {
     this.plan = new LayoutColumns(layout, versions);
@@ -158,7 +162,7 @@ export class ArrowColumns {
   }
 
   /** One record batch of `rows`. */
-  batchOf(rows: readonly RowOut[]): RecordBatch {
+  batchOf(rows: readonly RowOut[]): Arrow.RecordBatch {
     const builders = this.types.map(arrowBuilder);
     const values: unknown[] = new Array(builders.length);
     for (const row of rows) {

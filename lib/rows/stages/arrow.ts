@@ -9,8 +9,9 @@
  * alone; arrowChunkSource puts the schema message before them and the end-of-stream marker after,
  * the pieces ArrowStreamParts takes from apache-arrow's own stream writer.
  */
-import { Transform, type Readable, type TransformCallback } from 'node:stream';
-import { RecordBatchStreamWriter, type RecordBatch, type Schema } from 'apache-arrow';
+import { Transform, type TransformCallback } from 'node:stream';
+import type { RecordBatch, Schema } from 'apache-arrow';
+import { arrow } from '../../deps/arrow.js';
 import { ArrowColumns } from '../formats/arrow-columns.js';
 import type { RowOut, TableLayout } from '../../model/types.js';
 import type { ArrowBatchSpec, ChunkScan, RenderedChunk } from '../../store/store.js';
@@ -28,10 +29,14 @@ export function arrowBatchSpec(limit: number): ArrowBatchSpec {
   return { arrow: { batchRows: BATCH_ROWS, rows: limit } };
 }
 
+/**
+ * Rows in, the IPC stream out: the schema message before the first batch, a batch message each
+ * `batchRows` rows and one for the rest (a batch of no rows when there were none, which carries the
+ * schema's types to a reader), then the end-of-stream marker: the pieces of ArrowStreamParts, as
+ * the scan threads' chunks are joined (arrowChunkSource).
+ */
 export class ArrowEncodeStage extends Transform {
-  private readonly columns: ArrowColumns;
-  private readonly writer = new RecordBatchStreamWriter();
-  private readonly bytes: Readable;
+  private readonly parts: ArrowStreamParts;
   private wroteAny = false;
   private pending: RowOut[] = [];
 
@@ -42,10 +47,7 @@ export class ArrowEncodeStage extends Transform {
     private readonly batchRows = BATCH_ROWS,
   ) {
     super({ writableObjectMode: true, writableHighWaterMark: 1 });
-    this.columns = new ArrowColumns(layout, versions);
-    this.bytes = this.writer.toNodeStream() as unknown as Readable;
-    this.bytes.on('data', (c: Uint8Array) => this.push(Buffer.from(c.buffer, c.byteOffset, c.byteLength)));
-    this.bytes.on('error', (e: Error) => this.destroy(e));
+    this.parts = arrowStreamParts(layout, versions);
   }
 
   override _transform(rows: readonly RowOut[], _enc: BufferEncoding, done: TransformCallback): void {
@@ -59,17 +61,21 @@ export class ArrowEncodeStage extends Transform {
   }
 
   private writePending(): void {
-    this.writer.write(this.columns.batchOf(this.pending));
+    if (!this.wroteAny) this.pushBytes(this.parts.schema);
+    this.pushBytes(this.parts.messageOf(this.parts.columns.batchOf(this.pending)));
     this.pending = [];
     this.wroteAny = true;
   }
 
+  private pushBytes(bytes: Uint8Array): void {
+    this.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  }
+
   override _flush(done: TransformCallback): void {
     try {
-      // No rows: the schema alone (an empty batch carries it), then the end of the stream.
       if (this.pending.length > 0 || !this.wroteAny) this.writePending();
-      this.bytes.once('end', () => done());
-      this.writer.close();
+      this.pushBytes(this.parts.end);
+      done();
     } catch (e) {
       done(e as Error);
     }
@@ -98,7 +104,7 @@ export class ArrowStreamParts {
     this.columns = new ArrowColumns(layout, versions);
     const empty = this.columns.batchOf([]);
     this.schemaOf = empty.schema;
-    const writer = new RecordBatchStreamWriter();
+    const writer = new arrow.RecordBatchStreamWriter();
     writer.reset(undefined, empty.schema);
     this.schema = writer.toUint8Array(true).slice();
     writer.write(empty);
@@ -111,7 +117,7 @@ export class ArrowStreamParts {
 
   /** The message of `batch`, a batch of this plan's columns. */
   messageOf(batch: RecordBatch): Uint8Array {
-    const writer = new RecordBatchStreamWriter();
+    const writer = new arrow.RecordBatchStreamWriter();
     writer.write(batch);
     const stream = writer.toUint8Array(true);
     const n = this.schema.length;

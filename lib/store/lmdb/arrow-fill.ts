@@ -12,7 +12,8 @@
  * columns are all flat (ArrowBatchFill.fills): lists, maps, structs and unions are ArrowColumns'
  * own builders' (arrow-chunk.ts then gives it the rows).
  */
-import { Binary, Bool, Float, Int, makeData, Precision, RecordBatch, Struct, Type, Utf8, type Data, type DataType, type Schema } from 'apache-arrow';
+import type * as Arrow from 'apache-arrow';
+import { arrow } from '../../deps/arrow.js';
 import { copyBytes } from '../../bytes/copy-bytes.js';
 import { plainNumberReader } from '../../model/json/plain-number.js';
 import { isPlainStringBytes } from '../../model/json/plain-string.js';
@@ -28,7 +29,7 @@ interface ColumnFill {
    * gives (LayoutColumns.valueOf), read from the bytes where the text is plain.
    */
   setJson(row: number, b: Buffer, start: number, end: number): void;
-  finish(length: number): Data;
+  finish(length: number): Arrow.Data;
 }
 
 const NULL_TEXT = 0x6e; // 'n': the only JSON text starting so is null
@@ -88,7 +89,7 @@ class FixedFill extends Fill implements ColumnFill {
   private readonly plain: (b: Buffer, start: number, end: number) => number;
 
   constructor(
-    private readonly type: DataType,
+    private readonly type: Arrow.DataType,
     rows: number,
     make: (rows: number) => Int32Array | BigInt64Array | Float32Array | Float64Array,
     column: DataColumn | undefined,
@@ -125,9 +126,9 @@ class FixedFill extends Fill implements ColumnFill {
     (this.values as unknown as unknown[])[row] = this.words !== undefined && typeof value !== 'bigint' ? BigInt(value as number) : value;
   }
 
-  finish(length: number): Data {
+  finish(length: number): Arrow.Data {
     const { nulls } = this.validity;
-    return makeData({ type: this.type as Int, length, nullCount: nulls, nullBitmap: this.validity.of(length), data: this.values as Int32Array });
+    return arrow.makeData({ type: this.type as Arrow.Int, length, nullCount: nulls, nullBitmap: this.validity.of(length), data: this.values as Int32Array });
   }
 }
 
@@ -136,7 +137,7 @@ class BoolFill extends Fill implements ColumnFill {
   private readonly values: Uint8Array;
 
   constructor(
-    private readonly type: Bool,
+    private readonly type: Arrow.Bool,
     rows: number,
     column: DataColumn | undefined,
   ) {
@@ -161,9 +162,15 @@ class BoolFill extends Fill implements ColumnFill {
     if (value) this.values[row >> 3]! |= 1 << (row & 7);
   }
 
-  finish(length: number): Data {
+  finish(length: number): Arrow.Data {
     const { nulls } = this.validity;
-    return makeData({ type: this.type, length, nullCount: nulls, nullBitmap: this.validity.of(length), data: this.values.subarray(0, bitmapBytes(length)) });
+    return arrow.makeData({
+      type: this.type,
+      length,
+      nullCount: nulls,
+      nullBitmap: this.validity.of(length),
+      data: this.values.subarray(0, bitmapBytes(length)),
+    });
   }
 }
 
@@ -177,7 +184,7 @@ class BytesFill extends Fill implements ColumnFill {
   private readonly kind: string | undefined;
 
   constructor(
-    private readonly type: Utf8 | Binary,
+    private readonly type: Arrow.Utf8 | Arrow.Binary,
     rows: number,
     column: DataColumn | undefined,
   ) {
@@ -231,33 +238,33 @@ class BytesFill extends Fill implements ColumnFill {
     this.bytes = grown;
   }
 
-  finish(length: number): Data {
+  finish(length: number): Arrow.Data {
     const { nulls } = this.validity;
     const data = new Uint8Array(this.bytes.buffer, this.bytes.byteOffset, this.end);
-    return makeData({ type: this.type as Utf8, length, nullCount: nulls, nullBitmap: this.validity.of(length), valueOffsets: this.offsets, data });
+    return arrow.makeData({ type: this.type as Arrow.Utf8, length, nullCount: nulls, nullBitmap: this.validity.of(length), valueOffsets: this.offsets, data });
   }
 }
 
 /** A fill for a column of `type` (`column`: the data column it holds); undefined for a type not filled here (ArrowBatchFill.fills). */
-function fillOf(type: DataType, rows: number, column?: DataColumn): ColumnFill | undefined {
+function fillOf(type: Arrow.DataType, rows: number, column?: DataColumn): ColumnFill | undefined {
   switch (type.typeId) {
-    case Type.Int: {
-      const int = type as Int;
+    case arrow.Type.Int: {
+      const int = type as Arrow.Int;
       if (int.isSigned && int.bitWidth === 32) return new FixedFill(type, rows, (n) => new Int32Array(n), column);
       if (int.isSigned && int.bitWidth === 64) return new FixedFill(type, rows, (n) => new BigInt64Array(n), column);
       break;
     }
-    case Type.Float: {
-      const precision = (type as Float).precision;
-      if (precision === Precision.DOUBLE) return new FixedFill(type, rows, (n) => new Float64Array(n), column);
-      if (precision === Precision.SINGLE) return new FixedFill(type, rows, (n) => new Float32Array(n), column);
+    case arrow.Type.Float: {
+      const precision = (type as Arrow.Float).precision;
+      if (precision === arrow.Precision.DOUBLE) return new FixedFill(type, rows, (n) => new Float64Array(n), column);
+      if (precision === arrow.Precision.SINGLE) return new FixedFill(type, rows, (n) => new Float32Array(n), column);
       break;
     }
-    case Type.Bool:
-      return new BoolFill(type as Bool, rows, column);
-    case Type.Utf8:
-    case Type.Binary:
-      return new BytesFill(type as Utf8 | Binary, rows, column);
+    case arrow.Type.Bool:
+      return new BoolFill(type as Arrow.Bool, rows, column);
+    case arrow.Type.Utf8:
+    case arrow.Type.Binary:
+      return new BytesFill(type as Arrow.Utf8 | Arrow.Binary, rows, column);
   }
   return undefined;
 }
@@ -270,8 +277,8 @@ function fillOf(type: DataType, rows: number, column?: DataColumn): ColumnFill |
  */
 export class ArrowBatchFill {
   private readonly plan: LayoutColumns;
-  private readonly schema: Schema;
-  private readonly struct: Struct;
+  private readonly schema: Arrow.Schema;
+  private readonly struct: Arrow.Struct;
   private readonly values: unknown[];
   private fills: ColumnFill[] | undefined;
   /** The index of the first data column (after row_key and the id components). */
@@ -284,7 +291,7 @@ export class ArrowBatchFill {
    * booleans). Lists, maps, structs and unions are ArrowColumns' alone (its builders, some of its
    * own), and a table with one of them has its batches made by ArrowColumns.
    */
-  static fills(schema: Schema): boolean {
+  static fills(schema: Arrow.Schema): boolean {
     return schema.fields.every((f) => fillOf(f.type, 0) !== undefined);
   }
 
@@ -296,7 +303,7 @@ export class ArrowBatchFill {
     this.plan = parts.columns.plan;
     this.schema = parts.schemaOf;
     if (!ArrowBatchFill.fills(this.schema)) throw new Error('ArrowBatchFill: the schema has a column that is not flat');
-    this.struct = new Struct(this.schema.fields);
+    this.struct = new arrow.Struct(this.schema.fields);
     this.values = new Array(this.schema.fields.length);
     this.firstData = 1 + this.plan.idColumns.length;
   }
@@ -336,12 +343,12 @@ export class ArrowBatchFill {
   }
 
   /** The batch of the rows added since the last one (possibly none); the next row starts a new one. */
-  take(): RecordBatch {
+  take(): Arrow.RecordBatch {
     const fills = this.fills ?? this.newFills(0);
     const length = this.rows;
     const children = fills.map((f) => f.finish(length));
     this.fills = undefined;
     this.rows = 0;
-    return new RecordBatch(this.schema, makeData({ type: this.struct, length, nullCount: 0, children }));
+    return new arrow.RecordBatch(this.schema, arrow.makeData({ type: this.struct, length, nullCount: 0, children }));
   }
 }
