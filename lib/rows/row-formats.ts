@@ -4,7 +4,7 @@
  * documents, each followed by LF), `avro` (an Avro object container file, schema derived from
  * the layout: lib/model/avro/avro-export.ts) and `arrow` (an Arrow IPC stream of typed columns:
  * lib/rows/formats/arrow-columns.ts, stages/arrow.ts) and `parquet` (a Parquet file of the same typed
- * columns: formats/parquet-columns.ts, stages/parquet.ts). GET rows picks one from the Accept header; clients that
+ * columns, each union a struct of its branches: stages/parquet.ts). GET rows picks one from the Accept header; clients that
  * send application/json, anything matching it, or no Accept get exactly the json bytes.
  *
  * json and ndjson differ only in the framing's terminator (terminatorOf), which the scan's

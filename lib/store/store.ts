@@ -97,6 +97,8 @@ export interface ArrowBatchSpec {
      * the chunk's length, the row not counted in `rows`).
      */
     readonly rows: number;
+    /** How union columns are typed (arrow-columns.ts UnionForm): Arrow's union unless `struct` (for Parquet). */
+    readonly unions?: 'struct';
   };
 }
 

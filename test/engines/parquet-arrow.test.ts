@@ -1,9 +1,8 @@
 /**
  * Parquet written by parquet-wasm from the scan threads' Arrow batches (lib/rows/stages/parquet-arrow.ts),
- * read by pyarrow and DuckDB: the engine tables (engine-tables.ts) all hold a union, which keeps
- * hyparquet-writer (parquet.test.ts reads those), so this reads test/support/typed-table.ts's table,
- * which has none (strings, longs, ints, doubles, floats, booleans, bytes, a record, a counter, a
- * map family): a local export (default codec; gzip with row groups of 7 rows; --versions all) and
+ * read by pyarrow and DuckDB, for test/support/typed-table.ts's table (strings, longs, ints,
+ * doubles, floats, booleans, bytes, a record, a counter, a map family; the engine tables of
+ * parquet.test.ts add unions and the other key formats): a local export (default codec; gzip with row groups of 7 rows; --versions all) and
  * GET rows as Parquet (newest, versions=all), each with the JSON scan's rows, column names, the
  * column types docs/interface.md promises and every value. Skips without the engines (engines.ts).
  */

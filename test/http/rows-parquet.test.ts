@@ -4,9 +4,8 @@
  * column and typed from the layout (string, long, int, double, float, boolean, bytes, a record as
  * a struct of its typed fields, a counter, a map family of longs; entity ids; nulls for absent cells); versions=2
  * gives lists of {timestamp, value}; limit keeps the scan's trailers; a point get is one file.
- * The typed table has no union, so its scans are written by parquet-wasm from the scan threads'
- * Arrow batches (lib/rows/stages/parquet-arrow.ts): a client that leaves before the footer leaves
- * no scan open.
+ * Scans are written by parquet-wasm from the scan threads' Arrow batches
+ * (lib/rows/stages/parquet-arrow.ts): a client that leaves before the footer leaves no scan open.
  */
 import t from 'tap';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';

@@ -4,8 +4,8 @@
  * unions; JSON text for recursive records and schemas the layout does not hold), the JavaScript
  * values read from stored Avro JSON text (longs near 2^63 exact inside records, bare union cells
  * resolved to their branch), a value that does not match its schema refused as a 400, and how
- * arrow-columns.ts and parquet-columns.ts map the nested types (a sparse union and a group of
- * branches; FIXED_LEN_BYTE_ARRAY).
+ * arrow-columns.ts maps the nested types for the Arrow stream (a sparse union) and for Parquet
+ * (the union a struct of its branches, which parquet-wasm writes as a group; FIXED_LEN_BYTE_ARRAY).
  */
 import t from 'tap';
 import { tableFromIPC } from 'apache-arrow';
@@ -15,7 +15,10 @@ import { parseLayout } from '../../lib/model/layout/layout.js';
 import type { CellSchemaSpec, RowOut } from '../../lib/model/types.js';
 import { ArrowColumns } from '../../lib/rows/formats/arrow-columns.js';
 import { cellPlanOf, LayoutColumns } from '../../lib/rows/formats/layout-columns.js';
-import { ParquetColumns } from '../../lib/rows/formats/parquet-columns.js';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parquetMetadata, parquetReadObjects } from 'hyparquet';
+import { ParquetEncodeStage } from '../../lib/rows/stages/parquet.js';
 
 const spec = (type: CellSchemaSpec['type'], more: Partial<CellSchemaSpec> = {}): CellSchemaSpec => ({
   type,
@@ -232,28 +235,41 @@ t.test('Arrow: a record a struct, a union a sparse union, fixed fixed-size binar
   t.same([...(table.getChild('f:fx')!.get(0) as Uint8Array)], [...Buffer.from('abc')]);
 });
 
-t.test('Parquet: a record a group, a union a group of its branches, fixed FIXED_LEN_BYTE_ARRAY', async (t) => {
-  const schema = new ParquetColumns(LAYOUT, 1).schema.map((e) => [
-    e.name,
-    e.type ?? e.converted_type ?? '',
-    e.repetition_type ?? '',
-    e.num_children ?? e.type_length ?? 0,
+t.test('Parquet: a record a group, a union a group of its branches, fixed FIXED_LEN_BYTE_ARRAY, read back by hyparquet', async (t) => {
+  t.same(
+    new ArrowColumns(LAYOUT, 1, 'struct').batchOf([]).schema.fields.map((f) => `${f.name} ${String(f.type)}`),
+    [
+      'row_key Binary',
+      'f:pt Struct<{x:Float64, y:Int64}>',
+      'f:u Struct<{int:Int32, string:Utf8}>',
+      'f:fx FixedSizeBinary[3]',
+      'm Map<{key:Utf8, value:List<Int64>}>',
+    ],
+  );
+  const chunks: Buffer[] = [];
+  await pipeline(Readable.from([ROWS], { objectMode: true }), new ParquetEncodeStage(LAYOUT, 1), async (src: AsyncIterable<Buffer>) => {
+    for await (const c of src) chunks.push(c);
+  });
+  const file = Buffer.concat(chunks);
+  const bytes = file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength);
+  const leaves = parquetMetadata(bytes)
+    .schema.filter((e) => e.num_children === undefined)
+    .map((e) => `${e.name} ${e.type} ${e.repetition_type}${e.type_length === undefined ? '' : ` ${e.type_length}`}`);
+  t.same(leaves, [
+    'row_key BYTE_ARRAY OPTIONAL',
+    'x DOUBLE OPTIONAL',
+    'y INT64 OPTIONAL',
+    'int INT32 OPTIONAL',
+    'string BYTE_ARRAY OPTIONAL',
+    'f:fx FIXED_LEN_BYTE_ARRAY OPTIONAL 3',
+    'key BYTE_ARRAY REQUIRED',
+    'item INT64 OPTIONAL',
   ]);
-  t.same(schema, [
-    ['root', '', '', 5],
-    ['row_key', 'BYTE_ARRAY', 'REQUIRED', 0],
-    ['f:pt', '', 'OPTIONAL', 2],
-    ['x', 'DOUBLE', 'OPTIONAL', 0],
-    ['y', 'INT64', 'OPTIONAL', 0],
-    ['f:u', '', 'OPTIONAL', 2],
-    ['int', 'INT32', 'OPTIONAL', 0],
-    ['string', 'BYTE_ARRAY', 'OPTIONAL', 0],
-    ['f:fx', 'FIXED_LEN_BYTE_ARRAY', 'OPTIONAL', 3],
-    ['m', 'MAP', 'OPTIONAL', 1],
-    ['key_value', '', 'REPEATED', 2],
-    ['key', 'BYTE_ARRAY', 'REQUIRED', 0],
-    ['value', 'LIST', 'OPTIONAL', 1],
-    ['list', '', 'REPEATED', 1],
-    ['element', 'INT64', 'OPTIONAL', 0],
-  ]);
+  const rows = await parquetReadObjects({ file: bytes });
+  t.same(rows[0]!['f:pt'], { x: 1.5, y: 9223372036854775807n });
+  t.same(rows[0]!['f:u'], { int: null, string: 's' }, "the union's branch set, the other null");
+  t.same(rows[1]!['f:u'], { int: 7, string: null });
+  t.equal(rows[1]!['f:pt'] ?? null, null, 'an absent record null (hyparquet reads a null group as undefined)');
+  t.same([...(rows[0]!['f:fx'] as Uint8Array)], [...Buffer.from('abc')]);
+  t.same(rows[0]!.m, { q: [1n, -2n] });
 });

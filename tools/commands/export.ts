@@ -63,7 +63,7 @@ function parquetVersions(given: string | undefined, fromCommandLine: boolean): s
   return fromCommandLine && given !== undefined ? given : '1';
 }
 
-/** The Parquet export (parquet-wasm or hyparquet-writer, tools/support/export-parquet.ts), loaded only when asked for. */
+/** The Parquet export (parquet-wasm, tools/support/export-parquet.ts), loaded only when asked for: importing parquet-wasm compiles its 5 MB of WebAssembly. */
 const parquetExport = (): Promise<typeof import('../support/export-parquet.js')> => import('../support/export-parquet.js');
 
 /** A whole-file format's name in a message, with its article. */

@@ -1,16 +1,16 @@
 /**
- * `rowgate export --format parquet`: the rows of a selection as one Parquet file into an Output.
- * Locally a scan of a store that encodes Arrow batches itself (Store.scanChunks: the LMDB store's
- * scan threads) is written by parquet-wasm from those batches (lib/rows/stages/parquet-arrow.ts,
- * 2.1-2.2x the reference path's rows/s); a table with a union column (parquet-wasm cannot write
- * Arrow's union), one row (--eid, by a point get) and the other stores go through the store scan,
- * the filter stage and lib/rows/stages/parquet.ts (hyparquet-writer). From a gateway
- * (`--url`, also with --parallel, whose ranges arrive in key order) its row stream is read back into
- * rows first (documents-to-rows.ts), as the Avro export does.
+ * `rowgate export --format parquet`: the rows of a selection as one Parquet file into an Output,
+ * written by parquet-wasm (lib/rows/stages/parquet.ts). Locally a scan of a store that encodes
+ * Arrow batches itself (Store.scanChunks: the LMDB store's scan threads) is written from those
+ * batches (lib/rows/stages/parquet-arrow.ts); one row (--eid, by a point get) and the other stores
+ * go through the store scan, the filter stage and the Parquet stage. From a gateway (`--url`, also
+ * with --parallel, whose ranges arrive in key order) its row stream is read back into rows first
+ * (documents-to-rows.ts), as the Avro export does.
  */
 import { Duplex } from 'node:stream';
 import type { TableLayout } from '../../lib/model/types.js';
 import { ParquetEncodeStage } from '../../lib/rows/stages/parquet.js';
+import { parquetFromArrowChunks, PARQUET_UNIONS } from '../../lib/rows/stages/parquet-arrow.js';
 import { arrowBatchSpec } from '../../lib/rows/stages/arrow.js';
 import type { ParquetCodec } from '../../lib/rows/formats/parquet-codecs.js';
 import { DocumentsToRows } from './documents-to-rows.js';
@@ -20,13 +20,9 @@ export async function dumpParquet(args: Omit<DumpArgs, 'terminator'> & { readonl
   const { selection } = args;
   const read = selection.kind === 'scan' ? selection.request.read : selection.read;
   if (selection.kind === 'scan' && args.store.scanChunks !== undefined) {
-    // Loaded here, not with this module: parquet-wasm compiles its 5 MB of WebAssembly when imported, and --url never uses it.
-    const { parquetFromArrowChunks } = await import('../../lib/rows/stages/parquet-arrow.js');
+    const { request } = selection;
     const parquetOf = parquetFromArrowChunks(args.layout, read.maxVersions, args.codec, args.rowGroupRows);
-    if (parquetOf !== undefined) {
-      const { request } = selection;
-      return dumpSource(args, parquetOf(args.store.scanChunks(args.instance, args.table, request, arrowBatchSpec(request.limit))));
-    }
+    return dumpSource(args, parquetOf(args.store.scanChunks(args.instance, args.table, request, arrowBatchSpec(request.limit, PARQUET_UNIONS))));
   }
   return dumpThroughStage(args, new ParquetEncodeStage(args.layout, read.maxVersions, args.codec, args.rowGroupRows));
 }

@@ -24,6 +24,7 @@ import { scanTrailers } from '../scan-trailers.js';
 import { CONTENT_TYPE, negotiateRowFormat, terminatorOf, type RowFormat } from '../../rows/row-formats.js';
 import { AvroEncodeStage, LimitStage } from '../../rows/stages/avro.js';
 import { arrowBatchSpec, arrowChunkSource, ArrowEncodeStage, arrowStreamParts } from '../../rows/stages/arrow.js';
+import type { UnionForm } from '../../rows/formats/arrow-columns.js';
 import { wholeBody } from '../../rows/stages/whole-body.js';
 import { filteredRows } from '../../rows/stages/pipeline.js';
 import { dropWhenStalled } from '../stall.js';
@@ -164,13 +165,22 @@ async function chunkBody(
   return { streams: [stream], rowsSent: () => stream.rowsSent };
 }
 
-/** How a store's Arrow chunks become the body of an Arrow or Parquet scan; undefined for another format, or Parquet of a union column. */
-async function columnarSource(format: RowFormat, layout: TableLayout, versions: number): Promise<((scan: ChunkScan) => PagedChunkSource) | undefined> {
+/** How a store's Arrow chunks become the body of an Arrow or Parquet scan: the chunks to ask for (their unions' form) and the body of them. */
+interface ColumnarBody {
+  readonly unions: UnionForm;
+  source(scan: ChunkScan): PagedChunkSource;
+}
+
+/** The ColumnarBody of an Arrow or Parquet scan; undefined for another format. */
+async function columnarBody(format: RowFormat, layout: TableLayout, versions: number): Promise<ColumnarBody | undefined> {
   if (format === 'arrow') {
     const parts = arrowStreamParts(layout, versions);
-    return (scan) => arrowChunkSource(scan, parts);
+    return { unions: 'union', source: (scan) => arrowChunkSource(scan, parts) };
   }
-  return format === 'parquet' ? (await import('../../rows/stages/parquet-arrow.js')).parquetFromArrowChunks(layout, versions) : undefined;
+  if (format !== 'parquet') return undefined;
+  // Loaded on first use: a gateway that never sends Parquet does not compile parquet-wasm.
+  const { parquetFromArrowChunks, PARQUET_UNIONS } = await import('../../rows/stages/parquet-arrow.js');
+  return { unions: PARQUET_UNIONS, source: parquetFromArrowChunks(layout, versions) };
 }
 
 async function streamScan(
@@ -206,12 +216,11 @@ async function streamScan(
   let releaseSlot: () => void;
   // Arrow and Parquet from the Arrow batches the store encodes (the LMDB store's scan threads,
   // lib/store/lmdb/arrow-chunk.ts): the IPC stream's schema and end written here (stages/arrow.ts),
-  // or parquet-wasm writing the batches (stages/parquet-arrow.ts; undefined for a union column, the
-  // reference stage below). The row past a limit is never encoded: the source names it, and
-  // RowStream (no limit of its own) sends every chunk.
-  const columnar = ctx.store.scanChunks === undefined ? undefined : await columnarSource(format, layout, request.read.maxVersions);
+  // or parquet-wasm writing the batches (stages/parquet-arrow.ts). The row past a limit is never
+  // encoded: the source names it, and RowStream (no limit of its own) sends every chunk.
+  const columnar = ctx.store.scanChunks === undefined ? undefined : await columnarBody(format, layout, request.read.maxVersions);
   if (columnar !== undefined) {
-    const source = columnar(ctx.store.scanChunks!(params.instance!, params.table!, asked, arrowBatchSpec(request.limit)));
+    const source = columnar.source(ctx.store.scanChunks!(params.instance!, params.table!, asked, arrowBatchSpec(request.limit, columnar.unions)));
     releaseSlot = ctx.scans.acquire();
     body = await chunkBody(source, releaseSlot, onRows, { limit: -1, onEnd: (rows) => onEnd(rows, source.nextRowKey) });
   } else if (format === 'avro' || format === 'arrow' || format === 'parquet') {

@@ -1,10 +1,12 @@
 /**
- * A table's rows as Arrow columns (issue #30 item 2), for the Arrow IPC stream (stages/arrow.ts).
- * Which columns, column types and JavaScript values: layout-columns.ts, shared with Parquet; here
- * only their Arrow types: string and json (Avro JSON text) utf8, long int64, int int32, double
- * float64, float float32, boolean bool, bytes binary, fixed fixed_size_binary, record struct, list
- * list, map map<utf8, value>, union sparse_union of its branches (every field nullable); row_key
- * binary; versions lists list<struct<timestamp int64, value>>; map families map<utf8, value>.
+ * A table's rows as Arrow columns (issue #30 item 2), for the Arrow IPC stream (stages/arrow.ts)
+ * and the batches Parquet is written from (stages/parquet.ts). Which columns, column types and
+ * JavaScript values: layout-columns.ts; here only their Arrow types: string and json (Avro JSON
+ * text) utf8, long int64, int int32, double float64, float float32, boolean bool, bytes binary,
+ * fixed fixed_size_binary, record struct, list list, map map<utf8, value>, union sparse_union of
+ * its branches (for Parquet, which has no union, a struct of them: UnionForm; every field
+ * nullable); row_key binary; versions lists list<struct<timestamp int64, value>>; map families
+ * map<utf8, value>.
  *
  * Unions are sparse, not dense: DuckDB 1.5.6 refuses a dense union in an Arrow stream
  * ("Unsupported Internal Arrow Type: "d" Union") and reads a sparse one as its UNION type; pyarrow
@@ -36,7 +38,15 @@ const {
   Utf8,
 } = arrow;
 
-function arrowType(type: ColumnType): Arrow.DataType {
+/**
+ * How a union column is typed: Arrow's sparse union (the IPC stream), or a struct of its branches,
+ * one set and the others null (for Parquet, which has no union: parquet-wasm writes the struct as
+ * a group; pyarrow and DuckDB read it as a struct, `col.int`).
+ */
+export type UnionForm = 'union' | 'struct';
+
+function arrowType(type: ColumnType, unions: UnionForm): Arrow.DataType {
+  const inner = (t: ColumnType): Arrow.DataType => arrowType(t, unions);
   switch (type.kind) {
     case 'long':
       return new Int64();
@@ -56,16 +66,20 @@ function arrowType(type: ColumnType): Arrow.DataType {
     case 'fixed':
       return new FixedSizeBinary(type.size);
     case 'record':
-      return new Struct(type.fields.map((f) => new Field(f.name, arrowType(f.type), true)));
+      return new Struct(type.fields.map((f) => new Field(f.name, inner(f.type), true)));
     case 'list':
-      return new List(new Field('item', arrowType(type.items), true));
+      return new List(new Field('item', inner(type.items), true));
     case 'map':
-      return mapOf(arrowType(type.values));
-    case 'union':
+      return mapOf(inner(type.values));
+    case 'union': {
+      const branches = type.branches.map((b) => new Field(b.name, inner(b.type), true));
+      // A union value is {branch: value}: as a struct's value, the branch's field set, the others absent (null).
+      if (unions === 'struct') return new Struct(branches);
       return new SparseUnion(
         type.branches.map((_, i) => i),
-        type.branches.map((b) => new Field(b.name, arrowType(b.type), true)),
+        branches,
       );
+    }
   }
 }
 
@@ -74,8 +88,8 @@ const mapOf = (value: Arrow.DataType): Arrow.DataType =>
 
 const ID_TYPE: Readonly<Record<IdType, () => Arrow.DataType>> = { string: () => new Utf8(), int: () => new Int32(), long: () => new Int64() };
 
-function arrowColumnType(column: DataColumn): Arrow.DataType {
-  let type = arrowType(column.type);
+function arrowColumnType(column: DataColumn, unions: UnionForm): Arrow.DataType {
+  let type = arrowType(column.type, unions);
   if (column.listed) type = new List(new Field('item', new Struct([new Field('timestamp', new Int64(), false), new Field('value', type, true)]), false));
   if (column.map) type = mapOf(type);
   return type;
@@ -148,17 +162,17 @@ export function hasUnion(type: Arrow.DataType): boolean {
   return DataType.isUnion(type) || (type.children ?? []).some((f: Arrow.Field) => hasUnion(f.type));
 }
 
-/** The Arrow column plan of a layout at a number of versions (1: newest value; more: lists). */
+/** The Arrow column plan of a layout at a number of versions (1: newest value; more: lists), its unions typed as `unions` says. */
 export class ArrowColumns {
   /** The column plan the batches are made of (a scan thread's fill reads rows through it too). */
   readonly plan: LayoutColumns;
   private readonly names: string[];
   private readonly types: Arrow.DataType[];
 
-  constructor(layout: TableLayout, versions: number) {
+  constructor(layout: TableLayout, versions: number, unions: UnionForm = 'union') {
     this.plan = new LayoutColumns(layout, versions);
     this.names = this.plan.names();
-    this.types = [new Binary(), ...this.plan.idColumns.map((c) => ID_TYPE[c.type]()), ...this.plan.columns.map(arrowColumnType)];
+    this.types = [new Binary(), ...this.plan.idColumns.map((c) => ID_TYPE[c.type]()), ...this.plan.columns.map((c) => arrowColumnType(c, unions))];
   }
 
   /** One record batch of `rows`. */

@@ -1,7 +1,7 @@
 /**
  * A table's rows as typed columns, from the layout (issue #30): the one column plan the columnar
- * formats share, so the Arrow IPC stream (arrow-columns.ts) and Parquet (parquet-columns.ts) name,
- * type and fill their columns alike; each only maps the column types below to its own.
+ * formats share, so the Arrow IPC stream and Parquet (both from arrow-columns.ts, which maps the
+ * column types below to Arrow's) name, type and fill their columns alike.
  *
  * Columns: `row_key` (bytes), the entity id's components for FORMATTED keys (STRING string, INTEGER
  * int, LONG long; null where a nullable component is absent), then one column a family column named

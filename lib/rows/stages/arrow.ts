@@ -12,7 +12,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { arrow } from '../../deps/arrow.js';
-import { ArrowColumns } from '../formats/arrow-columns.js';
+import { ArrowColumns, type UnionForm } from '../formats/arrow-columns.js';
 import type { RowOut, TableLayout } from '../../model/types.js';
 import type { ArrowBatchSpec, ChunkScan, RenderedChunk } from '../../store/store.js';
 import type { PagedChunkSource } from '../chunk-source.js';
@@ -25,8 +25,8 @@ import type { PagedChunkSource } from '../chunk-source.js';
 export const BATCH_ROWS = 8192;
 
 /** The ArrowBatchSpec of a scan's Arrow chunks (for the stream, and for Parquet from them): batches of BATCH_ROWS, at most `limit` rows (-1: all). */
-export function arrowBatchSpec(limit: number): ArrowBatchSpec {
-  return { arrow: { batchRows: BATCH_ROWS, rows: limit } };
+export function arrowBatchSpec(limit: number, unions: UnionForm = 'union'): ArrowBatchSpec {
+  return { arrow: { batchRows: BATCH_ROWS, rows: limit, ...(unions !== 'union' && { unions }) } };
 }
 
 /**
@@ -100,8 +100,8 @@ export class ArrowStreamParts {
   /** The end-of-stream marker. */
   readonly end: Uint8Array;
 
-  constructor(layout: TableLayout, versions: number) {
-    this.columns = new ArrowColumns(layout, versions);
+  constructor(layout: TableLayout, versions: number, unions: UnionForm = 'union') {
+    this.columns = new ArrowColumns(layout, versions, unions);
     const empty = this.columns.batchOf([]);
     this.schemaOf = empty.schema;
     const writer = new arrow.RecordBatchStreamWriter();
@@ -128,15 +128,16 @@ export class ArrowStreamParts {
   }
 }
 
-/** Stream pieces by layout description and versions: built once per table and read (a scan thread's every part, every request), not per scan. */
-const partsCache = new WeakMap<TableLayout, Map<number, ArrowStreamParts>>();
+/** Stream pieces by layout description, versions and union form: built once per table and read (a scan thread's every part, every request), not per scan. */
+const partsCache = new WeakMap<TableLayout, Map<string, ArrowStreamParts>>();
 
-/** The ArrowStreamParts of `layout` at `versions`, cached. */
-export function arrowStreamParts(layout: TableLayout, versions: number): ArrowStreamParts {
-  let byVersions = partsCache.get(layout);
-  if (byVersions === undefined) partsCache.set(layout, (byVersions = new Map()));
-  let parts = byVersions.get(versions);
-  if (parts === undefined) byVersions.set(versions, (parts = new ArrowStreamParts(layout, versions)));
+/** The ArrowStreamParts of `layout` at `versions` (unions as `unions` says), cached. */
+export function arrowStreamParts(layout: TableLayout, versions: number, unions: UnionForm = 'union'): ArrowStreamParts {
+  let byPlan = partsCache.get(layout);
+  if (byPlan === undefined) partsCache.set(layout, (byPlan = new Map()));
+  const key = `${versions} ${unions}`;
+  let parts = byPlan.get(key);
+  if (parts === undefined) byPlan.set(key, (parts = new ArrowStreamParts(layout, versions, unions)));
   return parts;
 }
 

@@ -1,58 +1,23 @@
 /**
  * A scan's Parquet file from the Arrow record batches a store encodes itself (Store.scanChunks with
- * an ArrowBatchSpec: the LMDB store builds them on its scan threads, lib/store/lmdb/arrow-chunk.ts),
- * written by parquet-wasm (the Rust `parquet` crate compiled to WebAssembly): its streaming writer,
- * transformParquetStream, takes the batches one at a time and gives each row group's bytes as it is
- * done, so memory is bounded by one row group whatever the table's size. No byte of Parquet's
- * encoding here.
+ * an ArrowBatchSpec whose unions are structs: the LMDB store builds them on its scan threads,
+ * lib/store/lmdb/arrow-chunk.ts), handed to the Parquet stage's writer (parquet.ts: parquet-wasm,
+ * its settings, row groups of a bounded size) without being made rows again.
  *
  * Why (docs/architecture.md, bench/README.md): 1,000,000 bench rows, same-minute pairs, snappy:
- * `rowgate export --format parquet` 2.39-2.55 s against 6.04-6.26 s through the reference stages
- * and hyparquet-writer (stages/parquet.ts); the file about the same size (32.7 against 32.2 MB)
- * once a dictionary is given up after 16 KiB (parquet-wasm's default 1 MiB built one for every
- * unique column before giving it up: 41.1 MB, and ~0.5 s slower).
- *
- * parquet-wasm 0.8.0 cannot write Arrow's union type (it traps: `RuntimeError: unreachable`), which
- * arrow-columns.ts gives a layout's unions: `writableByArrowWriter` says whether a plan's schema
- * has one, and such a table keeps the reference stage.
+ * `rowgate export --format parquet` 2.39-2.55 s against 6.04-6.26 s through the rows and
+ * hyparquet-writer when this was built; 1.55-1.58 s since the scan threads fill the batches from
+ * the stored bytes and load apache-arrow's one-file build.
  */
-import type { Schema } from 'apache-arrow';
-import { Compression, Table, transformParquetStream, WriterPropertiesBuilder, type RecordBatch, type WriterProperties } from 'parquet-wasm';
 import type { TableLayout } from '../../model/types.js';
 import type { ChunkScan, RenderedChunk } from '../../store/store.js';
 import type { PagedChunkSource } from '../chunk-source.js';
-import { hasUnion } from '../formats/arrow-columns.js';
 import type { ParquetCodec } from '../formats/parquet-codecs.js';
 import { arrowStreamParts, type ArrowStreamParts } from './arrow.js';
-import { ROW_GROUP_ROWS } from './parquet.js';
+import { PARQUET_UNIONS, parquetBatches, ROW_GROUP_ROWS, writerProperties } from './parquet.js';
+import { transformParquetStream, type RecordBatch } from 'parquet-wasm';
 
-const COMPRESSION: Readonly<Record<ParquetCodec, Compression>> = {
-  snappy: Compression.SNAPPY,
-  gzip: Compression.GZIP,
-  brotli: Compression.BROTLI,
-  uncompressed: Compression.UNCOMPRESSED,
-};
-
-/**
- * A column's dictionary is given up once it reaches this many bytes: the bench table's five
- * unique columns then cost 16 KiB of dictionary a row group, not 1 MiB, and its two
- * low-cardinality ones (97 and 1,000 values) keep theirs (32.7 MB against 33.4 MB at 64 KiB).
- */
-const DICTIONARY_PAGE_BYTES = 16_384;
-
-/** Whether parquet-wasm writes every column of `schema` (no union anywhere in it). */
-export function writableByArrowWriter(schema: Schema): boolean {
-  return !schema.fields.some((f) => hasUnion(f.type));
-}
-
-function writerProperties(codec: ParquetCodec, groupRows: number): WriterProperties {
-  return new WriterPropertiesBuilder()
-    .setCompression(COMPRESSION[codec])
-    .setMaxRowGroupSize(groupRows)
-    .setDictionaryPageSizeLimit(DICTIONARY_PAGE_BYTES)
-    .setCreatedBy('rowgate')
-    .build();
-}
+export { PARQUET_UNIONS } from './parquet.js';
 
 /**
  * The Parquet file of a scan's Arrow chunks, as a ChunkSource of its bytes: each chunk counts the
@@ -71,14 +36,7 @@ export function parquetChunkSource(
   let told = { rows: 0, cells: 0 };
   let batches = 0;
   let nextRowKey: Buffer | undefined;
-  const batchesOf = (message: Uint8Array): RecordBatch[] => {
-    const table = Table.fromIPCStream(Buffer.concat([parts.schema, message, parts.end]));
-    try {
-      return table.recordBatches();
-    } finally {
-      table.free();
-    }
-  };
+  const batchesOf = (message: Uint8Array): RecordBatch[] => parquetBatches(parts, message);
   const input = new ReadableStream<RecordBatch>(
     {
       pull: async (into) => {
@@ -129,17 +87,10 @@ export function parquetChunkSource(
 }
 
 /**
- * How a scan of `layout`'s rows at `versions` becomes a Parquet file from a store's Arrow chunks
- * (a scan with arrowBatchSpec's spec), or undefined when parquet-wasm cannot write its columns (a
- * union): the caller keeps the reference stage (stages/parquet.ts).
+ * How a scan of `layout`'s rows at `versions` becomes a Parquet file from a store's Arrow chunks:
+ * the scan is to be asked for `arrowBatchSpec(limit, PARQUET_UNIONS)` (unions as structs).
  */
-export function parquetFromArrowChunks(
-  layout: TableLayout,
-  versions: number,
-  codec?: ParquetCodec,
-  groupRows?: number,
-): ((scan: ChunkScan) => PagedChunkSource) | undefined {
-  const parts = arrowStreamParts(layout, versions);
-  if (!writableByArrowWriter(parts.schemaOf)) return undefined;
+export function parquetFromArrowChunks(layout: TableLayout, versions: number, codec?: ParquetCodec, groupRows?: number): (scan: ChunkScan) => PagedChunkSource {
+  const parts = arrowStreamParts(layout, versions, PARQUET_UNIONS);
   return (scan) => parquetChunkSource(scan, parts, codec, groupRows);
 }

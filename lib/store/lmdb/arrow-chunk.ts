@@ -55,7 +55,7 @@ export class ArrowChunkEncoder extends CollectedRows implements ChunkWriter {
     copyKeys = false,
   ) {
     super();
-    this.parts = arrowStreamParts(layout, read.maxVersions);
+    this.parts = arrowStreamParts(layout, read.maxVersions, spec.unions ?? 'union');
     const flat = ArrowBatchFill.fills(this.parts.schemaOf);
     const fill = flat ? new ArrowBatchFill(this.parts, spec.batchRows) : undefined;
     this.fill = fill ?? new HeldRows(this.parts.columns);
