@@ -66,6 +66,9 @@ t.test('a Parquet export reads back with the JSON export values, locally and wit
   // hyparquet reads snappy only without hyparquet-compressors: the gzip file's footer names its codec.
   t.equal((await runCli(['export', '--url', base, ...TABLE, '--codec', 'gzip', '--out', gz])).code, 0);
   t.equal(parquetMetadata(fileOf(gz)).row_groups[0]?.columns[0]?.meta_data?.codec, 'GZIP');
+  const zstd = join(dir, 'zstd.parquet');
+  t.equal((await runCli(['export', '--url', base, ...TABLE, '--codec', 'zstd', '--out', zstd])).code, 0);
+  t.equal(parquetMetadata(fileOf(zstd)).row_groups[0]?.columns[0]?.meta_data?.codec, 'ZSTD', 'zstd (pyarrow and DuckDB read it: test/engines/parquet.test.ts)');
   t.equal(parquetMetadata(fileOf(join(dir, 'remote.parquet'))).row_groups[0]?.columns[0]?.meta_data?.codec, 'SNAPPY', 'snappy by default');
 });
 
@@ -109,7 +112,7 @@ t.test('a local Parquet export reads back with the JSON export values', async (t
     ['--format', 'parquet', '--out', join(dir, 'r.parquet'), '--resume'],
     /--resume continues json and ndjson exports \(a Parquet file is not cut at a row\)/,
   );
-  await usage(['--format', 'parquet', '--codec', 'deflate'], /--codec deflate is not a Parquet codec: give one of snappy, gzip, brotli, uncompressed/);
+  await usage(['--format', 'parquet', '--codec', 'deflate'], /--codec deflate is not a Parquet codec: give one of snappy, gzip, brotli, zstd, uncompressed/);
   await usage(['--format', 'avro', '--codec', 'snappy'], /--codec snappy is not an Avro codec/);
   await usage(['--row-group-rows', '10'], /--row-group-rows sizes a Parquet file's row groups/);
   await usage(['--format', 'json', '--out', join(dir, 'x.parquet')], /names an parquet file, but --format is json/);

@@ -49,9 +49,22 @@ engineTest(t, 'pyarrow and DuckDB read each key format table from Parquet export
     // --url with --parallel: split ranges read at once and written in key order.
     {
       table: formatted,
-      how: 'export --url --parallel 3 --row-group-rows 7',
+      how: 'export --url --parallel 3 --row-group-rows 7 --codec zstd',
       file: join(dir, 'remote.parquet'),
-      args: ['export', '--url', base, '--parallel', '3', '--row-group-rows', '7', ...table(formatted.name), '--out', join(dir, 'remote.parquet')],
+      args: [
+        'export',
+        '--url',
+        base,
+        '--parallel',
+        '3',
+        '--row-group-rows',
+        '7',
+        '--codec',
+        'zstd',
+        ...table(formatted.name),
+        '--out',
+        join(dir, 'remote.parquet'),
+      ],
     },
   ];
   const results = await Promise.all(exports.map((e) => runCli(e.args)));

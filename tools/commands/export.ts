@@ -120,7 +120,7 @@ export function registerExport(program: Command): void {
       .addOption(
         new Option(
           '--codec <codec>',
-          "avro: the container file's block compression, null (none, the default) or deflate (about 3x smaller, slower); parquet: the pages' compression, snappy (the default, fast), gzip, brotli (smaller, slower) or uncompressed",
+          "avro: the container file's block compression, null (none, the default) or deflate (about 3x smaller, slower); parquet: the pages' compression, snappy (the default, fast), zstd, gzip, brotli (smaller, slower) or uncompressed",
         ).choices([...new Set([...AVRO_CODECS, ...PARQUET_CODECS])]),
       )
       .option('--row-group-rows <n>', 'parquet: rows per row group (default 65536); the export holds one group in memory', positiveInteger),

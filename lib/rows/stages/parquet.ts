@@ -38,6 +38,7 @@ const COMPRESSION: Readonly<Record<ParquetCodec, Compression>> = {
   snappy: Compression.SNAPPY,
   gzip: Compression.GZIP,
   brotli: Compression.BROTLI,
+  zstd: Compression.ZSTD,
   uncompressed: Compression.UNCOMPRESSED,
 };
 
