@@ -13,7 +13,6 @@ import { parseReadSpec } from '../../lib/model/read/read-request.js';
 import type { RowOut, RowWrite, TableLayout } from '../../lib/model/types.js';
 import { arrowChunkSource, arrowStreamParts, ArrowEncodeStage } from '../../lib/rows/stages/arrow.js';
 import { LimitStage } from '../../lib/rows/stages/avro.js';
-import { ArrowBatchFill } from '../../lib/store/lmdb/arrow-fill.js';
 import type { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import type { ScanRequest } from '../../lib/store/store.js';
 import { SAMPLE_LAYOUT } from '../support/fixture-tables.js';
@@ -87,9 +86,9 @@ for (const table of TABLES) {
 }
 
 const layouts = TABLES.map((x) => x.layout);
-t.ok(ArrowBatchFill.fills(arrowStreamParts(layouts[0]!, 1).schemaOf), 'the flat table’s batches are filled in typed arrays');
-t.notOk(ArrowBatchFill.fills(arrowStreamParts(layouts[0]!, 2).schemaOf), 'with versions 2 its columns are lists: ArrowColumns makes them');
-t.notOk(ArrowBatchFill.fills(arrowStreamParts(layouts[1]!, 1).schemaOf), 'the typed table (a record, a map family): ArrowColumns makes them');
+t.ok(arrowStreamParts(layouts[0]!, 1).columns.flat, 'the flat table’s batches are filled in typed arrays');
+t.notOk(arrowStreamParts(layouts[0]!, 2).columns.flat, 'with versions 2 its columns are lists: ArrowColumns makes them');
+t.notOk(arrowStreamParts(layouts[1]!, 1).columns.flat, 'the typed table (a record, a map family): ArrowColumns makes them');
 const { store } = await openStoreWithTable(t, layouts[0]!, { scanThreads: 2, parallelScan: { minBytes: 0, partBytes: 8 * 1024 } });
 for (const layout of layouts.slice(1)) await store.createTable('i', layout);
 for (const { layout, rows } of TABLES) await store.write('i', layout.name, rows);

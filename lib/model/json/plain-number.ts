@@ -1,6 +1,6 @@
 /**
  * A JSON number's value read straight from its UTF-8 bytes when its text is plain, for the scan
- * threads' Arrow fill (lib/store/lmdb/arrow-fill.ts), which would otherwise make a string of each
+ * threads' Arrow fill (lib/rows/formats/arrow-fill.ts), which would otherwise make a string of each
  * stored value for Number() or BigInt() (a string and a regular expression a value were ~20% of a
  * scan thread's Arrow row). NaN means "not plain": the caller reads the text as before.
  *

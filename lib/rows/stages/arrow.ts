@@ -52,8 +52,11 @@ export class ArrowEncodeStage extends Transform {
 
   override _transform(rows: readonly RowOut[], _enc: BufferEncoding, done: TransformCallback): void {
     try {
-      for (const row of rows) this.pending.push(row);
-      if (this.pending.length >= this.batchRows) this.writePending();
+      // Batches of exactly batchRows, wherever the rows arrive cut: the stream is then the same bytes for the same rows.
+      for (const row of rows) {
+        this.pending.push(row);
+        if (this.pending.length === this.batchRows) this.writePending();
+      }
       done();
     } catch (e) {
       done(e as Error);

@@ -130,12 +130,18 @@ export class ParquetEncodeStage extends Transform {
   }
 
   override _transform(rows: readonly RowOut[], _enc: BufferEncoding, done: TransformCallback): void {
-    try {
-      for (const row of rows) this.pending.push(row);
-      if (this.pending.length < this.batchRows) return done();
-      this.writePending().then(() => done(), done);
-    } catch (e) {
-      done(e as Error);
+    this.gather(rows).then(() => done(), done);
+  }
+
+  /**
+   * Batches of exactly `batchRows` rows, wherever the rows arrive cut: parquet-wasm's pages follow
+   * its input's batches, so the file is then the same bytes for the same rows (an `export --url`'s
+   * rows arrive as the network cuts them).
+   */
+  private async gather(rows: readonly RowOut[]): Promise<void> {
+    for (const row of rows) {
+      this.pending.push(row);
+      if (this.pending.length === this.batchRows) await this.writePending();
     }
   }
 

@@ -25,7 +25,7 @@ import type { ArrowColumns } from '../../rows/formats/arrow-columns.js';
 import { arrowStreamParts, type ArrowStreamParts } from '../../rows/stages/arrow.js';
 import type { ArrowBatchSpec, RenderedChunk } from '../store.js';
 import type { ChunkWriter } from './chunk-render.js';
-import { ArrowBatchFill } from './arrow-fill.js';
+import { ArrowBatchFill } from '../../rows/formats/arrow-fill.js';
 import { CollectedRows } from './collected-rows.js';
 import { RowCollector } from './row-collector.js';
 import { NEEDS_ROW, NewestCells } from './stored-columns.js';
@@ -56,8 +56,8 @@ export class ArrowChunkEncoder extends CollectedRows implements ChunkWriter {
   ) {
     super();
     this.parts = arrowStreamParts(layout, read.maxVersions, spec.unions ?? 'union');
-    const flat = ArrowBatchFill.fills(this.parts.schemaOf);
-    const fill = flat ? new ArrowBatchFill(this.parts, spec.batchRows) : undefined;
+    const flat = this.parts.columns.flat;
+    const fill = flat ? new ArrowBatchFill(this.parts.columns.plan, this.parts.columns.schema, spec.batchRows) : undefined;
     this.fill = fill ?? new HeldRows(this.parts.columns);
     const plan = this.parts.columns.plan;
     this.filled = read.maxVersions === 1 ? fill : undefined;

@@ -1,16 +1,17 @@
 /**
- * Record batches of the Arrow column plan (lib/rows/formats/arrow-columns.ts) with the flat
- * columns filled straight into typed arrays: the same values (the plan's rowValues), the same
- * schema (ArrowColumns' own), and apache-arrow's makeData building the columns and its writer
- * encoding them, so the IPC bytes are the ones ArrowColumns.batchOf gives
- * (test/store/arrow-chunks.test.ts compares them byte for byte).
+ * Record batches of the Arrow column plan (arrow-columns.ts) with the flat columns filled straight
+ * into typed arrays: the same values (the plan's rowValues), the same schema (ArrowColumns' own),
+ * and apache-arrow's makeData building the columns and its writer encoding them, so the IPC bytes
+ * are the ones apache-arrow's builders give (ArrowColumns.builtBatchOf; test/rows/arrow-fill.test.ts
+ * compares them byte for byte). ArrowColumns.batchOf fills every flat table's batches here (rows
+ * from any store); a scan thread also adds a compact row's stored bytes (addStored).
  *
  * Why: a scan thread spent ~44% of a bench row's Arrow time in apache-arrow's builders (an append
  * per value through the builder's generic set/setValid, each string UTF-8 encoded into a new
  * array before being copied: 200,000 rows, one thread, --cpu-prof). Here a string is written
  * into the column's bytes in place and a number stored in its typed array. Only for tables whose
- * columns are all flat (ArrowBatchFill.fills): lists, maps, structs and unions are ArrowColumns'
- * own builders' (arrow-chunk.ts then gives it the rows).
+ * columns are all flat (ArrowBatchFill.fills): lists, maps, structs and unions are apache-arrow's
+ * builders' (ArrowColumns.builtBatchOf).
  */
 import type * as Arrow from 'apache-arrow';
 import { arrow } from '../../deps/arrow.js';
@@ -18,8 +19,7 @@ import { copyBytes } from '../../bytes/copy-bytes.js';
 import { plainNumberReader } from '../../model/json/plain-number.js';
 import { isPlainStringBytes } from '../../model/json/plain-string.js';
 import type { RowOut } from '../../model/types.js';
-import { LayoutColumns, type DataColumn } from '../../rows/formats/layout-columns.js';
-import type { ArrowStreamParts } from '../../rows/stages/arrow.js';
+import { LayoutColumns, type DataColumn } from './layout-columns.js';
 
 /** One column's values for one batch. */
 interface ColumnFill {
@@ -295,13 +295,14 @@ export class ArrowBatchFill {
     return schema.fields.every((f) => fillOf(f.type, 0) !== undefined);
   }
 
-  /** `parts`: the plan's stream pieces (ArrowColumns' plan and schema, shared by every part of a scan); `capacity`: rows a batch holds at most. */
+  /** `plan` and `schema`: ArrowColumns' (shared by every part of a scan); `capacity`: rows a batch holds at most. */
   constructor(
-    parts: ArrowStreamParts,
+    plan: LayoutColumns,
+    schema: Arrow.Schema,
     private readonly capacity: number,
   ) {
-    this.plan = parts.columns.plan;
-    this.schema = parts.schemaOf;
+    this.plan = plan;
+    this.schema = schema;
     if (!ArrowBatchFill.fills(this.schema)) throw new Error('ArrowBatchFill: the schema has a column that is not flat');
     this.struct = new arrow.Struct(this.schema.fields);
     this.values = new Array(this.schema.fields.length);
