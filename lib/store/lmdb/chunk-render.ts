@@ -128,12 +128,13 @@ export class ChunkRenderer implements RowVisitor {
     // Copied out without a view of the range first (a subarray object a point get did not need).
     const bytes = Buffer.allocUnsafe(out.pos);
     out.buf.copy(bytes, 0, 0, out.pos);
-    const key = this.lastKey!;
+    const key = this.lastKey;
+    if (lastRow && key === undefined) throw new Error('ChunkRenderer: a chunk of compactRowAt rows names no last row (takeOwnedChunk takes it)');
     const chunk: RenderedChunk = {
       bytes,
       rows: this.keptRows,
       cells: this.keptCells,
-      lastRow: lastRow ? { start: this.lastStart, rowKey: Buffer.from(this.lastKeyEscaped ? rowKeyOf(key, key.length) : key) } : undefined,
+      lastRow: lastRow ? { start: this.lastStart, rowKey: Buffer.from(this.lastKeyEscaped ? rowKeyOf(key!, key!.length) : key!) } : undefined,
     };
     this.reset();
     return chunk;
@@ -177,18 +178,30 @@ export class ChunkRenderer implements RowVisitor {
     // An escaped row prefix (`esc(rowKey) 00 00`) is unescaped into one scratch buffer, not a new
     // Buffer a row: the bench's LONG keys mostly hold 00 bytes, and a copy a row was 8% of a scan
     // thread. The id is written from the key's bytes where it can.
-    let rowKey = key;
-    let end = key.length;
-    if (escaped) {
-      end = unescapeInto(this.keyScratch, key);
-      rowKey = this.keyScratch;
-    }
-    this.out.beginRowKey(this.entityIdBytes, rowKey, 0, end, this.entityId);
-    this.compact.render(this.out, value);
-    return this.kept(this.out.endRow(keepEmpty), key, escaped);
+    if (!escaped) return this.kept(this.renderCompact(key, key.length, value, keepEmpty), key, false);
+    const end = unescapeInto(this.keyScratch, key, 0, key.length);
+    return this.kept(this.renderCompact(this.keyScratch, end, value, keepEmpty), key, true);
   }
 
-  private kept(written: boolean, key: Buffer, escaped: boolean): boolean {
+  /**
+   * compactRow of a scan thread's entry read in place: its row prefix is `keys[start, end)` of
+   * lmdb-js's key buffer, unescaped from there without a Buffer view of it (a view a row was ~4% of
+   * a scan thread's profile). Its key is not kept: a scan thread's chunks name no last row
+   * (takeOwnedChunk).
+   */
+  compactRowAt(keys: Buffer, start: number, end: number, value: Buffer): boolean {
+    const n = unescapeInto(this.keyScratch, keys, start, end);
+    return this.kept(this.renderCompact(this.keyScratch, n, value, false), undefined, true);
+  }
+
+  /** The row of the compact row in `value`, its row key `rowKey[0, end)`; whether it was written. */
+  private renderCompact(rowKey: Buffer, end: number, value: Buffer, keepEmpty: boolean): boolean {
+    this.out.beginRowKey(this.entityIdBytes, rowKey, 0, end, this.entityId);
+    this.compact.render(this.out, value);
+    return this.out.endRow(keepEmpty);
+  }
+
+  private kept(written: boolean, key: Buffer | undefined, escaped: boolean): boolean {
     if (written) {
       this.keptRows++;
       this.keptCells += this.out.rowCells;
@@ -236,10 +249,10 @@ export class ChunkRenderer implements RowVisitor {
 }
 
 /** The row key of a row prefix (`esc(rowKey) 00 00`: 00 written 00 FF) into `out` (room for a key of the store's limit); its length. */
-function unescapeInto(out: Buffer, prefix: Buffer): number {
-  const end = prefix.length - 2;
+function unescapeInto(out: Buffer, prefix: Buffer, start: number, end: number): number {
+  const stop = end - 2;
   let o = 0;
-  for (let i = 0; i < end; i++) {
+  for (let i = start; i < stop; i++) {
     const b = prefix[i]!;
     out[o++] = b;
     if (b === 0) i++;
