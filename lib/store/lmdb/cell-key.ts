@@ -187,6 +187,22 @@ export function rowKeyEnd(key: Uint8Array): number {
   }
 }
 
+/**
+ * Removes the escaping of `key[start, end - 2)` into `out` from its start, without a new Buffer
+ * (scan threads unescape each row's key into one scratch buffer); returns the row key's length.
+ * `out` must hold `end - 2 - start` bytes.
+ */
+export function unescapeInto(out: Uint8Array, key: Uint8Array, start: number, end: number): number {
+  const stop = end - 2;
+  let o = 0;
+  for (let i = start; i < stop; i++) {
+    const b = key[i]!;
+    out[o++] = b;
+    if (b === 0) i++;
+  }
+  return o;
+}
+
 /** Removes the escaping of `key[start, end - 2)` (the escaped part before a 00 00 terminator). */
 export function unescape(key: Uint8Array, start: number, end: number): Buffer {
   let zeros = 0;

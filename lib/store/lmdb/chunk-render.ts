@@ -29,7 +29,7 @@ import {
 import { CellPicker } from '../cell-picker.js';
 import type { RenderedChunk } from '../store.js';
 import type { RowVisitor, ScanCursor } from './scan-cursor.js';
-import { LMDB_MAX_KEY, readInvertedTimestamp, unescape } from './cell-key.js';
+import { LMDB_MAX_KEY, readInvertedTimestamp, unescape, unescapeInto } from './cell-key.js';
 import { COUNTER_SCHEMA_ID, valueJsonStart, valueSchemaId } from '../cell-value.js';
 import { CompactRenderer } from './compact-render.js';
 import { rowKeyOf } from './scan-cursor.js';
@@ -246,18 +246,6 @@ export class ChunkRenderer implements RowVisitor {
     this.last = found;
     return found;
   }
-}
-
-/** The row key of a row prefix (`esc(rowKey) 00 00`: 00 written 00 FF) into `out` (room for a key of the store's limit); its length. */
-function unescapeInto(out: Buffer, prefix: Buffer, start: number, end: number): number {
-  const stop = end - 2;
-  let o = 0;
-  for (let i = start; i < stop; i++) {
-    const b = prefix[i]!;
-    out[o++] = b;
-    if (b === 0) i++;
-  }
-  return o;
 }
 
 /** `b[0, length)` in an ArrayBuffer of its own. */

@@ -127,8 +127,6 @@ function renderPart(job: PartJob): void {
     if (chunk === undefined) return;
     post({ job: job.job, bytes: chunk.buffer, length: chunk.length, rows: chunk.rows, cells: chunk.cells }, [chunk.buffer]);
   };
-  // The JSON renderer reads a compact row's key where lmdb-js left it (compactRowAt).
-  const json = renderer instanceof ChunkRenderer ? renderer : undefined;
   // The row of cell entries being rendered (spilled or legacy): its key prefix (escaped row key
   // and terminator), copied once per row, since the key buffer is overwritten by the next read.
   let prefix: Buffer | undefined;
@@ -150,8 +148,7 @@ function renderPart(job: PartJob): void {
     const end = rowEndAt(kb, ks, ke);
     if (end === ke && current.bytes[0] === TAG_COMPACT) {
       // A compact row is its one entry, rendered from the key and value where they are.
-      if (json !== undefined) json.compactRowAt(kb, ks, ke, current.bytes);
-      else renderer.compactRow(kb.subarray(ks, ke), current.bytes, false, true);
+      renderer.compactRowAt(kb, ks, ke, current.bytes);
       continue;
     }
     rowEnd = end - ks;
