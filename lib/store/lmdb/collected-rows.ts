@@ -29,6 +29,11 @@ export abstract class CollectedRows implements RowVisitor {
 
   /** A scan thread's row keys, unescaped here one after another (compactRowAt). */
   private keyScratch: Buffer | undefined;
+  /**
+   * Views of the scratch buffer by length, made once each: a table's keys come in few lengths,
+   * so a row's key costs no object. Each is read before the next row is unescaped into it.
+   */
+  private readonly keyViews: Buffer[] = [];
 
   compactRow(key: Buffer, value: Buffer, keepEmpty: boolean, escaped: boolean): boolean {
     const cells = this.newestCells(value);
@@ -41,16 +46,17 @@ export abstract class CollectedRows implements RowVisitor {
 
   /**
    * compactRow of a scan thread's entry read in place: its row prefix is `keys[start, end)` of
-   * lmdb-js's key buffer. A row read by `newest` gets its key unescaped into one scratch buffer
-   * (one view a row, where a view and a new Buffer a row took 10-15% of the JSON scan's time:
-   * ChunkRenderer.compactRowAt); the others are collected with a view of the prefix.
+   * lmdb-js's key buffer. A row read by `newest` gets its key unescaped into one scratch buffer,
+   * seen through a view kept for its length (a view and a new Buffer a row took 10-15% of the JSON
+   * scan's time: ChunkRenderer.compactRowAt); the others are collected with a view of the prefix.
    */
   compactRowAt(keys: Buffer, start: number, end: number, value: Buffer): boolean {
     const cells = this.newestCells(value);
     if (cells < 0) return this.rows.compactRow(keys.subarray(start, end), value, false, true);
     if (cells === 0) return false;
     const scratch = (this.keyScratch ??= Buffer.allocUnsafe(LMDB_MAX_KEY));
-    this.storedRow(scratch.subarray(0, unescapeInto(scratch, keys, start, end)), value, cells);
+    const n = unescapeInto(scratch, keys, start, end);
+    this.storedRow((this.keyViews[n] ??= scratch.subarray(0, n)), value, cells);
     return true;
   }
 
