@@ -42,11 +42,14 @@ export const valueCell = (family: string, qualifier: string, timestamp: number, 
 
 const DOUBLES = (i: number): string => ['1.5e300', String(i / 7), `${i - 300}.25`, '-0', `0.${i}`][i % 5]!;
 
+/** A row's LONG key component: past 2^53, negative across the 32-bit word boundary, or small. */
+const LONGS = (i: number): bigint => (i % 3 === 0 ? BigInt(i % 1000) * 9007199254740993n : i % 3 === 1 ? -BigInt(i) * 4294967311n : BigInt(i * 7));
+
 /** `n` rows of the flat table. */
 export function flatRows(n: number): RowWrite[] {
   const format = flatLayout().keyFormat;
   return Array.from({ length: n }, (_, i) => ({
-    rowKey: encodeRowKey(format, [`w${i % 13}é`, i - 300, BigInt(i % 1000) * 9007199254740993n]),
+    rowKey: encodeRowKey(format, [`w${i % 13}é`, i - 300, LONGS(i)]),
     cells: [
       ...(i % 5 === 0
         ? []
