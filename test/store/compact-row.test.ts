@@ -122,6 +122,15 @@ function rendered(layout: TableLayout, encoded: Buffer, rowKey: Buffer, read: Re
   return renderer.takeChunk()?.bytes.toString('utf8') ?? '';
 }
 
+/** Seeds 1..`seeds`: each seed's generator (seeded `seed * salt`) and the random row it made first, empty rows skipped; the generator goes on from there. */
+function* randomRows(seeds: number, salt: number): Generator<{ seed: number; rnd: () => number; model: RowModel }> {
+  for (let seed = 1; seed <= seeds; seed++) {
+    const rnd = random(seed * salt);
+    const model = randomRow(rnd);
+    if (!model.isEmpty) yield { seed, rnd, model };
+  }
+}
+
 t.test('compareUtf8 orders as UTF-8 bytes do (surrogates after U+E000-FFFF)', async (t) => {
   const rnd = random(7);
   let checked = 0;
@@ -136,10 +145,7 @@ t.test('compareUtf8 orders as UTF-8 bytes do (surrogates after U+E000-FFFF)', as
 
 t.test('encode then decode gives every version back, columns in stored order', async (t) => {
   const layout = parseLayout(RAW_LAYOUT);
-  for (let seed = 1; seed <= 400; seed++) {
-    const rnd = random(seed);
-    const model = randomRow(rnd);
-    if (model.isEmpty) continue;
+  for (const { seed, rnd, model } of randomRows(400, 1)) {
     const key = Buffer.from(randomText(rnd, 10) + 'k', 'utf8');
     const decoded = decodeCompactRow(encodeCompactRow(model));
     t.same(decoded.columns, model.columns, `seed ${seed}`);
@@ -155,10 +161,7 @@ t.test('the renderer writes exactly what CellPicker + row-format.ts give, for ra
   const layout = parseLayout(RAW_LAYOUT);
   let compared = 0;
   let nonEmpty = 0;
-  for (let seed = 1; seed <= 1500; seed++) {
-    const rnd = random(seed * 31);
-    const model = randomRow(rnd);
-    if (model.isEmpty) continue;
+  for (const { seed, rnd, model } of randomRows(1500, 31)) {
     const key = Buffer.from(randomText(rnd, 6) + 'r', 'utf8');
     const encoded = encodeCompactRow(model);
     for (let r = 0; r < 6; r++) {
@@ -177,10 +180,7 @@ t.test('the renderer writes exactly what CellPicker + row-format.ts give, for ra
 
 t.test('a stored row holds its cells, not a response: no CR LF, no envelope, no entity id', async (t) => {
   let checked = 0;
-  for (let seed = 1; seed <= 300; seed++) {
-    const rnd = random(seed * 7);
-    const model = randomRow(rnd);
-    if (model.isEmpty) continue;
+  for (const { seed, rnd, model } of randomRows(300, 7)) {
     // Values without a CR or LF of their own (JSON escapes them; the point is the framing).
     const encoded = encodeCompactRow(model);
     const text = encoded.toString('latin1');
@@ -197,10 +197,7 @@ t.test('NewestCells gives, by slot, exactly the cells CellPicker keeps of the ro
   const layout = parseLayout(RAW_LAYOUT);
   let compared = 0;
   let needsRow = 0;
-  for (let seed = 1; seed <= 1500; seed++) {
-    const rnd = random(seed * 17);
-    const model = randomRow(rnd);
-    if (model.isEmpty) continue;
+  for (const { seed, rnd, model } of randomRows(1500, 17)) {
     const encoded = encodeCompactRow(model);
     for (let r = 0; r < 6; r++) {
       const read = randomRead(rnd, layout);

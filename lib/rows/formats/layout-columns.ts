@@ -323,11 +323,9 @@ export class LayoutColumns {
   idValues(rowKey: Buffer, out: unknown[], at: number): number {
     const ids = this.idColumns;
     if (ids.length === 0) return at;
+    // A LONG component decodes as a bigint (row-key.ts longComponent), as its Arrow and Avro columns take it.
     const parts = componentsOrNone(this.layout.keyFormat, rowKey);
-    for (let i = 0; i < ids.length; i++) {
-      const v = parts[i] ?? null;
-      out[at++] = v === null ? null : ids[i]!.type === 'long' && typeof v !== 'bigint' ? BigInt(v as number) : v;
-    }
+    for (let i = 0; i < ids.length; i++) out[at++] = parts[i] ?? null;
     return at;
   }
 

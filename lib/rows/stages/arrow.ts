@@ -10,7 +10,7 @@
  * the pieces ArrowStreamParts takes from apache-arrow's own stream writer.
  */
 import { Transform, type TransformCallback } from 'node:stream';
-import type { RecordBatch, Schema } from 'apache-arrow';
+import type { RecordBatch } from 'apache-arrow';
 import { arrow } from '../../deps/arrow.js';
 import { ArrowColumns, type UnionForm } from '../formats/arrow-columns.js';
 import type { RowOut, TableLayout } from '../../model/types.js';
@@ -96,8 +96,6 @@ export class ArrowStreamParts {
   readonly columns: ArrowColumns;
   /** The schema message. */
   readonly schema: Uint8Array;
-  /** The schema itself (ArrowColumns' batches'). */
-  readonly schemaOf: Schema;
   /** The message of a batch of no rows (the stream of an empty scan carries one, as the stage's does). */
   readonly emptyBatch: Uint8Array;
   /** The end-of-stream marker. */
@@ -106,9 +104,8 @@ export class ArrowStreamParts {
   constructor(layout: TableLayout, versions: number, unions: UnionForm = 'union') {
     this.columns = new ArrowColumns(layout, versions, unions);
     const empty = this.columns.batchOf([]);
-    this.schemaOf = empty.schema;
     const writer = new arrow.RecordBatchStreamWriter();
-    writer.reset(undefined, empty.schema);
+    writer.reset(undefined, this.columns.schema);
     this.schema = writer.toUint8Array(true).slice();
     writer.write(empty);
     const withBatch = writer.toUint8Array(true);

@@ -36,7 +36,6 @@ export function parquetChunkSource(
   let told = { rows: 0, cells: 0 };
   let batches = 0;
   let nextRowKey: Buffer | undefined;
-  const batchesOf = (message: Uint8Array): RecordBatch[] => parquetBatches(parts, message);
   const input = new ReadableStream<RecordBatch>(
     {
       pull: async (into) => {
@@ -44,7 +43,7 @@ export function parquetChunkSource(
           const r = await scan.next();
           if (r.done === true) {
             // No rows: a batch of none still carries the schema, so the file has its columns.
-            if (batches === 0) for (const b of batchesOf(parts.emptyBatch)) into.enqueue(b);
+            if (batches === 0) for (const b of parquetBatches(parts, parts.emptyBatch)) into.enqueue(b);
             into.close();
             return;
           }
@@ -53,7 +52,7 @@ export function parquetChunkSource(
           cells += chunk.cells;
           if (chunk.lastRow !== undefined) nextRowKey = chunk.lastRow.rowKey;
           if (chunk.bytes.length === 0) continue;
-          const got = batchesOf(chunk.bytes);
+          const got = parquetBatches(parts, chunk.bytes);
           chunk.release?.();
           batches += got.length;
           for (const b of got) into.enqueue(b);

@@ -209,12 +209,7 @@ export function unescape(key: Uint8Array, start: number, end: number): Buffer {
   for (let i = start; i < end - 2; i++) if (key[i] === 0) zeros++;
   if (zeros === 0) return Buffer.from(key.subarray(start, end - 2));
   const out = Buffer.allocUnsafe(end - 2 - start - zeros);
-  let o = 0;
-  for (let i = start; i < end - 2; i++) {
-    const b = key[i]!;
-    out[o++] = b;
-    if (b === 0) i++;
-  }
+  unescapeInto(out, key, start, end);
   return out;
 }
 

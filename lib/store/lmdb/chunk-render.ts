@@ -128,13 +128,11 @@ export class ChunkRenderer implements RowVisitor {
     // Copied out without a view of the range first (a subarray object a point get did not need).
     const bytes = Buffer.allocUnsafe(out.pos);
     out.buf.copy(bytes, 0, 0, out.pos);
-    const key = this.lastKey;
-    if (lastRow && key === undefined) throw new Error('ChunkRenderer: a chunk of compactRowAt rows names no last row (takeOwnedChunk takes it)');
     const chunk: RenderedChunk = {
       bytes,
       rows: this.keptRows,
       cells: this.keptCells,
-      lastRow: lastRow ? { start: this.lastStart, rowKey: Buffer.from(this.lastKeyEscaped ? rowKeyOf(key!, key!.length) : key!) } : undefined,
+      lastRow: lastRow ? { start: this.lastStart, rowKey: this.lastRowKey() } : undefined,
     };
     this.reset();
     return chunk;
@@ -199,6 +197,13 @@ export class ChunkRenderer implements RowVisitor {
     this.out.beginRowKey(this.entityIdBytes, rowKey, 0, end, this.entityId);
     this.compact.render(this.out, value);
     return this.out.endRow(keepEmpty);
+  }
+
+  /** The chunk's last row's key, a Buffer of its own. */
+  private lastRowKey(): Buffer {
+    const key = this.lastKey;
+    if (key === undefined) throw new Error('ChunkRenderer: a chunk of compactRowAt rows names no last row (takeOwnedChunk takes it)');
+    return Buffer.from(this.lastKeyEscaped ? rowKeyOf(key, key.length) : key);
   }
 
   private kept(written: boolean, key: Buffer | undefined, escaped: boolean): boolean {

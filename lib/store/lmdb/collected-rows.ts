@@ -10,7 +10,7 @@
  */
 import { LMDB_MAX_KEY, unescapeInto } from './cell-key.js';
 import type { RowCollector } from './row-collector.js';
-import { rowKeyOf, type RowVisitor } from './scan-cursor.js';
+import type { RowVisitor } from './scan-cursor.js';
 import type { NewestCells } from './stored-columns.js';
 
 export abstract class CollectedRows implements RowVisitor {
@@ -21,13 +21,13 @@ export abstract class CollectedRows implements RowVisitor {
 
   /**
    * A compact row read by `newest` (its cells in the slots, `cells` of them, at least one), with
-   * its row key (a view of the key read where nothing was escaped: used before the next read).
+   * its row key: valid until the next row (a view of a scratch buffer), so read or copied at once.
    */
   protected storedRow(_rowKey: Buffer, _value: Buffer, _cells: number): void {
     throw new Error('an encoder that sets newest takes its rows in storedRow');
   }
 
-  /** A scan thread's row keys, unescaped here one after another (compactRowAt). */
+  /** Row keys of rows read by `newest`, unescaped here one after another. */
   private keyScratch: Buffer | undefined;
   /**
    * Views of the scratch buffer by length, made once each: a table's keys come in few lengths,
@@ -37,27 +37,29 @@ export abstract class CollectedRows implements RowVisitor {
 
   compactRow(key: Buffer, value: Buffer, keepEmpty: boolean, escaped: boolean): boolean {
     const cells = this.newestCells(value);
-    if (cells < 0) return this.rows.compactRow(key, value, keepEmpty, escaped);
     // A row with no selected cell is dropped, as the RowCollector drops it.
-    if (cells === 0) return false;
-    this.storedRow(escaped ? rowKeyOf(key, key.length) : key, value, cells);
+    if (cells <= 0) return cells < 0 && this.rows.compactRow(key, value, keepEmpty, escaped);
+    this.storedRow(escaped ? this.unescapedKey(key, 0, key.length) : key, value, cells);
     return true;
   }
 
   /**
    * compactRow of a scan thread's entry read in place: its row prefix is `keys[start, end)` of
-   * lmdb-js's key buffer. A row read by `newest` gets its key unescaped into one scratch buffer,
-   * seen through a view kept for its length (a view and a new Buffer a row took 10-15% of the JSON
-   * scan's time: ChunkRenderer.compactRowAt); the others are collected with a view of the prefix.
+   * lmdb-js's key buffer (a view and a new Buffer a row took 10-15% of the JSON scan's time:
+   * ChunkRenderer.compactRowAt); a row collected as cells gets a view of the prefix.
    */
   compactRowAt(keys: Buffer, start: number, end: number, value: Buffer): boolean {
     const cells = this.newestCells(value);
-    if (cells < 0) return this.rows.compactRow(keys.subarray(start, end), value, false, true);
-    if (cells === 0) return false;
+    if (cells <= 0) return cells < 0 && this.rows.compactRow(keys.subarray(start, end), value, false, true);
+    this.storedRow(this.unescapedKey(keys, start, end), value, cells);
+    return true;
+  }
+
+  /** The row key of the row prefix `keys[start, end)`, unescaped into the scratch buffer and seen through the view kept for its length. */
+  private unescapedKey(keys: Buffer, start: number, end: number): Buffer {
     const scratch = (this.keyScratch ??= Buffer.allocUnsafe(LMDB_MAX_KEY));
     const n = unescapeInto(scratch, keys, start, end);
-    this.storedRow((this.keyViews[n] ??= scratch.subarray(0, n)), value, cells);
-    return true;
+    return (this.keyViews[n] ??= scratch.subarray(0, n));
   }
 
   /** The cells `newest` read of the compact row in `value` (0: none selected), or -1 when the row is to be collected. */
