@@ -122,7 +122,10 @@ function readU32BE(b: Uint8Array, pos: number): number {
  */
 export interface DocColumn {
   readonly family: string;
-  /** `"family":{"qualifier":[{"timestamp":` */
+  /**
+   * `,"cells":{"family":{"qualifier":[{"timestamp":`: the row's cells map opens with its first
+   * cell's glue (one copy a row fewer; an empty row closes with `,"cells":{}}`).
+   */
   readonly first: Buffer;
   /** `]},"family":{"qualifier":[{"timestamp":` */
   readonly nextFamily: Buffer;
@@ -133,12 +136,15 @@ export interface DocColumn {
   readonly afterQualifier: (Buffer | undefined)[];
 }
 
+/** What opens a row's cells map, written with the row's first cell (DocColumn.first) or its empty close. */
+const CELLS_OPEN = ',"cells":{';
+
 export function docColumn(family: string, qualifier: string): DocColumn {
   const q = JSON.stringify(qualifier);
   const open = `${JSON.stringify(family)}:{${q}:[{"timestamp":`;
   return {
     family,
-    first: Buffer.from(open, 'utf8'),
+    first: Buffer.from(`${CELLS_OPEN}${open}`, 'utf8'),
     nextFamily: Buffer.from(`]},${open}`, 'utf8'),
     nextQualifier: Buffer.from(`],${q}:[{"timestamp":`, 'utf8'),
     afterFamily: [],
@@ -179,11 +185,10 @@ export class DocColumns {
 
 const enc = (s: string): Buffer => Buffer.from(s, 'latin1');
 const ROW_OPEN = enc('{"entityId":');
-const CELLS_OPEN = enc(',"cells":{');
 const NEXT_VERSION = ',{"timestamp":';
 const VALUE = enc(',"value":');
 const ROW_CLOSE_WITH_CELLS = ']}}}';
-const ROW_CLOSE_EMPTY = enc('}}');
+const ROW_CLOSE_EMPTY = enc(`${CELLS_OPEN}}}`);
 /** Tails (a cell's closing bytes, by writer schema) whose joined glue is kept; a cell of a larger schema id joins its own. */
 const TAILS = 1024;
 /** Room a timestamp's digits need at most (a Java long: 19). */
@@ -210,6 +215,14 @@ export class RowDocumentWriter {
   private readonly nextVersion: (Buffer | undefined)[] = [];
   private readonly closes: (Buffer | undefined)[] = [];
   private readonly emptyClose: Buffer;
+  /**
+   * A DataView of `buf`, through which cellsOfRun moves a row's repeated timestamp and the values
+   * as 32-bit words, inline (TurboFan compiles DataView access to plain loads and stores): a 22-byte
+   * move takes ~7 ns this way against ~13 ns for copyWithin (a call into the runtime) and ~16 ns
+   * for a byte loop.
+   */
+  private view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
+  private viewOf: Buffer | undefined;
 
   /** `terminator`: written after each row ('' for documents framed by a later stage). */
   constructor(
@@ -222,16 +235,14 @@ export class RowDocumentWriter {
     this.emptyClose = Buffer.concat([ROW_CLOSE_EMPTY, enc(terminator)]);
   }
 
-  /** Opens a row: `{"entityId":<id>,"cells":{`. */
+  /** Opens a row: `{"entityId":<id>` (the cells map opens with the first cell, or closes empty). */
   beginRow(entityId: string): void {
     this.startRow();
-    this.reserve(ROW_OPEN.length + entityId.length * 3 + CELLS_OPEN.length);
+    this.reserve(ROW_OPEN.length + entityId.length * 3);
     const out = this.buf;
     out.set(ROW_OPEN, this.pos);
     const p = this.pos + ROW_OPEN.length;
-    const q = p + out.write(entityId, p, 'utf8');
-    out.set(CELLS_OPEN, q);
-    this.pos = q + CELLS_OPEN.length;
+    this.pos = p + out.write(entityId, p, 'utf8');
   }
 
   /**
@@ -240,14 +251,13 @@ export class RowDocumentWriter {
    * caller passes one function made once, not a closure per row.
    */
   beginRowKey(ids: EntityIdBytes, key: Uint8Array, start: number, end: number, text: (rowKey: Buffer) => string): void {
-    this.reserve(ROW_OPEN.length + (end - start) * 3 + 32 + CELLS_OPEN.length);
+    this.reserve(ROW_OPEN.length + (end - start) * 3 + 32);
     const out = this.buf;
     const p = ids.write(out, this.pos + ROW_OPEN.length, key, start, end);
     if (p < 0) return this.beginRow(text(Buffer.from(key.subarray(start, end))));
     this.startRow();
     out.set(ROW_OPEN, this.pos);
-    out.set(CELLS_OPEN, p);
-    this.pos = p + CELLS_OPEN.length;
+    this.pos = p;
   }
 
   private startRow(): void {
@@ -296,14 +306,16 @@ export class RowDocumentWriter {
 
   /**
    * The row's cells, the run's columns in order, as cellBytes one by one would write them: the
-   * i-th's value is `src[starts[i], ends[i])` at `stamps[i]` (a safe integer). The row must have
-   * no cell yet; `ends[n - 1] - starts[0]` bounds the value bytes (they lie in one stored row).
+   * i-th's value is `src[starts[i], ends[i])` at `stamps[i]` (a safe integer); `srcView` is a
+   * DataView of exactly `src`. The row must have no cell yet; `ends[n - 1] - starts[0]` bounds the
+   * value bytes (they lie in one stored row).
    */
-  cellsOfRun(run: CellRun, src: Uint8Array, starts: Int32Array, ends: Int32Array, stamps: Float64Array): void {
+  cellsOfRun(run: CellRun, src: Uint8Array, srcView: DataView<ArrayBufferLike>, starts: Int32Array, ends: Int32Array, stamps: Float64Array): void {
     const glues = run.glue;
     const n = glues.length;
     this.reserve(run.glueBytes + n * (TIMESTAMP_ROOM + VALUE.length) + ends[n - 1]! - starts[0]!);
     const out = this.buf;
+    const view = this.viewOfBuf();
     let p = this.pos;
     let stamp = -1;
     let stampAt = 0;
@@ -314,10 +326,14 @@ export class RowDocumentWriter {
       p += glue.length;
       const timestamp = stamps[i]!;
       if (timestamp === stamp) {
-        // The row's timestamp and `,"value":` again (22 bytes for the bench's): one native move
-        // within the buffer, no view made; a byte loop scanned 4-5% slower in alternated pairs.
-        out.copyWithin(p, stampAt, stampEnd);
-        p += stampEnd - stampAt;
+        // The row's timestamp and `,"value":` again (22 bytes for the bench's), moved as words,
+        // inline: rendering ran 440 -> 370 ns a bench row with this and the cells map opened by
+        // the first glue, against copyWithin (100,000 rows alternated in one process).
+        const length = stampEnd - stampAt;
+        let k = 0;
+        for (; k + 4 <= length; k += 4) view.setUint32(p + k, view.getUint32(stampAt + k, true), true);
+        for (; k < length; k++) out[p + k] = out[stampAt + k]!;
+        p += length;
       } else {
         stampAt = p;
         p = writeSafeInteger(out, p, timestamp);
@@ -326,7 +342,13 @@ export class RowDocumentWriter {
         stampEnd = p;
         stamp = timestamp;
       }
-      p = copyBytes(out, p, src, starts[i]!, ends[i]!);
+      // The value as words too (srcView is a view of src): 2-5% of the render against copyBytes.
+      const start = starts[i]!;
+      const length = ends[i]! - start;
+      let k = 0;
+      for (; k + 4 <= length; k += 4) view.setUint32(p + k, srcView.getUint32(start + k, true), true);
+      for (; k < length; k++) out[p + k] = src[start + k]!;
+      p += length;
     }
     this.pos = p;
     this.rowCells = n;
@@ -398,6 +420,16 @@ export class RowDocumentWriter {
   }
 
   // ---------------------------------------------------------------- output
+
+  /** The DataView of `buf` (made again when the buffer was replaced). */
+  private viewOfBuf(): DataView<ArrayBufferLike> {
+    const out = this.buf;
+    if (this.viewOf !== out) {
+      this.view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+      this.viewOf = out;
+    }
+    return this.view;
+  }
 
   /** Makes room for `n` more bytes (the buffer doubles). */
   reserve(n: number): void {

@@ -50,6 +50,15 @@ export class CompactRenderer {
   private readonly picker: CellPicker;
   private readonly index: StoredColumnIndex<DocColumn>;
   private readonly docColumns = new DocColumns();
+  /**
+   * A DataView of the last stored row fitted, whose u32 fields fits() reads as words: one load
+   * instead of readU32's four bytes shifted together (a bench row rendered in 338 ns against 370,
+   * 100,000 rows alternated in one process). The scan threads read every row in lmdb-js's one
+   * read buffer, so the view is made once; written inline, as a helper function it was slower (the
+   * fused loop is one inlining tree, and TurboFan's budget for it is spent).
+   */
+  private view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
+  private viewOf: Buffer | undefined;
   private shape: RowShape | undefined;
   /** Shapes learnt, and rows written by one: a table whose rows rarely repeat a shape stops learning. */
   private shapes = 0;
@@ -83,7 +92,8 @@ export class CompactRenderer {
     const shape = this.shape;
     if (shape !== undefined && n === shape.n && this.fits(shape, v)) {
       this.shapeRows++;
-      out.cellsOfRun(shape.run, v, shape.starts, shape.ends, shape.stamps);
+      // fits() made this.view the view of v.
+      out.cellsOfRun(shape.run, v, this.view, shape.starts, shape.ends, shape.stamps);
       return;
     }
     const seen = this.seen;
@@ -120,20 +130,25 @@ export class CompactRenderer {
   private fits(shape: RowShape, v: Buffer): boolean {
     const { heads, names, starts, ends, stamps, keepFrom } = shape;
     const maxTs = this.maxTs;
+    let view = this.view;
+    if (this.viewOf !== v) {
+      view = this.view = new DataView(v.buffer, v.byteOffset, v.byteLength);
+      this.viewOf = v;
+    }
     let p = HEADER_BYTES;
     let at = 0;
     for (let i = 0; i < shape.n; i++) {
-      const lengths = readU32(v, p);
-      if (lengths !== heads[2 * i] || readU32(v, p + 4) !== heads[2 * i + 1]) return false;
+      const lengths = view.getUint32(p, true);
+      if (lengths !== heads[2 * i] || view.getUint32(p + 4, true) !== heads[2 * i + 1]) return false;
       const nameStart = p + COLUMN_HEAD_BYTES;
       const valueStart = nameStart + (lengths & 0xffff) + (lengths >>> 16);
       for (let j = nameStart; j < valueStart; j++) if (v[j] !== names[at++]) return false;
       starts[i] = valueStart;
-      const high = readU32(v, p + 8);
-      const timestamp = high * TWO_32 + readU32(v, p + 12);
+      const high = view.getUint32(p + 8, true);
+      const timestamp = high * TWO_32 + view.getUint32(p + 12, true);
       if (high >= UNSAFE_HIGH_WORD || timestamp < keepFrom || timestamp >= maxTs) return false;
       stamps[i] = timestamp;
-      p = valueStart + readU32(v, p + 16);
+      p = valueStart + view.getUint32(p + 16, true);
       ends[i] = p;
     }
     return true;
