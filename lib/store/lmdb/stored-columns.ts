@@ -9,7 +9,8 @@
  * newestSuffices() says when a compact row's newest versions are the whole answer, so a walk of
  * the newest column records alone gives what the CellPicker would. CompactRenderer walks them in
  * stored order into the row document (with its row shapes); NewestCells gives them by the
- * consumer's column numbering, for the encoders that fill columns (arrow-chunk.ts, avro-chunk.ts).
+ * consumer's column numbering, for the encoders that fill columns (arrow-chunk.ts, avro-chunk.ts),
+ * with row shapes of its own (SlotShape).
  * test/store/compact-row.test.ts checks both against a CellPicker on random rows and reads.
  */
 import { UNSAFE_HIGH_WORD } from '../../model/cells/timestamp.js';
