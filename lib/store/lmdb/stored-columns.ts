@@ -13,16 +13,15 @@
  * with row shapes of its own (SlotShape).
  * test/store/compact-row.test.ts checks both against a CellPicker on random rows and reads.
  */
-import { UNSAFE_HIGH_WORD } from '../../model/cells/timestamp.js';
 import { END_OF_TIME } from '../../model/read/read-request.js';
 import type { ReadSpec, TableLayout, Timestamp } from '../../model/types.js';
 import { CellPicker, type FamilyPlan } from '../cell-picker.js';
 import { COLUMN_HEAD_BYTES, COUNTER_BIT, FORMAT_VERSION, HEADER_BYTES, readTimestamp, readU16, readU32 } from './compact-row.js';
 import { sameBytes } from './name-cache.js';
+import { RowShape, ShapeBudget } from './row-shape.js';
 
 /** Columns remembered per family and scan; a map family with more distinct qualifiers decodes the rest. */
 const COLUMN_CACHE = 256;
-const TWO_32 = 0x1_0000_0000;
 
 export interface StoredFamily<T> {
   readonly name: Buffer;
@@ -124,14 +123,9 @@ export class NewestCells {
   readonly rangeEnd: Timestamp;
   private readonly minTs: Timestamp;
   private readonly index: StoredColumnIndex<number>;
-  /** The stored columns of the last row read whole, by which a row of the same shape is read without a lookup a column. */
-  private shape: SlotShape | undefined;
-  /** Shapes learnt, and rows read by one: a table whose rows rarely repeat a shape stops learning. */
-  private shapes = 0;
-  private shapeRows = 0;
-  /** A DataView of the last row read through the shape (the scan threads read every row in lmdb-js's one buffer). */
-  private view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(0));
-  private viewOf: Buffer | undefined;
+  /** The last row read whole's shape and its columns' slots: a row of the same shape is read without a lookup a column. */
+  private shaped: SlotShape | undefined;
+  private readonly budget = new ShapeBudget();
 
   /** `slotOf`: a returned column's slot, NOT_RETURNED to leave it out, or NEEDS_ROW. */
   constructor(
@@ -157,7 +151,7 @@ export class NewestCells {
 
   /** Rows of() read through a shape rather than by looking their columns up (a test checks both ways are taken). */
   get rowsByShape(): number {
-    return this.shapeRows;
+    return this.budget.rowsByShape;
   }
 
   /**
@@ -166,53 +160,15 @@ export class NewestCells {
    * past 2^53).
    */
   of(v: Buffer): number {
-    const shape = this.shape;
-    if (shape !== undefined && readU16(v, 2) === shape.n) {
+    const shaped = this.shaped;
+    if (shaped !== undefined && readU16(v, 2) === shaped.shape.n) {
       this.starts.fill(-1);
-      if (this.fits(shape, v)) {
-        this.shapeRows++;
-        return shape.cells;
+      if (shaped.shape.fits(v, this.rangeEnd)) {
+        this.budget.used();
+        return shaped.cells;
       }
     }
     return this.walk(v);
-  }
-
-  /**
-   * Whether the row in `v` has the shape's columns (name lengths and names as bytes) with each
-   * returned column's timestamp a safe integer the read keeps; fills their slots when it does. A
-   * row whose returned column falls outside the time range or its TTL is read by walk(), as any
-   * row that does not fit.
-   */
-  private fits(shape: SlotShape, v: Buffer): boolean {
-    const { lengths, names, slots, keepFrom } = shape;
-    const { starts, ends, stamps, schemaIds, rangeEnd } = this;
-    let view = this.view;
-    if (this.viewOf !== v) {
-      view = this.view = new DataView(v.buffer, v.byteOffset, v.byteLength);
-      this.viewOf = v;
-    }
-    let p = HEADER_BYTES;
-    let at = 0;
-    for (let i = 0; i < shape.n; i++) {
-      const nameLengths = view.getUint32(p, true);
-      if (nameLengths !== lengths[i]) return false;
-      const nameStart = p + COLUMN_HEAD_BYTES;
-      const valueStart = nameStart + (nameLengths & 0xffff) + (nameLengths >>> 16);
-      for (let j = nameStart; j < valueStart; j++) if (v[j] !== names[at++]) return false;
-      const end = valueStart + view.getUint32(p + 16, true);
-      const slot = slots[i]!;
-      if (slot >= 0) {
-        const high = view.getUint32(p + 8, true);
-        const timestamp = high * TWO_32 + view.getUint32(p + 12, true);
-        if (high >= UNSAFE_HIGH_WORD || timestamp < keepFrom || timestamp >= rangeEnd) return false;
-        starts[slot] = valueStart;
-        ends[slot] = end;
-        stamps[slot] = timestamp;
-        schemaIds[slot] = view.getUint32(p + 4, true) & ~COUNTER_BIT;
-      }
-      p = end;
-    }
-    return true;
   }
 
   /**
@@ -223,8 +179,7 @@ export class NewestCells {
     const { starts, ends, stamps, schemaIds, index, minTs, rangeEnd } = this;
     starts.fill(-1);
     const n = readU16(v, 2);
-    const learn = this.shapes <= this.shapeRows / 4 + 16;
-    let slots = learn ? new Int32Array(n) : undefined;
+    let slots = this.budget.learning ? new Int32Array(n) : undefined;
     // A time range starting past 2^53 (a bigint) keeps no row of safe timestamps: Infinity.
     let keepFrom = typeof minTs === 'number' ? minTs : Infinity;
     let cells = 0;
@@ -258,45 +213,20 @@ export class NewestCells {
       schemaIds[slot] = readU32(v, head + 4) & ~COUNTER_BIT;
       cells++;
     }
-    if (slots !== undefined && n > 0) this.learn(v, n, slots, keepFrom);
+    if (slots !== undefined && n > 0) this.learn(v, slots, keepFrom);
     return cells;
   }
 
   /** Keeps the shape of the row in `v` whose columns' slots walk() found: a table's next rows mostly share it. */
-  private learn(v: Buffer, n: number, slots: Int32Array, keepFrom: number): void {
-    const lengths = new Uint32Array(n);
-    const nameParts: Buffer[] = [];
-    let cells = 0;
-    let p = HEADER_BYTES;
-    for (let i = 0; i < n; i++) {
-      lengths[i] = readU32(v, p);
-      const nameStart = p + COLUMN_HEAD_BYTES;
-      const valueStart = nameStart + readU16(v, p) + readU16(v, p + 2);
-      nameParts.push(v.subarray(nameStart, valueStart));
-      if (slots[i]! >= 0) cells++;
-      p = valueStart + readU32(v, p + 16);
-    }
-    this.shapes++;
-    this.shape = { n, lengths, names: Buffer.concat(nameParts), slots, keepFrom, cells };
+  private learn(v: Buffer, slots: Int32Array, keepFrom: number): void {
+    this.budget.learnt();
+    this.shaped = { shape: new RowShape(v, slots, keepFrom, this), cells: slots.reduce((n, slot) => (slot >= 0 ? n + 1 : n), 0) };
   }
 }
 
-/**
- * The stored columns of a row NewestCells read whole: a later row whose column records carry the
- * same name lengths and names (a family's name is stored with its first column only, so equal
- * bytes are equal columns) returns the same columns into the same slots. The same idea as
- * CompactRenderer's RowShape, by slot instead of by the row document's glue.
- */
+/** A shape of stored rows (row-shape.ts) whose fits() writes the returned columns into NewestCells' slots. */
 interface SlotShape {
-  readonly n: number;
-  /** Per stored column: the u32 of its family and qualifier name lengths, as stored. */
-  readonly lengths: Uint32Array;
-  /** The columns' stored name bytes, one after another. */
-  readonly names: Buffer;
-  /** Per stored column: its slot, or NOT_RETURNED. */
-  readonly slots: Int32Array;
-  /** A returned column's timestamp below this (the time range's start, its family's TTL) is not returned: walk() reads the row. */
-  readonly keepFrom: number;
+  readonly shape: RowShape;
   /** The returned columns: the cells of a row that fits. */
   readonly cells: number;
 }
