@@ -43,7 +43,7 @@ import { parseExactJson } from '../../model/json/exact-json.js';
 import { plainString } from '../../model/json/plain-string.js';
 import { storedSchemaText } from '../../model/avro/cell-schema.js';
 import { componentsOrNone } from '../../model/keys/row-key.js';
-import type { CellOut, CellSchemaSpec, RowOut, TableLayout } from '../../model/types.js';
+import type { CellOut, CellSchemaSpec, RowKeyFormat, RowOut, TableLayout } from '../../model/types.js';
 
 export type ValueType = 'string' | 'long' | 'int' | 'double' | 'float' | 'boolean' | 'bytes' | 'json';
 export type IdType = 'string' | 'int' | 'long';
@@ -317,6 +317,11 @@ export class LayoutColumns {
   keyValues(rowKey: Buffer, out: unknown[]): number {
     out[0] = new Uint8Array(rowKey.buffer, rowKey.byteOffset, rowKey.length);
     return this.idValues(rowKey, out, 1);
+  }
+
+  /** The table's row key format (the id components' source). */
+  get keyFormat(): RowKeyFormat {
+    return this.layout.keyFormat;
   }
 
   /** The values of the id components of a row key into `out` from index `at`; the index after them. */
