@@ -9,8 +9,8 @@
  * newestSuffices() says when a compact row's newest versions are the whole answer, so a walk of
  * the newest column records alone gives what the CellPicker would. CompactRenderer walks them in
  * stored order into the row document (with its row shapes); NewestCells gives them by the
- * consumer's column numbering, for the encoders that fill columns (arrow-chunk.ts, avro-chunk.ts),
- * with row shapes of its own (SlotShape).
+ * consumer's column numbering, for the encoders that fill columns (arrow-chunk.ts, avro-chunk.ts).
+ * Both read a row of the shape they last read whole through row-shape.ts's RowShape.
  * test/store/compact-row.test.ts checks both against a CellPicker on random rows and reads.
  */
 import { END_OF_TIME } from '../../model/read/read-request.js';
