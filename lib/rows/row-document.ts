@@ -16,6 +16,7 @@
  * with no string per cell: a scan writes millions of cells.
  */
 import { copyBytes } from '../bytes/copy-bytes.js';
+import { readU32BE } from '../bytes/read-u32be.js';
 import { formatEntityIdJson, formatShellEntityId } from '../model/keys/entity-id.js';
 import type { RowKeyFormat, Timestamp } from '../model/types.js';
 
@@ -106,10 +107,6 @@ export function entityIdBytes(format: RowKeyFormat, form: RowRenderSpec['entityI
       return p;
     },
   };
-}
-
-function readU32BE(b: Uint8Array, pos: number): number {
-  return ((b[pos]! << 24) | (b[pos + 1]! << 16) | (b[pos + 2]! << 8) | b[pos + 3]!) >>> 0;
 }
 
 /**

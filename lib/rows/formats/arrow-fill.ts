@@ -16,6 +16,7 @@
 import type * as Arrow from 'apache-arrow';
 import { arrow } from '../../deps/arrow.js';
 import { copyBytes } from '../../bytes/copy-bytes.js';
+import { readU32BE } from '../../bytes/read-u32be.js';
 import { plainNumberReader } from '../../model/json/plain-number.js';
 import { isPlainStringBytes } from '../../model/json/plain-string.js';
 import type { RowKeyFormat, RowOut } from '../../model/types.js';
@@ -351,10 +352,6 @@ class KeyIds {
     }
     return pos === n && i >= this.required ? i : -1;
   }
-}
-
-function readU32BE(b: Uint8Array, pos: number): number {
-  return ((b[pos]! << 24) | (b[pos + 1]! << 16) | (b[pos + 2]! << 8) | b[pos + 3]!) >>> 0;
 }
 
 /**
