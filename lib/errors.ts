@@ -156,7 +156,7 @@ export const ERRORS = {
   RG_ERR_STORE_FULL: {
     status: 507,
     exceptionName: 'InsufficientStorageException',
-    when: "the store's disk (or LMDB map) is full: nothing of the request was written; reads keep working and writes work again once space is freed",
+    when: "the store's disk (or LMDB map) is full, or the write would leave the embedded store's device less than 1 MiB free: nothing of the request was written; reads keep working and writes work again once space is freed",
   },
   RG_ERR_STORE_REFUSED: {
     status: 502,

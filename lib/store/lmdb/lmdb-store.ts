@@ -400,9 +400,14 @@ export class LmdbStore implements Store {
   async write(instance: string, table: string, rows: readonly RowWrite[]): Promise<void> {
     const t = this.openTable(instance, table);
     let increments = false;
+    let bytes = 0;
     for (const row of rows) {
       this.checkRow(t, row);
-      for (const cell of row.cells) if (cell.kind === 'counter-increment') increments = true;
+      bytes += row.rowKey.length;
+      for (const cell of row.cells) {
+        if (cell.kind === 'counter-increment') increments = true;
+        bytes += cell.qualifier.length + (cell.kind === 'value' ? cell.json.length : 8);
+      }
     }
     const apply = (): void => {
       for (const row of rows) t.writer.write(row, Date.now());
@@ -411,7 +416,7 @@ export class LmdbStore implements Store {
     // POSTs share one commit and one fsync), off the main thread. It resolves once the commit is on
     // disk: commits sync inside the transaction (env-options.ts). An increment can still fail inside
     // it (overflow): then it runs abortable, rolled back whole when the failure is thrown.
-    await guardedWrite(this.path, 'writing rows', () => asyncTransaction(t.db, apply, increments));
+    await guardedWrite(this.path, 'writing rows', () => asyncTransaction(t.db, apply, increments), bytes);
   }
 
   /**
@@ -480,7 +485,8 @@ export class LmdbStore implements Store {
       };
       // Nothing in apply throws (the rows were validated and encoded whole): an asynchronous
       // transaction, as write() uses without increments.
-      await guardedWrite(this.path, 'writing rows', () => asyncTransaction(t.db, apply));
+      const bytes = runs.reduce((n, run) => n + run.bytes.length, 0);
+      await guardedWrite(this.path, 'writing rows', () => asyncTransaction(t.db, apply), bytes);
       if (stale) throw staleMarker();
       return;
     }

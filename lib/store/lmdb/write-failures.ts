@@ -79,11 +79,52 @@ export function diskFailure(e: unknown, path: string, doing: string): unknown {
 }
 
 /**
+ * Free bytes a data directory's device must keep beyond a write's own: a write that would leave
+ * less is refused (RG_ERR_STORE_FULL) before LMDB sees it. Not only tidiness: when a page write
+ * fails, lmdb-js 3.5.6 corrupts the process's heap. mdb.c's mdb_page_flush formats its "Attempting
+ * to write page at position ..., buffer sizes ..." message with sprintf into malloc(100); the text
+ * reaches ~133 bytes (three iovec lengths, two of them unset when fewer pages are written), and
+ * glibc then aborts ("corrupted size vs. prev_size"). The fuzz test's full-disk run (seed 263456609)
+ * aborted so in 4 of 8 runs before this check. A small write's commit writes a few pages (a leaf,
+ * its branches, the free list): 1 MiB is hundreds of them.
+ */
+const ROOM_BYTES = 1024 * 1024;
+/** A write's own bytes are counted this many times: LMDB writes new pages for what it changes (copy on write) and its B-tree's splits. */
+const ROOM_FACTOR = 2;
+/**
+ * statfs costs ~1.6 us: with this much more room than a write needs, the last reading serves for
+ * ROOM_READING_MS (the writes of that time cannot use it up), else the device is read again.
+ */
+const ROOM_SLACK_BYTES = 64 * 1024 * 1024;
+const ROOM_READING_MS = 100;
+const roomReadings = new Map<string, { free: number; at: number }>();
+
+/** Refuses a write of about `bytes` bytes to the store at `path` when its device has not the room for it and ROOM_BYTES more. */
+function checkRoom(path: string, bytes: number, doing: string): void {
+  const need = ROOM_BYTES + ROOM_FACTOR * bytes;
+  const now = performance.now();
+  let reading = roomReadings.get(path);
+  if (reading === undefined || now - reading.at > ROOM_READING_MS || reading.free < need + ROOM_SLACK_BYTES) {
+    const free = freeBytes(path);
+    if (free === undefined) return; // a device that cannot say: LMDB's own error decides
+    reading = { free, at: now };
+    roomReadings.set(path, reading);
+  }
+  if (reading.free < need)
+    throw rgError(
+      'RG_ERR_STORE_FULL',
+      `${doing}: the data directory ${path} is out of space (${reading.free} bytes free on its device; a write needs ${need}: ${ROOM_BYTES} kept free${bytes > 0 ? ` and ${ROOM_FACTOR}x its ${bytes} bytes` : ''}); nothing of this request was written, and writes work again once space is freed`,
+    );
+}
+
+/**
  * Runs a store write (a synchronous LMDB transaction, an asynchronous one, or both) and turns a
- * disk failure into its coded error. The cause of an asynchronous commit failure is read here, in
+ * disk failure into its coded error; `bytes`: about how many bytes it writes (0 when unknown: the
+ * room check asks ROOM_BYTES alone). The cause of an asynchronous commit failure is read here, in
  * the first reaction to the rejection, so that lmdb-js's cause promise is never left unhandled.
  */
-export async function guardedWrite<T>(path: string, doing: string, write: () => T | Promise<T>): Promise<T> {
+export async function guardedWrite<T>(path: string, doing: string, write: () => T | Promise<T>, bytes = 0): Promise<T> {
+  checkRoom(path, bytes, doing);
   try {
     return await write();
   } catch (e) {
