@@ -50,8 +50,14 @@ function pick<T>(rnd: () => number, items: readonly T[]): T {
 function componentsOf(rnd: () => number, layout: TableLayout, i: number): ComponentValue[] {
   const format = layout.keyFormat;
   if (format.encoding !== 'FORMATTED') return [`key ${i} ${pick(rnd, NAMES)}`];
+  // Components the fused loop writes from the key's bytes and ones it leaves to the entity id's
+  // text (a STRING needing an escape or UTF-8, a LONG past 2^53), negative numbers among both.
   return format.components.map((c) =>
-    c.type === 'STRING' ? `s${i}${pick(rnd, ['', 'x', 'é'])}` : c.type === 'INTEGER' ? (i * 7919) % 100_000 : i * 1_000_003,
+    c.type === 'STRING'
+      ? `s${i}${pick(rnd, ['', 'x', 'é', 'q"', 'b\\', 'c\u0001'])}`
+      : c.type === 'INTEGER'
+        ? ((i * 7919) % 100_000) - (i % 2) * 50_000
+        : pick(rnd, [i * 1_000_003, -i * 1_000_003, BigInt(i) * 9_007_199_254_740_993n, -BigInt(i) * 4_294_967_311n]),
   );
 }
 

@@ -10,8 +10,7 @@
 import { Duplex } from 'node:stream';
 import type { TableLayout } from '../../lib/model/types.js';
 import { ParquetEncodeStage } from '../../lib/rows/stages/parquet.js';
-import { parquetFromArrowChunks, PARQUET_UNIONS } from '../../lib/rows/stages/parquet-arrow.js';
-import { arrowBatchSpec } from '../../lib/rows/stages/arrow.js';
+import { parquetFromArrowChunks } from '../../lib/rows/stages/parquet-arrow.js';
 import type { ParquetCodec } from '../../lib/rows/formats/parquet-codecs.js';
 import { DocumentsToRows } from './documents-to-rows.js';
 import { dumpSource, dumpThroughStage, type DumpArgs, type DumpResult } from './row-dump.js';
@@ -21,8 +20,8 @@ export async function dumpParquet(args: Omit<DumpArgs, 'terminator'> & { readonl
   const read = selection.kind === 'scan' ? selection.request.read : selection.read;
   if (selection.kind === 'scan' && args.store.scanChunks !== undefined) {
     const { request } = selection;
-    const parquetOf = parquetFromArrowChunks(args.layout, read.maxVersions, args.codec, args.rowGroupRows);
-    return dumpSource(args, parquetOf(args.store.scanChunks(args.instance, args.table, request, arrowBatchSpec(request.limit, PARQUET_UNIONS))));
+    const parquet = parquetFromArrowChunks(args.layout, read.maxVersions, args.codec, args.rowGroupRows);
+    return dumpSource(args, parquet.source(args.store.scanChunks(args.instance, args.table, request, parquet.spec(request.limit))));
   }
   return dumpThroughStage(args, new ParquetEncodeStage(args.layout, read.maxVersions, args.codec, args.rowGroupRows));
 }

@@ -18,17 +18,16 @@ import { asksForFreshening, FRESHENING_HEADER, FRESHENING_STORED } from '../fres
 import { sendJson } from '../respond.js';
 import { compressor, encodingHeaders, negotiateEncoding } from '../compression.js';
 import { framedRows, rowRenderSpec } from '../../rows/row-format.js';
-import type { ChunkSource, PagedChunkSource } from '../../rows/chunk-source.js';
+import type { ChunkSource } from '../../rows/chunk-source.js';
 import { RowStream, scanSource, type StreamEnd } from '../../rows/row-stream.js';
 import { scanTrailers } from '../scan-trailers.js';
 import { CONTENT_TYPE, negotiateRowFormat, terminatorOf, type RowFormat } from '../../rows/row-formats.js';
 import { AvroEncodeStage, LimitStage } from '../../rows/stages/avro.js';
-import { arrowBatchSpec, arrowChunkSource, ArrowEncodeStage, arrowStreamParts } from '../../rows/stages/arrow.js';
-import type { UnionForm } from '../../rows/formats/arrow-columns.js';
+import { ArrowEncodeStage, arrowStreamBody, type ArrowChunkBody } from '../../rows/stages/arrow.js';
 import { wholeBody } from '../../rows/stages/whole-body.js';
 import { filteredRows } from '../../rows/stages/pipeline.js';
 import { dropWhenStalled } from '../stall.js';
-import type { ChunkScan, RenderedChunk } from '../../store/store.js';
+import type { RenderedChunk } from '../../store/store.js';
 
 export const getRows: Handler = (ctx, req, res, params, query, info) => {
   const layout = tableLayout(ctx, params);
@@ -165,22 +164,12 @@ async function chunkBody(
   return { streams: [stream], rowsSent: () => stream.rowsSent };
 }
 
-/** How a store's Arrow chunks become the body of an Arrow or Parquet scan: the chunks to ask for (their unions' form) and the body of them. */
-interface ColumnarBody {
-  readonly unions: UnionForm;
-  source(scan: ChunkScan): PagedChunkSource;
-}
-
-/** The ColumnarBody of an Arrow or Parquet scan; undefined for another format. */
-async function columnarBody(format: RowFormat, layout: TableLayout, versions: number): Promise<ColumnarBody | undefined> {
-  if (format === 'arrow') {
-    const parts = arrowStreamParts(layout, versions);
-    return { unions: 'union', source: (scan) => arrowChunkSource(scan, parts) };
-  }
+/** How a store's Arrow chunks become the body of an Arrow or Parquet scan; undefined for another format. */
+async function columnarBody(format: RowFormat, layout: TableLayout, versions: number): Promise<ArrowChunkBody | undefined> {
+  if (format === 'arrow') return arrowStreamBody(layout, versions);
   if (format !== 'parquet') return undefined;
   // Loaded on first use: a gateway that never sends Parquet does not compile parquet-wasm.
-  const { parquetFromArrowChunks, PARQUET_UNIONS } = await import('../../rows/stages/parquet-arrow.js');
-  return { unions: PARQUET_UNIONS, source: parquetFromArrowChunks(layout, versions) };
+  return (await import('../../rows/stages/parquet-arrow.js')).parquetFromArrowChunks(layout, versions);
 }
 
 async function streamScan(
@@ -220,7 +209,7 @@ async function streamScan(
   // encoded: the source names it, and RowStream (no limit of its own) sends every chunk.
   const columnar = ctx.store.scanChunks === undefined ? undefined : await columnarBody(format, layout, request.read.maxVersions);
   if (columnar !== undefined) {
-    const source = columnar.source(ctx.store.scanChunks!(params.instance!, params.table!, asked, arrowBatchSpec(request.limit, columnar.unions)));
+    const source = columnar.source(ctx.store.scanChunks!(params.instance!, params.table!, asked, columnar.spec(request.limit)));
     releaseSlot = ctx.scans.acquire();
     body = await chunkBody(source, releaseSlot, onRows, { limit: -1, onEnd: (rows) => onEnd(rows, source.nextRowKey) });
   } else if (format === 'avro' || format === 'arrow' || format === 'parquet') {

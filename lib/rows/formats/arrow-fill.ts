@@ -117,7 +117,7 @@ class FixedFill extends Fill implements ColumnFill {
     }
   }
 
-  /** An int column's value, or a long column's value given as its two's complement words. */
+  /** An int column's value (`low`), or a long column's value as its two's complement words (stored modulo 2^32 each). */
   setWords(row: number, high: number, low: number): void {
     this.validity.valid(row);
     const words = this.words;
@@ -323,10 +323,11 @@ class KeyIds {
       if (i >= present) fill.set(row, null);
       else if (types[i] === 0) (fill as BytesFill).copy(row, key, starts[i]!, this.ends[i]!);
       else {
+        // The first (or only) word with its sign bit flipped back: an INTEGER's value, a LONG's high word.
         const at = starts[i]!;
-        const high = (readU32BE(key, at) ^ 0x80000000) >>> 0;
-        if (types[i] === 1) (fill as FixedFill).setWords(row, 0, high);
-        else (fill as FixedFill).setWords(row, high, readU32BE(key, at + 4));
+        const first = (readU32BE(key, at) ^ 0x80000000) >>> 0;
+        if (types[i] === 1) (fill as FixedFill).setWords(row, 0, first);
+        else (fill as FixedFill).setWords(row, first, readU32BE(key, at + 4));
       }
     }
     return true;

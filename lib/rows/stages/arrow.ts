@@ -30,6 +30,21 @@ export function arrowBatchSpec(limit: number, unions: UnionForm = 'union'): Arro
 }
 
 /**
+ * How a scan of a store's Arrow chunks (Store.scanChunks) becomes a body: the chunks to ask for
+ * (their unions' form is the body's to say) and the body made of them.
+ */
+export interface ArrowChunkBody {
+  spec(limit: number): ArrowBatchSpec;
+  source(scan: ChunkScan): PagedChunkSource;
+}
+
+/** The Arrow IPC stream of a store's Arrow chunks (arrowChunkSource). */
+export function arrowStreamBody(layout: TableLayout, versions: number): ArrowChunkBody {
+  const parts = arrowStreamParts(layout, versions);
+  return { spec: (limit) => arrowBatchSpec(limit), source: (scan) => arrowChunkSource(scan, parts) };
+}
+
+/**
  * Rows in, the IPC stream out: the schema message before the first batch, a batch message each
  * `batchRows` rows and one for the rest (a batch of no rows when there were none, which carries the
  * schema's types to a reader), then the end-of-stream marker: the pieces of ArrowStreamParts, as

@@ -13,11 +13,9 @@ import type { TableLayout } from '../../model/types.js';
 import type { ChunkScan, RenderedChunk } from '../../store/store.js';
 import type { PagedChunkSource } from '../chunk-source.js';
 import type { ParquetCodec } from '../formats/parquet-codecs.js';
-import { arrowStreamParts, type ArrowStreamParts } from './arrow.js';
+import { arrowBatchSpec, arrowStreamParts, type ArrowChunkBody, type ArrowStreamParts } from './arrow.js';
 import { PARQUET_UNIONS, parquetBatches, ROW_GROUP_ROWS, writerProperties } from './parquet.js';
 import { transformParquetStream, type RecordBatch } from 'parquet-wasm';
-
-export { PARQUET_UNIONS } from './parquet.js';
 
 /**
  * The Parquet file of a scan's Arrow chunks, as a ChunkSource of its bytes: each chunk counts the
@@ -85,11 +83,8 @@ export function parquetChunkSource(
   };
 }
 
-/**
- * How a scan of `layout`'s rows at `versions` becomes a Parquet file from a store's Arrow chunks:
- * the scan is to be asked for `arrowBatchSpec(limit, PARQUET_UNIONS)` (unions as structs).
- */
-export function parquetFromArrowChunks(layout: TableLayout, versions: number, codec?: ParquetCodec, groupRows?: number): (scan: ChunkScan) => PagedChunkSource {
+/** How a scan of `layout`'s rows at `versions` becomes a Parquet file from a store's Arrow chunks, asked for with unions as structs. */
+export function parquetFromArrowChunks(layout: TableLayout, versions: number, codec?: ParquetCodec, groupRows?: number): ArrowChunkBody {
   const parts = arrowStreamParts(layout, versions, PARQUET_UNIONS);
-  return (scan) => parquetChunkSource(scan, parts, codec, groupRows);
+  return { spec: (limit) => arrowBatchSpec(limit, PARQUET_UNIONS), source: (scan) => parquetChunkSource(scan, parts, codec, groupRows) };
 }
