@@ -2,7 +2,10 @@
  * Progress for long-running commands: a cli-progress bar on stderr when stderr is a terminal,
  * nothing otherwise (pipes, files, CI logs stay clean).
  */
-import cliProgress from 'cli-progress';
+import { createRequire } from 'node:module';
+
+/** cli-progress and its modules, loaded only for a terminal: a command's output to a pipe or file never draws a bar (config.ts's parseYaml says what loading them cost). */
+const loadCliProgress = (): typeof import('cli-progress') => createRequire(import.meta.url)('cli-progress') as typeof import('cli-progress');
 
 export interface Progress {
   /** `done` counts what the bar measures; payload values fill the {name} tokens of the format. */
@@ -18,6 +21,7 @@ const NONE: Progress = { update: () => undefined, stop: () => undefined };
  */
 export function startProgress(format: string, total: number | undefined, payload: Record<string, string | number> = {}): Progress {
   if (!process.stderr.isTTY) return NONE;
+  const cliProgress = loadCliProgress();
   const bar = new cliProgress.SingleBar(
     { format, stream: process.stderr, hideCursor: true, barsize: 30, fps: 5, etaBuffer: 50, clearOnComplete: false },
     cliProgress.Presets.shades_classic,
