@@ -10,12 +10,16 @@ import { parseLayout } from '../../model/layout/layout.js';
 import type { TableLayout } from '../../model/types.js';
 import type { RenderedChunk } from '../store.js';
 import { ChunkRenderer, type ChunkWriter } from './chunk-render.js';
+import { detachOnce } from './detach-protector.js';
 import { lmdbEnvOptions } from './env-options.js';
 import type { PartJob, PartMessage, SpareBuffer } from './scan-protocol.js';
 import { rowKeyOf } from './scan-cursor.js';
 import { TAG_COMPACT } from './compact-row.js';
 
 const { path } = workerData as { path: string };
+
+// Before anything is compiled: every chunk's buffer is detached as it is moved (detach-protector.ts).
+detachOnce();
 
 /**
  * The Arrow and Avro encoders (apache-arrow, avsc) are loaded at a thread's first part that needs
