@@ -99,6 +99,13 @@ export interface ArrowBatchSpec {
     readonly rows: number;
     /** How union columns are typed (arrow-columns.ts UnionForm): Arrow's union unless `struct` (for Parquet). */
     readonly unions?: 'struct';
+    /**
+     * Where a store renders a scan in parts on several threads (the LMDB scan pool): parts each
+     * thread may render ahead of the one being read (default 2). A reader that holds its thread
+     * for long stretches wants more, so the threads do not run dry meanwhile: Parquet's writer
+     * (lib/rows/stages/parquet-arrow.ts).
+     */
+    readonly aheadParts?: number;
   };
 }
 

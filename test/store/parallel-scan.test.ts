@@ -83,6 +83,27 @@ t.test('a client that stops reading stops the workers: read-ahead is bounded, an
   t.same(await scan.next(), { done: true, value: undefined }, 'the scan stays finished');
 });
 
+t.test("an Arrow spec's aheadParts sets how many parts each thread renders ahead of the reader", async (t) => {
+  store.parallelScan.partBytes = 4096;
+  const pool = store.scanPool!;
+  const request: ScanRequest = { limit: -1, read: parseReadSpec(layout, {}) };
+  const submittedWhileWaiting = async (aheadParts: number | undefined): Promise<number> => {
+    const spec = arrowBatchSpec(-1);
+    const scan = store.scanChunks('i', 'sample_table', request, aheadParts === undefined ? spec : { arrow: { ...spec.arrow, aheadParts } });
+    const before = pool.partsSubmitted;
+    t.notOk((await scan.next()).done, 'a first chunk');
+    await new Promise((r) => setTimeout(r, 300));
+    const submitted = pool.partsSubmitted - before;
+    await scan.return();
+    return submitted;
+  };
+  t.equal(await submittedWhileWaiting(undefined), pool.threads * 2, 'two parts a thread by default');
+  t.equal(await submittedWhileWaiting(4), pool.threads * 4, 'four when the spec asks for four');
+  const deadline = Date.now() + 5000;
+  while (pool.busy > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  t.equal(pool.busy, 0);
+});
+
 t.test('a scan with a limit, or a small table, stays on the calling thread', async (t) => {
   const before = store.scanPool!.partsSubmitted;
   let rows = 0;

@@ -1,7 +1,7 @@
 /**
  * Large scans on several threads, sent in row order. A scan's key range is split into parts of
  * whole rows (range-split.ts); scan workers (scan-worker.ts) render parts ahead of the one being
- * sent, at most AHEAD_PER_THREAD parts per thread, so memory stays bounded and a slow client
+ * sent, at most AHEAD_PER_THREAD parts per thread (or the Arrow spec's aheadParts), so memory stays bounded and a slow client
  * stops the workers instead of filling memory. One JavaScript thread renders about 110,000 rows/s
  * of the benchmark table while LMDB iteration alone runs at 330,000 (bench/README.md, scenario 1):
  * rendering, not the store, bounds a single-thread export.
@@ -164,12 +164,16 @@ class PoolScan implements ChunkScan, AbandonableScan {
   /** Why the scan was ended before its reader finished it (abandon); its next read throws it. */
   private failure: Error | undefined;
   private wake: (() => void) | undefined;
+  /** Parts submitted at most beyond the one being sent. */
+  private readonly ahead: number;
 
   constructor(
     private readonly pool: ScanPool,
     private readonly request: PoolScanRequest,
   ) {
     this.parts = request.ranges.map(() => ({ chunks: [], done: false }));
+    const { render } = request;
+    this.ahead = pool.threads * (('arrow' in render ? render.arrow.aheadParts : undefined) ?? AHEAD_PER_THREAD);
   }
 
   [Symbol.asyncIterator](): this {
@@ -214,8 +218,7 @@ class PoolScan implements ChunkScan, AbandonableScan {
   }
 
   private submitAhead(): void {
-    const ahead = this.pool.threads * AHEAD_PER_THREAD;
-    while (this.submitted < this.parts.length && this.submitted < this.sending + ahead) {
+    while (this.submitted < this.parts.length && this.submitted < this.sending + this.ahead) {
       const index = this.submitted++;
       const range = this.request.ranges[index]!;
       const { dbName, layoutJson, read, render, now, chunkBytes } = this.request;
