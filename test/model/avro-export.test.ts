@@ -13,6 +13,7 @@ import { avroExportOf } from '../../lib/model/avro/avro-export.js';
 import avro from 'avsc';
 import { parseLayout } from '../../lib/model/layout/layout.js';
 import { avroBody } from '../../lib/rows/stages/avro.js';
+import { decodeRowKey, encodeRowKey } from '../../lib/model/keys/row-key.js';
 
 const LAYOUT_TEXT = `{
   name: "t",
@@ -79,6 +80,34 @@ t.test("row_key is the row key, and writer_schema the cell's schema id or -1 wit
     t.equal(Number(records[0]!.f.c[0]!.writer_schema), withSchema ? 0 : -1, `withSchema ${withSchema}: writer_schema`);
     t.same(records[1]!.f.c, [], 'a row without cells: an empty column');
   }
+});
+
+t.test('a row whose key its format cannot decode has a null entity_id and its key in row_key; the others their components', async (t) => {
+  const good = encodeRowKey(LAYOUT.keyFormat, ['a']);
+  // Its STRING component is the invalid UTF-8 C3 28.
+  const bad = Buffer.from([good[0]!, good[1]!, 0xc3, 0x28]);
+  t.throws(() => decodeRowKey(LAYOUT.keyFormat, bad), 'the key is not of its format');
+  const cells = [{ family: 'f', qualifier: 'raw', timestamp: 1, schemaId: 0, json: '"AA=="' }];
+  const container = await avroBody(
+    LAYOUT,
+    [
+      { rowKey: good, cells },
+      { rowKey: bad, cells },
+    ],
+    true,
+  );
+  const records: { row_key: Buffer; entity_id: { k: string } | null }[] = [];
+  await new Promise<void>((resolve, reject) => {
+    const decoder = new avro.streams.BlockDecoder();
+    decoder.on('data', (r: (typeof records)[number]) => records.push(r));
+    decoder.on('end', () => resolve());
+    decoder.on('error', reject);
+    decoder.end(container);
+  });
+  t.equal(records.length, 2);
+  t.same(records[0]!.entity_id, { k: 'a' });
+  t.equal(records[1]!.entity_id, null);
+  t.equal(records[1]!.row_key.toString('hex'), bad.toString('hex'));
 });
 
 t.test('the export is made once per layout object: the same one for the same layout, a new one for a changed layout', async (t) => {

@@ -44,6 +44,9 @@ const flat = flatLayout();
 await store.createTable('i', flat);
 const flatTable = flatRows(ROWS);
 flatTable[0] = { ...flatTable[0]!, cells: [...flatTable[0]!.cells, valueCell('f', 's', 300, JSON.stringify('w'.repeat(20_000)))] };
+// Row 11's key is one its format cannot decode (its STRING component is the invalid UTF-8 C3 28):
+// its entity_id is null (it failed the export: `invalid "string": null`).
+flatTable[11] = { ...flatTable[11]!, rowKey: Buffer.from([0x42, 0xc3, 0x28, 0, 0x80, 0, 0, 1, 0x80, 0, 0, 0, 0, 0, 0, 2]) };
 await store.write('i', 'flat', flatTable);
 
 /** The datums of an Avro file, each as its bytes (avsc's decoder, not decoding the values). */

@@ -4,7 +4,8 @@
  *
  * The row record (`rowgate_export_<table>`): `row_key` (bytes); `entity_id`, a record of the key
  * components (STRING string, INTEGER int, LONG long; nullable ones a union with null) for
- * FORMATTED keys that have them, otherwise absent; then one field per family: a group family is a
+ * FORMATTED keys that have them, otherwise absent, and null for a row whose key its format cannot
+ * decode (the Arrow and Parquet columns are null then too; `row_key` still holds it); then one field per family: a group family is a
  * record with a field per column, a map family a map by qualifier; each column holds an array of
  * cells, newest first, `{timestamp: long, value: <the column's schema>, writer_schema: long}`.
  * Values are typed by the column's INLINE schema (counters: long); columns whose schema the layout
@@ -149,14 +150,17 @@ function buildAvroExport(layout: TableLayout): AvroExport {
   if (components.length > 0 && format.encoding === 'FORMATTED') {
     fields.push({
       name: 'entity_id',
-      type: {
-        type: 'record',
-        name: 'entity_id',
-        fields: components.map((c, i) => {
-          const base = c.type === 'STRING' ? 'string' : c.type === 'INTEGER' ? 'int' : 'long';
-          return { name: avroName(c.name), type: i >= format.nullableStartIndex ? ['null', base] : base };
-        }),
-      },
+      type: [
+        'null',
+        {
+          type: 'record',
+          name: 'entity_id',
+          fields: components.map((c, i) => {
+            const base = c.type === 'STRING' ? 'string' : c.type === 'INTEGER' ? 'int' : 'long';
+            return { name: avroName(c.name), type: i >= format.nullableStartIndex ? ['null', base] : base };
+          }),
+        },
+      ],
     });
   }
   for (const group of layout.localityGroups) {
@@ -231,14 +235,18 @@ function buildAvroExport(layout: TableLayout): AvroExport {
   const emptyValue = (rowKey: Buffer): Record<string, unknown> => {
     const value: Record<string, unknown> = { row_key: rowKey };
     if (idParts.length > 0) {
+      // No components: the key is not of its format (a FORMATTED key always decodes to all of them).
       const parts = componentsOrNone(format, rowKey);
-      const id: Record<string, unknown> = {};
-      for (let i = 0; i < idParts.length; i++) {
-        const { field, branch, nullable } = idParts[i]!;
-        const v = parts[i] ?? null;
-        id[field] = nullable ? (v === null ? null : { [branch]: v }) : v;
+      if (parts.length === 0) value.entity_id = null;
+      else {
+        const id: Record<string, unknown> = {};
+        for (let i = 0; i < idParts.length; i++) {
+          const { field, branch, nullable } = idParts[i]!;
+          const v = parts[i] ?? null;
+          id[field] = nullable ? (v === null ? null : { [branch]: v }) : v;
+        }
+        value.entity_id = { entity_id: id };
       }
-      value.entity_id = id;
     }
     for (const family of families) {
       // No prototype: a qualifier named __proto__ is a key like any other.
