@@ -12,7 +12,10 @@ import t from 'tap';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { parseLayout } from '../../lib/model/layout/layout.js';
 import type { RowOut } from '../../lib/model/types.js';
-import { ParquetEncodeStage } from '../../lib/rows/stages/parquet.js';
+import { PARQUET_UNIONS, ParquetEncodeStage } from '../../lib/rows/stages/parquet.js';
+import { parquetFromArrowChunks } from '../../lib/rows/stages/parquet-arrow.js';
+import { arrowStreamParts } from '../../lib/rows/stages/arrow.js';
+import type { RenderedChunk } from '../../lib/store/store.js';
 import { TYPED_LAYOUT, typedRows } from '../support/typed-table.js';
 
 const LAYOUT = parseLayout(TYPED_LAYOUT);
@@ -115,4 +118,32 @@ t.test('destroyed midway: the stage closes, nothing waits', async (t) => {
     ['client gone'],
     'its own error, once',
   );
+});
+
+t.test("a Parquet file of a store's Arrow chunks fails with the scan's own error when the scan fails, at its start or later", async (t) => {
+  // parquet-wasm reports an input failing at its first batch as 'Dyn casting error', and one failing
+  // later not at all: the file ended at the rows before, a shorter file taken for the whole export.
+  for (const failAt of [0, 1]) {
+    let reads = 0;
+    const parts = arrowStreamParts(LAYOUT, 1, PARQUET_UNIONS);
+    const chunk = parts.messageOf(parts.columns.batchOf(rowsOut(3)));
+    const scan = {
+      next: async (): Promise<IteratorResult<RenderedChunk>> => {
+        if (reads++ === failAt) throw new Error('the scan thread could not read its part');
+        return { done: false, value: { bytes: Buffer.from(chunk), rows: 3, cells: 3 } };
+      },
+      return: async (): Promise<IteratorResult<RenderedChunk>> => ({ done: true, value: undefined }),
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+    const source = parquetFromArrowChunks(LAYOUT, 1).source(scan);
+    await t.rejects(
+      (async () => {
+        while ((await source.next()) !== undefined);
+      })(),
+      { message: 'the scan thread could not read its part' },
+      `the scan failing at its read ${failAt}`,
+    );
+  }
 });

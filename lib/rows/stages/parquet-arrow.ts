@@ -34,11 +34,23 @@ export function parquetChunkSource(
   let told = { rows: 0, cells: 0 };
   let batches = 0;
   let nextRowKey: Buffer | undefined;
+  /**
+   * The scan's failure. parquet-wasm reports an input that fails at its first batch as its own
+   * 'Dyn casting error', and one that fails later not at all: it writes the footer and ends the
+   * file at the rows it had, so the error is kept here and thrown instead of either.
+   */
+  let scanError: unknown;
   const input = new ReadableStream<RecordBatch>(
     {
       pull: async (into) => {
         for (;;) {
-          const r = await scan.next();
+          let r: IteratorResult<RenderedChunk>;
+          try {
+            r = await scan.next();
+          } catch (e) {
+            scanError = e;
+            throw e;
+          }
           if (r.done === true) {
             // No rows: a batch of none still carries the schema, so the file has its columns.
             if (batches === 0) for (const b of parquetBatches(parts, parts.emptyBatch)) into.enqueue(b);
@@ -69,9 +81,19 @@ export function parquetChunkSource(
       return nextRowKey;
     },
     next: async () => {
-      reader ??= ((await transformParquetStream(input, writerProperties(codec, groupRows))) as ReadableStream<Uint8Array>).getReader();
-      const r = await reader.read();
-      if (r.done) return undefined;
+      let r: Awaited<ReturnType<ReadableStreamDefaultReader<Uint8Array>['read']>>;
+      try {
+        // The writer reads the first batch (the schema) before it answers.
+        reader ??= ((await transformParquetStream(input, writerProperties(codec, groupRows))) as ReadableStream<Uint8Array>).getReader();
+        r = await reader.read();
+      } catch (e) {
+        throw scanError ?? e;
+      }
+      // An input that fails after its first batch ends parquet-wasm's file as if it had ended there.
+      if (r.done) {
+        if (scanError !== undefined) throw scanError;
+        return undefined;
+      }
       const chunk = { bytes: Buffer.from(r.value.buffer, r.value.byteOffset, r.value.byteLength), rows: rows - told.rows, cells: cells - told.cells };
       told = { rows, cells };
       return chunk;
