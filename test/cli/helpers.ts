@@ -17,7 +17,8 @@ import { REPO_ROOT } from '../support/repo-root.js';
 
 export const ROOT = REPO_ROOT;
 export const CLI = join(ROOT, 'tools', 'rowgate');
-const BUILT_CLI = join(ROOT, 'dist', 'tools', 'rowgate-cli.js');
+/** What tools/rowgate runs: the bundle of dist/tools/rowgate-cli.js (tools/bundle.ts). */
+const BUILT_CLI = join(ROOT, 'dist', 'bundle', 'rowgate-cli.js');
 /** Written by the build's last step (test/support/dist-tests.mjs): when dist/ was last built. */
 const BUILT_STAMP = join(ROOT, 'dist', '.built');
 
