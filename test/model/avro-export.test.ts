@@ -55,6 +55,19 @@ const HASH_LAYOUT = parseLayout(`{
   version: "layout-1.3.0"
 }`);
 
+/** The records of an Avro container file, decoded by avsc. */
+async function recordsOf<R>(container: Buffer): Promise<R[]> {
+  const records: R[] = [];
+  await new Promise<void>((resolve, reject) => {
+    const decoder = new avro.streams.BlockDecoder();
+    decoder.on('data', (r: R) => records.push(r));
+    decoder.on('end', () => resolve());
+    decoder.on('error', reject);
+    decoder.end(container);
+  });
+  return records;
+}
+
 t.test("row_key is the row key, and writer_schema the cell's schema id or -1 without one (revision 1)", async (t) => {
   const rowKey = Buffer.from('00ff10203040506070808a9aaabacadaea', 'hex').subarray(0, 16);
   const cells = [{ family: 'f', qualifier: 'c', timestamp: 7, schemaId: 0, json: '"v"' }];
@@ -67,14 +80,7 @@ t.test("row_key is the row key, and writer_schema the cell's schema id or -1 wit
       ],
       withSchema,
     );
-    const records: { row_key: Buffer; f: { c: { writer_schema: bigint | number }[] } }[] = [];
-    await new Promise<void>((resolve, reject) => {
-      const decoder = new avro.streams.BlockDecoder();
-      decoder.on('data', (r: (typeof records)[number]) => records.push(r));
-      decoder.on('end', () => resolve());
-      decoder.on('error', reject);
-      decoder.end(container);
-    });
+    const records = await recordsOf<{ row_key: Buffer; f: { c: { writer_schema: bigint | number }[] } }>(container);
     t.equal(records.length, 2, `withSchema ${withSchema}: two records`);
     t.equal(records[0]!.row_key.toString('hex'), rowKey.toString('hex'), `withSchema ${withSchema}: the row's key`);
     t.equal(Number(records[0]!.f.c[0]!.writer_schema), withSchema ? 0 : -1, `withSchema ${withSchema}: writer_schema`);
@@ -96,14 +102,7 @@ t.test('a row whose key its format cannot decode has a null entity_id and its ke
     ],
     true,
   );
-  const records: { row_key: Buffer; entity_id: { k: string } | null }[] = [];
-  await new Promise<void>((resolve, reject) => {
-    const decoder = new avro.streams.BlockDecoder();
-    decoder.on('data', (r: (typeof records)[number]) => records.push(r));
-    decoder.on('end', () => resolve());
-    decoder.on('error', reject);
-    decoder.end(container);
-  });
+  const records = await recordsOf<{ row_key: Buffer; entity_id: { k: string } | null }>(container);
   t.equal(records.length, 2);
   t.same(records[0]!.entity_id, { k: 'a' });
   t.equal(records[1]!.entity_id, null);
