@@ -5,9 +5,10 @@
  * The row record (`rowgate_export_<table>`): `row_key` (bytes); `entity_id`, a record of the key
  * components (STRING string, INTEGER int, LONG long; nullable ones a union with null) for
  * FORMATTED keys that have them, otherwise absent, and null for a row whose key its format cannot
- * decode (the Arrow and Parquet columns are null then too; `row_key` still holds it); then one field per family: a group family is a
- * record with a field per column, a map family a map by qualifier; each column holds an array of
- * cells, newest first, `{timestamp: long, value: <the column's schema>, writer_schema: long}`.
+ * decode (the Arrow and Parquet columns are null then too; `row_key` still holds it); then one
+ * field per family: a group family is a record with a field per column, a map family a map by
+ * qualifier; each column holds an array of cells, newest first, `{timestamp: long, value: <the
+ * column's schema>, writer_schema: long}`.
  * Values are typed by the column's INLINE schema (counters: long); columns whose schema the layout
  * does not carry inline (CLASS, AVRO by uid, RAW_BYTES, PROTOBUF) hold the value's Avro JSON text.
  */

@@ -1,10 +1,10 @@
 /**
  * Large scans on several threads, sent in row order. A scan's key range is split into parts of
  * whole rows (range-split.ts); scan workers (scan-worker.ts) render parts ahead of the one being
- * sent, at most AHEAD_PER_THREAD parts per thread (or the Arrow spec's aheadParts), so memory stays bounded and a slow client
- * stops the workers instead of filling memory. One JavaScript thread renders about 110,000 rows/s
- * of the benchmark table while LMDB iteration alone runs at 330,000 (bench/README.md, scenario 1):
- * rendering, not the store, bounds a single-thread export.
+ * sent, at most AHEAD_PER_THREAD parts per thread (or the Arrow spec's aheadParts), so memory
+ * stays bounded and a slow client stops the workers instead of filling memory. One JavaScript
+ * thread renders about 110,000 rows/s of the benchmark table while LMDB iteration alone runs at
+ * 330,000 (bench/README.md, scenario 1): rendering, not the store, bounds a single-thread export.
  *
  * Each part is read in its own LMDB read transaction: rows are never torn, but a scan that runs
  * while others write may see one part before a write and the next after it, as HBase and Bigtable
