@@ -88,8 +88,7 @@ t.test("an Arrow spec's aheadParts sets how many parts each thread renders ahead
   const pool = store.scanPool!;
   const request: ScanRequest = { limit: -1, read: parseReadSpec(layout, {}) };
   const submittedWhileWaiting = async (aheadParts: number | undefined): Promise<number> => {
-    const spec = arrowBatchSpec(-1);
-    const scan = store.scanChunks('i', 'sample_table', request, aheadParts === undefined ? spec : { arrow: { ...spec.arrow, aheadParts } });
+    const scan = store.scanChunks('i', 'sample_table', request, arrowBatchSpec(-1, 'union', aheadParts));
     const before = pool.partsSubmitted;
     t.notOk((await scan.next()).done, 'a first chunk');
     await new Promise((r) => setTimeout(r, 300));

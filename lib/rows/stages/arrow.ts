@@ -24,9 +24,12 @@ import type { PagedChunkSource } from '../chunk-source.js';
  */
 export const BATCH_ROWS = 8192;
 
-/** The ArrowBatchSpec of a scan's Arrow chunks (for the stream, and for Parquet from them): batches of BATCH_ROWS, at most `limit` rows (-1: all). */
-export function arrowBatchSpec(limit: number, unions: UnionForm = 'union'): ArrowBatchSpec {
-  return { arrow: { batchRows: BATCH_ROWS, rows: limit, ...(unions !== 'union' && { unions }) } };
+/**
+ * The ArrowBatchSpec of a scan's Arrow chunks (for the stream, and for Parquet from them): batches
+ * of BATCH_ROWS, at most `limit` rows (-1: all); `aheadParts` as ArrowBatchSpec says (the store's default without it).
+ */
+export function arrowBatchSpec(limit: number, unions: UnionForm = 'union', aheadParts?: number): ArrowBatchSpec {
+  return { arrow: { batchRows: BATCH_ROWS, rows: limit, ...(unions !== 'union' && { unions }), ...(aheadParts !== undefined && { aheadParts }) } };
 }
 
 /**

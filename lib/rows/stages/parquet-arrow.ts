@@ -119,7 +119,7 @@ const PARQUET_AHEAD_PARTS = 4;
 export function parquetFromArrowChunks(layout: TableLayout, versions: number, codec?: ParquetCodec, groupRows?: number): ArrowChunkBody {
   const parts = arrowStreamParts(layout, versions, PARQUET_UNIONS);
   return {
-    spec: (limit) => ({ arrow: { ...arrowBatchSpec(limit, PARQUET_UNIONS).arrow, aheadParts: PARQUET_AHEAD_PARTS } }),
+    spec: (limit) => arrowBatchSpec(limit, PARQUET_UNIONS, PARQUET_AHEAD_PARTS),
     source: (scan) => parquetChunkSource(scan, parts, codec, groupRows),
   };
 }

@@ -126,6 +126,12 @@ export class NewestCells {
   /** The last row read whole's shape and its columns' slots: a row of the same shape is read without a lookup a column. */
   private shaped: SlotShape | undefined;
   private readonly budget = new ShapeBudget();
+  /**
+   * Whether every slot the shape does not write holds -1: rows read through one shape write the
+   * same slots (a row that fails to fit writes some of them too), so only a row read by walk()
+   * leaves others written, and the slots are cleared once after it, not before every row.
+   */
+  private slotsClean = false;
 
   /** `slotOf`: a returned column's slot, NOT_RETURNED to leave it out, or NEEDS_ROW. */
   constructor(
@@ -162,7 +168,10 @@ export class NewestCells {
   of(v: Buffer): number {
     const shaped = this.shaped;
     if (shaped !== undefined && readU16(v, 2) === shaped.shape.n) {
-      this.starts.fill(-1);
+      if (!this.slotsClean) {
+        this.starts.fill(-1);
+        this.slotsClean = true;
+      }
       if (shaped.shape.fits(v, this.rangeEnd)) {
         this.budget.used();
         return shaped.cells;
@@ -178,6 +187,7 @@ export class NewestCells {
   private walk(v: Buffer): number {
     const { starts, ends, stamps, schemaIds, index, minTs, rangeEnd } = this;
     starts.fill(-1);
+    this.slotsClean = false;
     const n = readU16(v, 2);
     let slots = this.budget.learning ? new Int32Array(n) : undefined;
     // A time range starting past 2^53 (a bigint) keeps no row of safe timestamps: Infinity.
