@@ -34,10 +34,11 @@ t.test('revision checks (revision === / !== / < / >) appear only in lib/rows/dia
   t.same(found, [], 'every revision difference is a dialect property');
 });
 
-/** A module's static imports of the project's own .ts files, apart: those loaded at run time, and those for types only (erased). */
+/** A module's static imports of the project's own .ts files, apart: those loaded at run time, and those for types only (erased); and the packages it loads at run time. */
 interface Imports {
   readonly value: string[];
   readonly typeOnly: string[];
+  readonly packages: string[];
 }
 
 const ROOT = REPO_ROOT;
@@ -58,7 +59,7 @@ function importGraph(dirs: readonly string[]): Map<string, Imports> {
   const graph = new Map<string, Imports>();
   for (const file of dirs.flatMap((dir) => sources(join(ROOT, dir)))) {
     const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, false);
-    const imports: Imports = { value: [], typeOnly: [] };
+    const imports: Imports = { value: [], typeOnly: [], packages: [] };
     for (const statement of source.statements) {
       let specifier: ts.Expression | undefined;
       let typeOnly = false;
@@ -69,7 +70,11 @@ function importGraph(dirs: readonly string[]): Map<string, Imports> {
         specifier = statement.moduleSpecifier;
         typeOnly = statement.isTypeOnly;
       }
-      if (specifier === undefined || !ts.isStringLiteral(specifier) || !specifier.text.startsWith('.')) continue;
+      if (specifier === undefined || !ts.isStringLiteral(specifier)) continue;
+      if (!specifier.text.startsWith('.')) {
+        if (!typeOnly) imports.packages.push(specifier.text);
+        continue;
+      }
       const target = join(dirname(file), specifier.text.replace(/\.js$/, '.ts'));
       if (!existsSync(target)) continue;
       (typeOnly ? imports.typeOnly : imports.value).push(relative(ROOT, target));
@@ -150,6 +155,36 @@ t.test('no import cycle in lib, tools or bench (no module needs itself loaded fi
   // Types are erased, but a cycle through them is still two modules that each need the other.
   const typed = cycles(new Map([...graph].map(([file, imports]) => [file, [...imports.value, ...imports.typeOnly]])));
   t.same(typed, [], 'no cycle through type-only imports either');
+});
+
+/** The packages `from` loads at run time through its static imports, each with the chain of modules that leads to it. */
+function packagesReached(from: string): Map<string, string> {
+  const reached = new Map<string, string>();
+  const seen = new Set<string>();
+  const walk = (file: string, chain: string): void => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const imports = graph.get(file);
+    if (imports === undefined) return;
+    for (const p of imports.packages) if (!reached.has(p)) reached.set(p, chain);
+    for (const next of imports.value) walk(next, `${chain} -> ${next}`);
+  };
+  walk(from, from);
+  return reached;
+}
+
+t.test('a Parquet export starts its scan before it loads parquet-wasm: no static import reaches the writer', async (t) => {
+  const exportParquet = join('tools', 'support', 'export-parquet.ts');
+  t.ok(packagesReached(exportParquet).has('node:stream'), 'the walk sees its packages');
+  t.equal(packagesReached(exportParquet).get('parquet-wasm'), undefined, 'export-parquet.ts');
+  t.equal(packagesReached(join('lib', 'rows', 'stages', 'parquet-spec.ts')).get('parquet-wasm'), undefined, 'the spec its scan asks with');
+  t.ok(packagesReached(join('lib', 'rows', 'stages', 'parquet-arrow.ts')).has('parquet-wasm'), 'the writer it imports once the scan runs does');
+});
+
+t.test("export's flags are checked before the export's modules load: its command module loads no store, format or HTTP client", async (t) => {
+  const reached = packagesReached(join('tools', 'commands', 'export.ts'));
+  t.ok(reached.has('commander'), 'the walk sees its packages');
+  for (const heavy of ['lmdb', 'avsc', 'json5', 'apache-arrow', 'parquet-wasm', 'node:https']) t.equal(reached.get(heavy), undefined, heavy);
 });
 
 t.test('the cycle finder finds cycles', async (t) => {

@@ -6,7 +6,7 @@
 import type { FramedRenderSpec, RowRenderSpec } from '../rows/row-document.js';
 import type { ReadSpec, RowKeyFormat, RowOut, RowWrite, SchemaEntry, SchemaTable, TableLayout, Timestamp } from '../model/types.js';
 import type { KeySplit } from './key-splits.js';
-import type { AvroCodec } from '../model/avro/avro-container.js';
+import type { AvroCodec } from '../model/avro/avro-codecs.js';
 
 /** The data version every instance reports, as the original's system table did (docs/data-model.md, "Instances and versions"). */
 export const DATA_VERSION = 'system-2.0';
@@ -106,6 +106,12 @@ export interface ArrowBatchSpec {
      * (lib/rows/stages/parquet-arrow.ts).
      */
     readonly aheadParts?: number;
+    /**
+     * Where a store renders a scan on several threads: threads at most for this scan (the store's
+     * own count without it). A reader that keeps its own thread busy leaves a core to it:
+     * Parquet's writer (lib/rows/stages/parquet-spec.ts).
+     */
+    readonly threads?: number;
   };
 }
 

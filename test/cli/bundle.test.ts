@@ -2,12 +2,14 @@
  * tools/rowgate runs the bundle of the command line (tools/bundle.ts, dist/bundle/): its entry and
  * both worker threads' entries are there, every worker the bundle's code starts is a file beside it
  * (scan-pool.ts and import.ts start theirs beside their own module, which in the bundle is a file of
- * dist/bundle/), and an export large enough for the scan threads runs from it with every row.
+ * dist/bundle/), and an export large enough for the scan threads runs from it with every row; one
+ * that starts a scan thread early and does not use it still ends.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { parquetMetadata } from 'hyparquet';
+import { PARALLEL_MIN_BYTES } from '../../lib/store/lmdb/scan-pool.js';
 import { typedRows, typedStore } from '../support/typed-table.js';
 import { ensureBuilt, ROOT, runCli, tempDir } from './helpers.js';
 
@@ -39,4 +41,19 @@ t.test('an export large enough for the scan threads runs from the bundle, with e
   t.equal(r.code, 0, r.stderr);
   const file = readFileSync(out);
   t.equal(Number(parquetMetadata(file.buffer.slice(file.byteOffset, file.byteOffset + file.length) as ArrayBuffer).num_rows), ROWS, 'every row');
+});
+
+t.test('an export that starts a scan thread early and then scans on its own thread ends, with every row', async (t) => {
+  // A data file of the parallel scan size with a table below it: the command starts a thread
+  // (scan-pool.ts startScanThreadEarly) that no pool takes, and must still end.
+  const dir = tempDir(t);
+  const data = join(dir, 'data');
+  await typedStore(data, typedRows(250));
+  truncateSync(join(data, 'data.mdb'), PARALLEL_MIN_BYTES);
+  for (const format of ['parquet', 'json'] as const) {
+    const out = join(dir, `typed.${format}`);
+    const r = await runCli(['export', '--data', data, '--instance', 'default', '--table', 'typed', '--format', format, '--out', out]);
+    t.equal(r.code, 0, r.stderr);
+    t.match(r.stderr, /^exported 250 rows/, `${format}: every row`);
+  }
 });

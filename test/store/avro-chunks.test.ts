@@ -5,7 +5,8 @@
 import t from 'tap';
 import { Readable } from 'node:stream';
 import avro from 'avsc';
-import { avroHeader, newSyncMarker, type AvroCodec } from '../../lib/model/avro/avro-container.js';
+import type { AvroCodec } from '../../lib/model/avro/avro-codecs.js';
+import { avroHeader, newSyncMarker } from '../../lib/model/avro/avro-container.js';
 import { avroExportOf } from '../../lib/model/avro/avro-export.js';
 import { encodeRowKey } from '../../lib/model/keys/row-key.js';
 import { parseReadSpec } from '../../lib/model/read/read-request.js';

@@ -2,8 +2,8 @@
 // single-thread scan, in row order, for every revision, selection and bound, at many part sizes;
 // the read-ahead stays bounded and an abandoned scan releases everything.
 import t from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, rmSync, truncateSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import { rowRenderSpec } from '../../lib/rows/row-format.js';
@@ -15,10 +15,10 @@ import type { RowWrite } from '../../lib/model/types.js';
 import { rowKeyEnd } from '../../lib/store/lmdb/cell-key.js';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { splitRange } from '../../lib/store/lmdb/range-split.js';
-import { ScanPool } from '../../lib/store/lmdb/scan-pool.js';
+import { PARALLEL_MIN_BYTES, ScanPool, scanThreadsStartedEarly, startScanThreadEarly } from '../../lib/store/lmdb/scan-pool.js';
 import type { ScanRequest } from '../../lib/store/store.js';
 import { SAMPLE_LAYOUT } from '../http/harness.js';
-import { openSampleStore, renderedScan, sampleRows, serializedScan } from './lmdb-fixtures.js';
+import { openSampleStore, openStoreWithTable, renderedScan, sampleRows, serializedScan } from './lmdb-fixtures.js';
 
 const ROWS = 3000;
 
@@ -88,8 +88,8 @@ t.test("an Arrow spec's aheadParts sets how many parts each thread renders ahead
   const pool = store.scanPool!;
   const request: ScanRequest = { limit: -1, read: parseReadSpec(layout, {}) };
   const submittedWhileWaiting = async (aheadParts: number | undefined): Promise<number> => {
-    const scan = store.scanChunks('i', 'sample_table', request, arrowBatchSpec(-1, 'union', aheadParts));
     const before = pool.partsSubmitted;
+    const scan = store.scanChunks('i', 'sample_table', request, arrowBatchSpec(-1, { aheadParts }));
     t.notOk((await scan.next()).done, 'a first chunk');
     await new Promise((r) => setTimeout(r, 300));
     const submitted = pool.partsSubmitted - before;
@@ -101,6 +101,65 @@ t.test("an Arrow spec's aheadParts sets how many parts each thread renders ahead
   const deadline = Date.now() + 5000;
   while (pool.busy > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   t.equal(pool.busy, 0);
+});
+
+t.test('a scan starts its threads when it is made, before its first read', async (t) => {
+  const pool = store.scanPool!;
+  const before = pool.partsSubmitted;
+  const scan = store.scanChunks('i', 'sample_table', { limit: -1, read: parseReadSpec(layout, {}) }, rowRenderSpec(3));
+  t.equal(pool.partsSubmitted - before, pool.threads * 2, 'two parts a thread submitted at once');
+  t.notOk((await scan.next()).done, 'and read as usual');
+  await scan.return();
+  t.equal(store.openScans, 0);
+});
+
+t.test("an Arrow spec's threads caps the scan threads it uses: the same bytes from fewer threads", async (t) => {
+  // A store of its own: its pool has started no thread yet.
+  const fresh = await openSampleStore(t, { scanThreads: 2, parallelScan: { minBytes: 0, partBytes: 8 * 1024 } });
+  await fresh.store.write('i', 'sample_table', sampleRows(fresh.layout, ROWS));
+  const pool = fresh.store.scanPool!;
+  const request: ScanRequest = { limit: -1, read: parseReadSpec(fresh.layout, {}) };
+  const bytesOf = async (threads: number | undefined): Promise<Buffer> => {
+    const chunks: Buffer[] = [];
+    for await (const c of fresh.store.scanChunks('i', 'sample_table', request, arrowBatchSpec(-1, { threads }))) chunks.push(Buffer.from(c.bytes));
+    return Buffer.concat(chunks);
+  };
+  const before = pool.partsSubmitted;
+  const one = await bytesOf(1);
+  t.ok(pool.partsSubmitted - before > 10, 'the scan ran on the pool, in many parts');
+  t.equal(pool.started, 1, 'on one thread');
+  const both = await bytesOf(undefined);
+  t.equal(pool.started, 2, 'the next scan, without a cap, on both');
+  t.ok(one.equals(both), 'the same bytes');
+  t.ok((await bytesOf(8)).equals(both), 'a cap above the pool uses the pool');
+  t.equal(pool.started, 2);
+});
+
+const oneCore = availableParallelism() < 2 && 'one core: no thread is started early';
+t.test('a thread started early is taken by the first pool that needs one, which names its store', { skip: oneCore }, async (t) => {
+  const fresh = { layout, ...(await openStoreWithTable(t, layout, { scanThreads: 2, parallelScan: { minBytes: 0, partBytes: 8 * 1024 } })) };
+  await fresh.store.write('i', 'sample_table', sampleRows(fresh.layout, ROWS));
+  startScanThreadEarly(fresh.dir, 2);
+  t.equal(scanThreadsStartedEarly(), 0, 'none for a store whose data file is below the parallel scan size');
+  // Big enough: the data file grows in whole pages, as a table of that size would make it.
+  truncateSync(join(fresh.dir, 'data.mdb'), PARALLEL_MIN_BYTES);
+  startScanThreadEarly(fresh.dir, 1);
+  t.equal(scanThreadsStartedEarly(), 0, 'none for a store without a pool');
+  startScanThreadEarly(fresh.dir, 2, 'arrow');
+  t.equal(scanThreadsStartedEarly(), 1, 'one thread waiting, loading the Arrow encoder');
+  const request: ScanRequest = { limit: -1, read: parseReadSpec(fresh.layout, {}) };
+  t.equal(scanThreadsStartedEarly(), 1, 'still waiting: no scan yet');
+  const arrowOf = async (): Promise<Buffer> => {
+    const chunks: Buffer[] = [];
+    for await (const c of fresh.store.scanChunks('i', 'sample_table', request, arrowBatchSpec(-1))) chunks.push(Buffer.from(c.bytes));
+    return Buffer.concat(chunks);
+  };
+  const first = await arrowOf();
+  t.equal(scanThreadsStartedEarly(), 0, 'taken');
+  t.equal(fresh.store.scanPool!.started, 2);
+  t.ok(first.length > 0 && first.equals(await arrowOf()), 'the same Arrow batches as a scan of warm threads');
+  const { text } = await renderedScan(fresh.store, 'i', 'sample_table', request, 3);
+  t.equal(text, await serializedScan(fresh.store, 'i', 'sample_table', request, fresh.layout, 3), 'and row documents: the single-thread bytes');
 });
 
 t.test('a scan with a limit, or a small table, stays on the calling thread', async (t) => {

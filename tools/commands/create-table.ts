@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { parseLayout } from '../../lib/model/layout/layout.js';
 import { CliError } from '../support/cli-error.js';
-import { withStore, withStoreOptions, type StoreFlags } from '../support/store-options.js';
+import { withStoreOptions } from '../support/command-options.js';
+import { withStore, type StoreFlags } from '../support/store-options.js';
 
 interface CreateTableFlags extends StoreFlags {
   readonly instance: string;

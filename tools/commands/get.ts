@@ -4,9 +4,10 @@
  */
 import type { Command } from 'commander';
 import { rowSerializer } from '../../lib/rows/row-format.js';
-import { withStore, withStoreOptions, type StoreFlags } from '../support/store-options.js';
-import { readSpecOf, rowKeyOf, withReadOptions, type ReadFlags } from '../support/read-options.js';
-import { Gateway, remotely, withRemoteOptions, type RemoteFlags } from '../support/remote.js';
+import { withReadOptions, withRemoteOptions, withStoreOptions } from '../support/command-options.js';
+import { withStore, type StoreFlags } from '../support/store-options.js';
+import { readSpecOf, rowKeyOf, type ReadFlags } from '../support/read-options.js';
+import { Gateway, remotely, type RemoteFlags } from '../support/remote.js';
 import { readParams } from '../support/remote-rows.js';
 
 interface GetFlags extends StoreFlags, ReadFlags, RemoteFlags {

@@ -1,7 +1,8 @@
 /** `rowgate ls [--instance I]`: the instances of the store (or of a gateway, --url), or the tables of one, one name a line. */
 import type { Command } from 'commander';
-import { Gateway, remotely, withRemoteOptions, type RemoteFlags } from '../support/remote.js';
-import { withStore, withStoreOptions, type StoreFlags } from '../support/store-options.js';
+import { withRemoteOptions, withStoreOptions } from '../support/command-options.js';
+import { Gateway, remotely, type RemoteFlags } from '../support/remote.js';
+import { withStore, type StoreFlags } from '../support/store-options.js';
 
 interface LsFlags extends StoreFlags, RemoteFlags {
   readonly instance?: string;

@@ -6,9 +6,10 @@
 import type { Command } from 'commander';
 import { Output, OutputClosed } from '../support/output.js';
 import { dumpRows } from '../support/row-dump.js';
-import { selectionOf, withScanOptions, type ScanFlags } from '../support/read-options.js';
-import { withStore, withStoreOptions, type StoreFlags } from '../support/store-options.js';
-import { Gateway, remotely, withRemoteOptions, type RemoteFlags } from '../support/remote.js';
+import { withRemoteOptions, withScanOptions, withStoreOptions } from '../support/command-options.js';
+import { selectionOf, type ScanFlags } from '../support/read-options.js';
+import { withStore, type StoreFlags } from '../support/store-options.js';
+import { Gateway, remotely, type RemoteFlags } from '../support/remote.js';
 import { readParams, remoteRows } from '../support/remote-rows.js';
 
 interface ScanCommandFlags extends StoreFlags, ScanFlags, RemoteFlags {

@@ -29,7 +29,8 @@ import { isRowgateError } from '../../lib/errors.js';
 import { CliError, EXIT_USAGE, systemErrorMessage } from '../support/cli-error.js';
 import { checkPortsFree } from '../support/port-check.js';
 import { startProgress } from '../support/progress.js';
-import { checkDataPath, withStoreOptions } from '../support/store-options.js';
+import { withStoreOptions } from '../support/command-options.js';
+import { checkDataPath } from '../support/store-options.js';
 
 interface ServeFlags {
   readonly config?: string;

@@ -4,7 +4,6 @@
  * of GET rows (lib/http/handlers/rows-read.ts), so they accept and refuse exactly what GET rows
  * does (revision 3 entity ids). A value they refuse is bad usage (exit 2).
  */
-import { InvalidArgumentError, type Command } from 'commander';
 import { isRowgateError } from '../../lib/errors.js';
 import { dialectOf } from '../../lib/rows/dialect.js';
 import { storableKey } from '../../lib/rows/request-keys.js';
@@ -37,24 +36,6 @@ export interface ScanFlags extends ReadFlags {
  */
 export type RowSelection =
   { readonly kind: 'scan'; readonly request: ScanRequest } | { readonly kind: 'row'; readonly rowKey: Buffer; readonly read: ReadSpec; readonly limit: number };
-
-export function withReadOptions(cmd: Command, defaultVersions: string): Command {
-  return cmd
-    .option('--cols <cols>', 'columns: * or a comma-separated list of family and family:qualifier, or a JSON array of exact names', '*')
-    .option('--versions <n>', 'versions per column: a positive integer or all', defaultVersions)
-    .option('--timerange <min..max>', 'cell timestamps in [min, max) milliseconds; one side may be empty');
-}
-
-export function withScanOptions(cmd: Command, defaultLimit: string, defaultVersions: string): Command {
-  return withReadOptions(cmd, defaultVersions)
-    .option('--limit <n>', 'rows at most (-1 = all)', defaultLimit)
-    .option(
-      '--eid <eid>',
-      'one row by entity id, or with [] wildcard components (e.g. ["a", []]) the rows matching it, up to --limit; not with --start-eid/--end-eid',
-    )
-    .option('--start-eid <eid>', 'first entity id (inclusive): a JSON array such as [1234], or rowkey=... / rowkey_hex=...')
-    .option('--end-eid <eid>', 'entity id to stop before (exclusive), in the same forms');
-}
 
 /**
  * Runs a parse of option values: what it refuses (a RowgateError from the same parser as the HTTP
@@ -116,11 +97,4 @@ function selection(layout: TableLayout, flags: ScanFlags, maxRowKeyBytes: number
     return { kind: 'scan', request: { filter: compileWildcard(layout.keyFormat, input.components), limit, read } };
   }
   return { kind: 'row', rowKey: storableKey(resolveEntityId(layout.keyFormat, input), maxRowKeyBytes, '--eid'), read, limit };
-}
-
-/** commander argument parser for a positive integer option. */
-export function positiveInteger(text: string): number {
-  const n = /^[0-9]+$/.test(text) ? Number(text) : NaN;
-  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer');
-  return n;
 }

@@ -11,7 +11,7 @@ import { parseLayout } from '../../lib/model/layout/layout.js';
 import type { TableLayout } from '../../lib/model/types.js';
 import { CliError, EXIT_USAGE } from './cli-error.js';
 
-export const TOKEN_ENV = 'ROWGATE_TOKEN';
+import { TOKEN_ENV } from './command-options.js';
 
 /**
  * How requests to a gateway are retried after a failure with no answer (refused, reset, dropped)
@@ -48,12 +48,6 @@ export interface RetryOptions {
 export interface RemoteFlags {
   readonly url?: string;
   readonly token?: string;
-}
-
-export function withRemoteOptions(cmd: Command): Command {
-  return cmd
-    .option('--url <url>', 'read from a running gateway (http://host:port) instead of a local store')
-    .option('--token <token>', `bearer token for --url (better: the ${TOKEN_ENV} environment variable, which other users cannot see)`);
 }
 
 /** A failed request: `status` undefined when no HTTP answer came (connection refused, reset, dropped mid-body). */

@@ -16,12 +16,6 @@ export interface StoreFlags {
   readonly data?: string;
 }
 
-export function withStoreOptions(cmd: Command): Command {
-  return cmd
-    .option('--config <file>', 'YAML configuration file (the same file as serve; its store: section names the store)')
-    .option('--data <dir>', `data directory of the embedded store (default ${DEFAULT_DATA_DIR}; overrides store.path)`);
-}
-
 export interface OpenedStore {
   readonly config: Config;
   readonly store: Store;

@@ -11,11 +11,8 @@
 import { randomBytes } from 'node:crypto';
 import { deflateRawSync } from 'node:zlib';
 import avro from 'avsc';
+import type { AvroCodec } from './avro-codecs.js';
 import type { AvroType } from './avro-types.js';
-
-/** The container file's block codecs: null and deflate (raw DEFLATE, RFC 1951, as the Avro specification names it). */
-export type AvroCodec = 'null' | 'deflate';
-export const AVRO_CODECS: readonly AvroCodec[] = ['null', 'deflate'];
 
 const LONG = avro.Type.forSchema('long');
 

@@ -24,12 +24,28 @@ import type { PagedChunkSource } from '../chunk-source.js';
  */
 export const BATCH_ROWS = 8192;
 
+/** What a reader of Arrow chunks asks of the scan besides its rows (ArrowBatchSpec says what each does; the store's defaults without them). */
+export interface ArrowReaderNeeds {
+  readonly unions?: UnionForm;
+  readonly aheadParts?: number;
+  readonly threads?: number;
+}
+
 /**
  * The ArrowBatchSpec of a scan's Arrow chunks (for the stream, and for Parquet from them): batches
- * of BATCH_ROWS, at most `limit` rows (-1: all); `aheadParts` as ArrowBatchSpec says (the store's default without it).
+ * of BATCH_ROWS, at most `limit` rows (-1: all), with the reader's `needs`.
  */
-export function arrowBatchSpec(limit: number, unions: UnionForm = 'union', aheadParts?: number): ArrowBatchSpec {
-  return { arrow: { batchRows: BATCH_ROWS, rows: limit, ...(unions !== 'union' && { unions }), ...(aheadParts !== undefined && { aheadParts }) } };
+export function arrowBatchSpec(limit: number, needs: ArrowReaderNeeds = {}): ArrowBatchSpec {
+  const { unions = 'union', aheadParts, threads } = needs;
+  return {
+    arrow: {
+      batchRows: BATCH_ROWS,
+      rows: limit,
+      ...(unions !== 'union' && { unions }),
+      ...(aheadParts !== undefined && { aheadParts }),
+      ...(threads !== undefined && { threads }),
+    },
+  };
 }
 
 /**

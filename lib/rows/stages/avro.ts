@@ -8,7 +8,7 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { deflateRaw } from 'node:zlib';
 import avro from 'avsc';
-import type { AvroCodec } from '../../model/avro/avro-container.js';
+import type { AvroCodec } from '../../model/avro/avro-codecs.js';
 import { avroExportOf } from '../../model/avro/avro-export.js';
 import type { RowOut, TableLayout } from '../../model/types.js';
 import { wholeBody } from './whole-body.js';
@@ -54,7 +54,7 @@ export class LimitStage extends Transform {
  * not offered: node 20's zlib has no zstd, and a snappy codec would need a native npm package this
  * project does not install.
  */
-export { AVRO_CODECS, type AvroCodec } from '../../model/avro/avro-container.js';
+export { AVRO_CODECS, type AvroCodec } from '../../model/avro/avro-codecs.js';
 // Passing codecs replaces avsc's own table, so null is named here too.
 const CODECS = { null: (b: Buffer, cb: (e: Error | null, out?: Buffer) => void) => cb(null, b), deflate: deflateRaw };
 

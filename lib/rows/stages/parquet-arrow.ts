@@ -13,8 +13,9 @@ import type { TableLayout } from '../../model/types.js';
 import type { ChunkScan, RenderedChunk } from '../../store/store.js';
 import type { PagedChunkSource } from '../chunk-source.js';
 import type { ParquetCodec } from '../formats/parquet-codecs.js';
-import { arrowBatchSpec, arrowStreamParts, type ArrowChunkBody, type ArrowStreamParts } from './arrow.js';
-import { PARQUET_UNIONS, parquetBatches, ROW_GROUP_ROWS, writerProperties } from './parquet.js';
+import { arrowStreamParts, type ArrowChunkBody, type ArrowStreamParts } from './arrow.js';
+import { parquetBatches, ROW_GROUP_ROWS, writerProperties } from './parquet.js';
+import { PARQUET_UNIONS, parquetChunkSpec } from './parquet-spec.js';
 import { transformParquetStream, type RecordBatch } from 'parquet-wasm';
 
 /**
@@ -105,21 +106,11 @@ export function parquetChunkSource(
   };
 }
 
-/**
- * Parts each scan thread renders ahead of the one being read (ArrowBatchSpec's aheadParts; 2 by
- * default). parquet-wasm holds the main thread while it writes, and no part is handed out
- * meanwhile: the threads, two parts ahead (~40,000 rows, less than a row group), then waited for
- * it. Exports of the 1,000,000 bench rows, alternated: 1.15-1.17 s at 4 against 1.20 s at 2 and
- * 1.28 s at 1; 8 and 16 were no faster. A JSON or Avro export, whose reader does not stall so,
- * was the same at 4 (0.94 s, 1.25-1.28 s), and keeps 2.
- */
-const PARQUET_AHEAD_PARTS = 4;
-
 /** How a scan of `layout`'s rows at `versions` becomes a Parquet file from a store's Arrow chunks, asked for with unions as structs. */
 export function parquetFromArrowChunks(layout: TableLayout, versions: number, codec?: ParquetCodec, groupRows?: number): ArrowChunkBody {
   const parts = arrowStreamParts(layout, versions, PARQUET_UNIONS);
   return {
-    spec: (limit) => arrowBatchSpec(limit, PARQUET_UNIONS, PARQUET_AHEAD_PARTS),
+    spec: parquetChunkSpec,
     source: (scan) => parquetChunkSource(scan, parts, codec, groupRows),
   };
 }

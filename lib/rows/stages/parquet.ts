@@ -21,18 +21,15 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import { Compression, Table, transformParquetStream, WriterPropertiesBuilder, type RecordBatch, type WriterProperties } from 'parquet-wasm';
 import type { RowOut, TableLayout } from '../../model/types.js';
-import type { UnionForm } from '../formats/arrow-columns.js';
 import type { ParquetCodec } from '../formats/parquet-codecs.js';
 import { arrowStreamParts, BATCH_ROWS, type ArrowStreamParts } from './arrow.js';
+import { PARQUET_UNIONS } from './parquet-spec.js';
 
 /**
  * Rows a row group. DuckDB reads row groups in parallel, and 1,000,000 rows make 16 of them; the
  * writer holds one group's encoded columns at a time.
  */
 export const ROW_GROUP_ROWS = 65_536;
-
-/** Parquet has no union: a union column is a struct of its branches, the value's branch set and the others null (pyarrow and DuckDB read `col.int`). */
-export const PARQUET_UNIONS: UnionForm = 'struct';
 
 const COMPRESSION: Readonly<Record<ParquetCodec, Compression>> = {
   snappy: Compression.SNAPPY,

@@ -6,7 +6,6 @@
  * LMDB serializes across processes, so several gateway processes can share a directory.
  */
 import { mkdirSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { rgError } from '../../errors.js';
 import { parseLayout } from '../../model/layout/layout.js';
@@ -40,7 +39,7 @@ import { tableSplits } from './table-splits.js';
 import { checkDeletedFamily, checkWrittenFamily } from '../family-checks.js';
 import type { KeySplit } from '../key-splits.js';
 import { prefixEnd, scanRange } from '../key-range.js';
-import { ScanPool } from './scan-pool.js';
+import { defaultScanThreads, PARALLEL_MIN_BYTES, ScanPool } from './scan-pool.js';
 import { cellKeyFits, LMDB_MAX_KEY, parseCellTail, rowKeyEnd, rowPrefix } from './cell-key.js';
 import { decodeCell } from '../cell-value.js';
 import { decodeCompactRow, FORMAT_VERSION, isCompact } from './compact-row.js';
@@ -59,10 +58,6 @@ const CHUNK_BYTES = 256 * 1024;
  * whole parts either way (scan-pool.ts), so larger chunks hold no more.
  */
 const PARALLEL_CHUNK_BYTES = 1024 * 1024;
-/** Default scan threads at most: two cores already reach the export target; more mostly queue. */
-const MAX_DEFAULT_SCAN_THREADS = 4;
-/** Tables smaller than this are scanned on the calling thread: ~8 MB stored renders in ~30 ms. */
-const PARALLEL_MIN_BYTES = 8 * 1024 * 1024;
 /** Stored bytes per part of a parallel scan: ~2 MB keeps the parts held ahead at a few MB. */
 const PART_BYTES = 2 * 1024 * 1024;
 const MAX_PARTS = 4096;
@@ -141,7 +136,7 @@ export class LmdbStore implements Store {
     this.path = options.path;
     checkDataDirectory(options.path);
     this.env = open(lmdbEnvOptions(options.path, options.noSync ?? false));
-    const threads = options.scanThreads ?? Math.min(availableParallelism(), MAX_DEFAULT_SCAN_THREADS);
+    const threads = options.scanThreads ?? defaultScanThreads();
     this.pool = threads >= 2 ? new ScanPool(options.path, threads) : undefined;
     this.parallelScan = { minBytes: options.parallelScan?.minBytes ?? PARALLEL_MIN_BYTES, partBytes: options.parallelScan?.partBytes ?? PART_BYTES };
     this.meta = this.env.openDB({ name: 'meta', encoding: 'json' });

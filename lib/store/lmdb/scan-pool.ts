@@ -1,7 +1,8 @@
 /**
  * Large scans on several threads, sent in row order. A scan's key range is split into parts of
  * whole rows (range-split.ts); scan workers (scan-worker.ts) render parts ahead of the one being
- * sent, at most AHEAD_PER_THREAD parts per thread (or the Arrow spec's aheadParts), so memory
+ * sent, at most AHEAD_PER_THREAD parts per thread (or the Arrow spec's aheadParts) on at most
+ * the pool's threads (or the Arrow spec's threads), so memory
  * stays bounded and a slow client stops the workers instead of filling memory. One JavaScript
  * thread renders about 110,000 rows/s of the benchmark table while LMDB iteration alone runs at
  * 330,000 (bench/README.md, scenario 1): rendering, not the store, bounds a single-thread export.
@@ -10,18 +11,69 @@
  * while others write may see one part before a write and the next after it, as HBase and Bigtable
  * scanners do (row-level atomicity).
  */
+import { statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ReadSpec } from '../../model/types.js';
 import type { ChunkScan, ChunkSpec, RenderedChunk } from '../store.js';
 import type { KeyRange } from './range-split.js';
 import type { AbandonableScan } from './scan-cursor.js';
-import type { PartJob, PartMessage, SpareBuffer } from './scan-protocol.js';
+import type { EarlyThreadData, OpenEnvironment, PartJob, PartMessage, ScanEncoder, SpareBuffer } from './scan-protocol.js';
 
 /** Parts rendered ahead of the one being sent, per thread: 2 keeps every thread busy while one part is sent. */
 const AHEAD_PER_THREAD = 2;
 
 // Under the test runner this module is TypeScript source; workers inherit its loader flags.
 const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './scan-worker.ts' : './scan-worker.js', import.meta.url);
+
+/** Threads started by startScanThreadEarly and not yet taken by a pool. */
+const earlyThreads: Worker[] = [];
+
+/** Threads a store's pool has unless configured (LmdbStoreOptions.scanThreads): two cores already reach the export target; more mostly queue. */
+export function defaultScanThreads(): number {
+  return Math.min(availableParallelism(), MAX_DEFAULT_SCAN_THREADS);
+}
+const MAX_DEFAULT_SCAN_THREADS = 4;
+
+/** Stored bytes (the table's LMDB pages) from which a whole-range scan goes to the pool: ~8 MB stored renders in ~30 ms on the calling thread. */
+export const PARALLEL_MIN_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Starts one scan thread for the store at `path` before it is open, when a whole-table scan of it
+ * would run on the pool (its data file holds at least PARALLEL_MIN_BYTES and it has threads), for
+ * the first pool that needs a thread to take; with `encoder`, the thread loads it meanwhile. Its
+ * start-up (~90 ms: Node's own, then lmdb-js and the renderers' modules, then the encoder) then
+ * runs on another core while the command's modules load: `rowgate export` calls it once its flags
+ * ask for a whole table. The 1,000,000-row Parquet export took 1.067 s against 1.103 s (24
+ * alternated pairs; 1.8-3.8% in four runs of 10-24 pairs). The thread opens nothing until a pool
+ * names its store (OpenEnvironment); one no pool takes ends with the process, and an export of a
+ * smaller store or with a --limit starts none (`export --limit 1`: 0.138 s either way).
+ */
+export function startScanThreadEarly(path: string, scanThreads: number = defaultScanThreads(), encoder?: ScanEncoder): void {
+  if (scanThreads < 2) return;
+  const data = statSync(join(path, 'data.mdb'), { throwIfNoEntry: false });
+  if (data === undefined || data.size < PARALLEL_MIN_BYTES) return;
+  let worker: Worker;
+  try {
+    worker = new Worker(WORKER_URL, { workerData: { encoder } satisfies EarlyThreadData });
+  } catch {
+    return; // The pool starts its own, and reports why that fails.
+  }
+  worker.unref();
+  const drop = (): void => {
+    const i = earlyThreads.indexOf(worker);
+    if (i >= 0) earlyThreads.splice(i, 1);
+  };
+  worker.once('error', drop);
+  worker.once('exit', drop);
+  earlyThreads.push(worker);
+}
+
+/** Threads started early that no pool has taken yet (tests). */
+export function scanThreadsStartedEarly(): number {
+  return earlyThreads.length;
+}
 
 interface PoolWorker {
   readonly worker: Worker;
@@ -70,9 +122,17 @@ export class ScanPool {
     return this.jobs.size;
   }
 
-  /** Queues one part on the least busy worker; `onMessage` gets its chunks, then done or error. */
-  submit(job: Omit<PartJob, 'job'>, onMessage: ChunkHandler): void {
-    const worker = this.leastBusy();
+  /** Workers started so far (they start as parts first need them, up to `threads`). */
+  get started(): number {
+    return this.workers.length;
+  }
+
+  /**
+   * Queues one part on the least busy of the first `threads` workers (all by default); `onMessage`
+   * gets its chunks, then done or error.
+   */
+  submit(job: Omit<PartJob, 'job'>, onMessage: ChunkHandler, threads = this.threads): void {
+    const worker = this.leastBusy(Math.min(threads, this.threads));
     const id = this.nextJob++;
     worker.outstanding++;
     this.partsSubmitted++;
@@ -86,11 +146,11 @@ export class ScanPool {
     await Promise.all(all.map((w) => w.worker.terminate()));
   }
 
-  private leastBusy(): PoolWorker {
+  private leastBusy(threads: number): PoolWorker {
     if (this.closed) throw new Error('the scan pool is closed');
-    if (this.workers.length < this.threads) return this.spawn();
+    if (this.workers.length < threads) return this.spawn();
     let best = this.workers[0]!;
-    for (const w of this.workers) if (w.outstanding < best.outstanding) best = w;
+    for (let i = 1; i < threads; i++) if (this.workers[i]!.outstanding < best.outstanding) best = this.workers[i]!;
     return best;
   }
 
@@ -111,11 +171,12 @@ export class ScanPool {
   private spawn(): PoolWorker {
     let worker: Worker;
     try {
-      worker = new Worker(WORKER_URL, { workerData: { path: this.path } });
+      worker = earlyThreads.shift() ?? new Worker(WORKER_URL);
     } catch (e) {
       this.failure ??= (e as Error).message;
       throw e;
     }
+    worker.postMessage({ open: this.path } satisfies OpenEnvironment);
     // Idle workers must not keep a CLI command or a stopping server alive.
     worker.unref();
     const pw: PoolWorker = { worker, outstanding: 0 };
@@ -166,14 +227,20 @@ class PoolScan implements ChunkScan, AbandonableScan {
   private wake: (() => void) | undefined;
   /** Parts submitted at most beyond the one being sent. */
   private readonly ahead: number;
+  /** Workers this scan's parts go to (the Arrow spec's threads, at most the pool's). */
+  private readonly threads: number;
 
   constructor(
     private readonly pool: ScanPool,
     private readonly request: PoolScanRequest,
   ) {
     this.parts = request.ranges.map(() => ({ chunks: [], done: false }));
-    const { render } = request;
-    this.ahead = pool.threads * (('arrow' in render ? render.arrow.aheadParts : undefined) ?? AHEAD_PER_THREAD);
+    const arrow = 'arrow' in request.render ? request.render.arrow : undefined;
+    this.threads = Math.max(1, Math.min(pool.threads, arrow?.threads ?? pool.threads));
+    this.ahead = this.threads * (arrow?.aheadParts ?? AHEAD_PER_THREAD);
+    // The threads start on the first parts now, not at the first read: an export loads its writer
+    // meanwhile (tools/support/export-parquet.ts: with the next, 1.063 s against 1.105 s).
+    this.submitAhead();
   }
 
   [Symbol.asyncIterator](): this {
@@ -223,8 +290,10 @@ class PoolScan implements ChunkScan, AbandonableScan {
       const range = this.request.ranges[index]!;
       const { dbName, layoutJson, read, render, now, chunkBytes } = this.request;
       try {
-        this.pool.submit({ dbName, layoutJson, read, render, now, chunkBytes, start: range.start, end: range.end, cancel: this.cancel }, (m, giveBack) =>
-          this.onMessage(index, m, giveBack),
+        this.pool.submit(
+          { dbName, layoutJson, read, render, now, chunkBytes, start: range.start, end: range.end, cancel: this.cancel },
+          (m, giveBack) => this.onMessage(index, m, giveBack),
+          this.threads,
         );
       } catch (e) {
         this.onMessage(index, { job: 0, error: e instanceof Error ? e.message : String(e) });

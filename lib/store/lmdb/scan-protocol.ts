@@ -2,6 +2,19 @@
 import type { ReadSpec } from '../../model/types.js';
 import type { ChunkSpec } from '../store.js';
 
+/** The encoders a scan thread loads at its first part that needs one (Arrow record batches, Avro blocks). */
+export type ScanEncoder = 'arrow' | 'avro';
+
+/** A thread started early (scan-pool.ts startScanThreadEarly): the encoder its scan will need, loaded while it waits. */
+export interface EarlyThreadData {
+  readonly encoder?: ScanEncoder;
+}
+
+/** A worker's first message from the pool that takes it: the data directory whose LMDB environment its parts read. */
+export interface OpenEnvironment {
+  readonly open: string;
+}
+
 /** Render one part of a scan: the cells of [start, end) of one table. */
 export interface PartJob {
   readonly job: number;

@@ -4,7 +4,7 @@
  * (their memory transferred, not copied).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { open, type Database } from 'lmdb';
+import { open, type Database, type RootDatabase } from 'lmdb';
 import { replaceLmdbReadKey } from '../../deps/internals.js';
 import { parseLayout } from '../../model/layout/layout.js';
 import type { TableLayout } from '../../model/types.js';
@@ -12,11 +12,9 @@ import type { RenderedChunk } from '../store.js';
 import { ChunkRenderer, type ChunkWriter } from './chunk-render.js';
 import { detachOnce } from './detach-protector.js';
 import { lmdbEnvOptions } from './env-options.js';
-import type { PartJob, PartMessage, SpareBuffer } from './scan-protocol.js';
+import type { EarlyThreadData, OpenEnvironment, PartJob, PartMessage, ScanEncoder, SpareBuffer } from './scan-protocol.js';
 import { rowKeyOf } from './scan-cursor.js';
 import { TAG_COMPACT } from './compact-row.js';
-
-const { path } = workerData as { path: string };
 
 // Before anything is compiled: every chunk's buffer is detached as it is moved (detach-protector.ts).
 detachOnce();
@@ -32,19 +30,33 @@ let avroEncoder: typeof import('./avro-chunk.js') | undefined;
 let arrowLoading: Promise<void> | undefined;
 let avroLoading: Promise<void> | undefined;
 
-/** The load of the encoder a part needs, while it is not loaded; undefined when nothing is to wait for. */
-function encoderLoad(spec: PartJob['render']): Promise<void> | undefined {
-  if ('arrow' in spec && arrowEncoder === undefined)
+/** The load of an encoder, while it is not loaded; undefined when nothing is to wait for. */
+function encoderLoad(encoder: ScanEncoder | undefined): Promise<void> | undefined {
+  if (encoder === 'arrow' && arrowEncoder === undefined)
     return (arrowLoading ??= import('./arrow-chunk.js').then((m) => {
       arrowEncoder = m;
     }));
-  if ('avro' in spec && avroEncoder === undefined)
+  if (encoder === 'avro' && avroEncoder === undefined)
     return (avroLoading ??= import('./avro-chunk.js').then((m) => {
       avroEncoder = m;
     }));
   return undefined;
 }
-const env = open(lmdbEnvOptions(path));
+
+/** The encoder a part's spec needs (none for row documents). */
+function encoderOf(spec: PartJob['render']): ScanEncoder | undefined {
+  return 'arrow' in spec ? 'arrow' : 'avro' in spec ? 'avro' : undefined;
+}
+
+// A thread started early for a scan whose format is known loads its encoder while it waits for
+// its first part (scan-pool.ts startScanThreadEarly); a failure shows at that part.
+encoderLoad((workerData as EarlyThreadData | null)?.encoder)?.catch(() => undefined);
+/**
+ * The environment the pool names in its first message (OpenEnvironment): a thread may start
+ * before the command line knows its store (startScanThreadEarly, scan-pool.ts), so nothing is
+ * opened until then. One that fails to open fails the thread, as a thread that cannot start does.
+ */
+let env: RootDatabase | undefined;
 const tables = new Map<string, { layoutJson: string; layout: TableLayout; db: Database<Buffer, Buffer> }>();
 
 /**
@@ -84,6 +96,7 @@ function tableOf(job: PartJob): { layout: TableLayout; db: Database<Buffer, Buff
   const { layoutJson } = job;
   let t = tables.get(job.dbName);
   if (t === undefined || t.layoutJson !== layoutJson) {
+    if (env === undefined) throw new Error('the scan thread was given a part before its store');
     // Read-only here: the encoder only decodes (values are never written through this handle).
     const db = env.openDB<Buffer, Buffer>({ name: job.dbName, keyEncoding: 'binary', encoder: inPlaceValues } as never);
     replaceLmdbReadKey(db, keyInPlace);
@@ -218,13 +231,17 @@ function runPart(job: PartJob): void {
 /** The parts waiting behind an encoder's load (run in the order they came), or undefined. */
 let waiting: Promise<void> | undefined;
 
-parentPort!.on('message', (message: PartJob | SpareBuffer) => {
+parentPort!.on('message', (message: OpenEnvironment | PartJob | SpareBuffer) => {
+  if ('open' in message) {
+    env = open(lmdbEnvOptions(message.open));
+    return;
+  }
   if ('spare' in message) {
     if (spares.length < MAX_SPARES) spares.push(Buffer.from(message.spare));
     return;
   }
   const job = message;
-  const load = encoderLoad(job.render);
+  const load = encoderLoad(encoderOf(job.render));
   if (waiting === undefined && load === undefined) return runPart(job);
   const queued: Promise<void> = (waiting ?? Promise.resolve())
     .then(() => load)
