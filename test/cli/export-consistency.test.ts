@@ -75,11 +75,13 @@ t.test('rows written during a parallel (and a resumed) export: at most once, in 
     })();
     if (resume) {
       // Stopped a third of the way, then resumed: the resumed part reads newer rows.
-      const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: 'ignore' });
+      const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
       const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
       for (let waited = 0; waited < 30_000 && !(existsSync(`${out}.partial`) && statSync(`${out}.partial`).size > 200_000); waited += 5) await sleep(5);
       child.kill('SIGINT');
-      t.equal(await closed, 130, 'stopped by Ctrl-C');
+      t.equal(await closed, 130, `stopped by Ctrl-C (its stderr: ${stderr.trim()})`);
       const r = await runCli([...args.slice(0, 2), h.base, ...args.slice(3), '--resume']);
       t.equal(r.code, 0, r.stderr);
       t.match(r.stderr, /resumed after \d+ rows/);
