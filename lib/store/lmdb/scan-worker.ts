@@ -51,6 +51,7 @@ function encoderOf(spec: PartJob['render']): ScanEncoder | undefined {
 // A thread started early for a scan whose format is known loads its encoder while it waits for
 // its first part (scan-pool.ts startScanThreadEarly); a failure shows at that part.
 encoderLoad((workerData as EarlyThreadData | null)?.encoder)?.catch(() => undefined);
+
 /**
  * The environment the pool names in its first message (OpenEnvironment): a thread may start
  * before the command line knows its store (startScanThreadEarly, scan-pool.ts), so nothing is
