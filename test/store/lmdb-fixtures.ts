@@ -12,7 +12,7 @@ import { parseLayout } from '../../lib/model/layout/layout.js';
 import { encodeRowKey } from '../../lib/model/keys/row-key.js';
 import type { RowWrite, TableLayout } from '../../lib/model/types.js';
 import { LmdbStore, type LmdbStoreOptions } from '../../lib/store/lmdb/lmdb-store.js';
-import type { ScanRequest } from '../../lib/store/store.js';
+import type { ChunkSpec, ScanRequest } from '../../lib/store/store.js';
 import { SAMPLE_LAYOUT } from '../http/harness.js';
 
 /** A store in a temporary directory (removed at teardown) with `instance` and its sample_table. */
@@ -74,6 +74,13 @@ export async function renderedScan(
     rows += c.rows;
   }
   return { text: Buffer.concat(chunks).toString('utf8'), rows };
+}
+
+/** A chunk scan's bytes, each chunk copied as it comes (a scan thread renders into a buffer again once it is given back). */
+export async function chunkScanBytes(store: LmdbStore, instance: string, table: string, request: ScanRequest, spec: ChunkSpec): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of store.scanChunks(instance, table, request, spec)) chunks.push(Buffer.from(c.bytes));
+  return Buffer.concat(chunks);
 }
 
 /**

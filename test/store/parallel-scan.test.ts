@@ -16,9 +16,9 @@ import { rowKeyEnd } from '../../lib/store/lmdb/cell-key.js';
 import { LmdbStore } from '../../lib/store/lmdb/lmdb-store.js';
 import { splitRange } from '../../lib/store/lmdb/range-split.js';
 import { PARALLEL_MIN_BYTES, ScanPool, scanThreadsStartedEarly, startScanThreadEarly } from '../../lib/store/lmdb/scan-pool.js';
-import type { ScanRequest } from '../../lib/store/store.js';
+import type { ChunkSpec, ScanRequest } from '../../lib/store/store.js';
 import { SAMPLE_LAYOUT } from '../http/harness.js';
-import { openSampleStore, openStoreWithTable, renderedScan, sampleRows, serializedScan } from './lmdb-fixtures.js';
+import { chunkScanBytes, openSampleStore, openStoreWithTable, renderedScan, sampleRows, serializedScan } from './lmdb-fixtures.js';
 
 const ROWS = 3000;
 
@@ -119,11 +119,7 @@ t.test("an Arrow spec's threads caps the scan threads it uses: the same bytes fr
   await fresh.store.write('i', 'sample_table', sampleRows(fresh.layout, ROWS));
   const pool = fresh.store.scanPool!;
   const request: ScanRequest = { limit: -1, read: parseReadSpec(fresh.layout, {}) };
-  const bytesOf = async (threads: number | undefined): Promise<Buffer> => {
-    const chunks: Buffer[] = [];
-    for await (const c of fresh.store.scanChunks('i', 'sample_table', request, arrowBatchSpec(-1, { threads }))) chunks.push(Buffer.from(c.bytes));
-    return Buffer.concat(chunks);
-  };
+  const bytesOf = (threads: number | undefined): Promise<Buffer> => chunkScanBytes(fresh.store, 'i', 'sample_table', request, arrowBatchSpec(-1, { threads }));
   const before = pool.partsSubmitted;
   const one = await bytesOf(1);
   t.ok(pool.partsSubmitted - before > 10, 'the scan ran on the pool, in many parts');
@@ -149,11 +145,7 @@ t.test('a thread started early is taken by the first pool that needs one, which 
   t.equal(scanThreadsStartedEarly(), 1, 'one thread waiting, loading the Arrow encoder');
   const request: ScanRequest = { limit: -1, read: parseReadSpec(fresh.layout, {}) };
   t.equal(scanThreadsStartedEarly(), 1, 'still waiting: no scan yet');
-  const arrowOf = async (): Promise<Buffer> => {
-    const chunks: Buffer[] = [];
-    for await (const c of fresh.store.scanChunks('i', 'sample_table', request, arrowBatchSpec(-1))) chunks.push(Buffer.from(c.bytes));
-    return Buffer.concat(chunks);
-  };
+  const arrowOf = (): Promise<Buffer> => chunkScanBytes(fresh.store, 'i', 'sample_table', request, arrowBatchSpec(-1));
   const first = await arrowOf();
   t.equal(scanThreadsStartedEarly(), 0, 'taken');
   t.equal(fresh.store.scanPool!.started, 2);
@@ -297,11 +289,7 @@ t.test('a thread loads its Arrow and Avro encoders at their first part; parts qu
   await fresh.store.write('i', 'sample_table', sampleRows(fresh.layout, ROWS));
   const request: ScanRequest = { limit: -1, read: parseReadSpec(fresh.layout, {}) };
   const sync = Buffer.alloc(16, 7);
-  const bytesOf = async (spec: Parameters<LmdbStore['scanChunks']>[3]): Promise<Buffer> => {
-    const chunks: Buffer[] = [];
-    for await (const c of fresh.store.scanChunks('i', 'sample_table', request, spec)) chunks.push(Buffer.from(c.bytes));
-    return Buffer.concat(chunks);
-  };
+  const bytesOf = (spec: ChunkSpec): Promise<Buffer> => chunkScanBytes(fresh.store, 'i', 'sample_table', request, spec);
   const specs = [arrowBatchSpec(-1), { avro: { withSchema: true, codec: 'null' as const, sync } }, rowRenderSpec(3), arrowBatchSpec(-1)];
   // All at once: the first parts of each kind reach threads that have not loaded their encoder.
   const before = fresh.store.scanPool!.partsSubmitted;

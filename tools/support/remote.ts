@@ -6,11 +6,9 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Command } from 'commander';
 import { parseLayout } from '../../lib/model/layout/layout.js';
 import type { TableLayout } from '../../lib/model/types.js';
 import { CliError, EXIT_USAGE } from './cli-error.js';
-
 import { TOKEN_ENV } from './command-options.js';
 
 /**

@@ -5,8 +5,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Command } from 'commander';
-import { DEFAULT_DATA_DIR, loadConfig, type Config } from '../../lib/config/config.js';
+import { loadConfig, type Config } from '../../lib/config/config.js';
 import { openStore } from '../../lib/store/open-store.js';
 import type { Store } from '../../lib/store/store.js';
 import { CliError } from './cli-error.js';

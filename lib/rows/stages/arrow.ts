@@ -25,11 +25,7 @@ import type { PagedChunkSource } from '../chunk-source.js';
 export const BATCH_ROWS = 8192;
 
 /** What a reader of Arrow chunks asks of the scan besides its rows (ArrowBatchSpec says what each does; the store's defaults without them). */
-export interface ArrowReaderNeeds {
-  readonly unions?: UnionForm;
-  readonly aheadParts?: number;
-  readonly threads?: number;
-}
+export type ArrowReaderNeeds = { readonly unions?: UnionForm } & Pick<ArrowBatchSpec['arrow'], 'aheadParts' | 'threads'>;
 
 /**
  * The ArrowBatchSpec of a scan's Arrow chunks (for the stream, and for Parquet from them): batches

@@ -128,11 +128,11 @@ export class ScanPool {
   }
 
   /**
-   * Queues one part on the least busy of the first `threads` workers (all by default); `onMessage`
-   * gets its chunks, then done or error.
+   * Queues one part on the least busy of the first `threads` workers (at most the pool's; all by
+   * default); `onMessage` gets its chunks, then done or error.
    */
   submit(job: Omit<PartJob, 'job'>, onMessage: ChunkHandler, threads = this.threads): void {
-    const worker = this.leastBusy(Math.min(threads, this.threads));
+    const worker = this.leastBusy(threads);
     const id = this.nextJob++;
     worker.outstanding++;
     this.partsSubmitted++;
